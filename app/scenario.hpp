@@ -1,0 +1,53 @@
+#pragma once
+// The scenario flags shared by `nbody` (window), `nbody run` and `nbody render`: what to simulate and how.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/params.hpp"
+#include "sim/state.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace nbody {
+
+// What the flags said, as given: unset optionals keep the preset's values, so resolve_scenario can tell
+// "--dt 0.01" from "no --dt". Names stay strings so bad ones get one clear error listing the valid ones.
+struct ScenarioOptions {
+    std::string preset;                // empty: the default preset (presets().front())
+    std::string input;                 // body CSV; excludes preset and --n
+    std::optional<std::int64_t> n;     // unset: the command's default N
+    std::uint64_t seed = 1;
+    std::optional<double> G, dt, softening, damping;  // unset: the preset's (or Params{}'s) values
+    std::string integrator;            // empty: leapfrog
+    std::string backend;               // empty: the best available (cuda, else openmp)
+    std::string precision = "float";   // "float" or "double"
+};
+
+// Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --backend,
+// --precision (and the COSC3500 aliases where they apply) to a CLI11 app. Validation happens in
+// resolve_scenario so every command reports errors the same way.
+void add_scenario_flags(CLI::App& app, ScenarioOptions& o);
+
+struct Scenario {
+    HostState state;
+    Params params;
+    std::string backend;  // resolved name
+    Precision precision;
+};
+
+// "a, b, c": the valid names in "unknown x 'y' (valid: ...)" messages.
+std::string join_names(const std::vector<std::string>& names);
+
+// Parses a body count typed on the command line. Throws nbody::Error
+// "FLAG must be a positive integer (got 'TEXT')" for anything but a positive integer.
+std::int64_t parse_body_count(const std::string& flag, const std::string& text);
+
+// Validates the options, loads the file or generates the preset, applies preset defaults to params that
+// were not given on the command line. Throws nbody::Error with one clear line on any bad value.
+Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n);
+
+}  // namespace nbody

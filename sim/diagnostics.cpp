@@ -1,0 +1,56 @@
+#include "diagnostics.hpp"
+
+#include <cmath>
+
+namespace nbody {
+
+template <typename T>
+Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_potential) {
+    Diagnostics d;
+    const std::size_t n = s.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const double m = s.pos_mass[i].w;
+        const double x = s.pos_mass[i].x, y = s.pos_mass[i].y, z = s.pos_mass[i].z;
+        const double vx = s.vel[i].x, vy = s.vel[i].y, vz = s.vel[i].z;
+        d.mass += m;
+        d.kinetic += 0.5 * m * (vx * vx + vy * vy + vz * vz);
+        d.momentum.x += m * vx, d.momentum.y += m * vy, d.momentum.z += m * vz;
+        d.angular_momentum.x += m * (y * vz - z * vy);
+        d.angular_momentum.y += m * (z * vx - x * vz);
+        d.angular_momentum.z += m * (x * vy - y * vx);
+        d.center_of_mass.x += m * x, d.center_of_mass.y += m * y, d.center_of_mass.z += m * z;
+    }
+    if (d.mass > 0) {
+        d.center_of_mass.x /= d.mass, d.center_of_mass.y /= d.mass, d.center_of_mass.z /= d.mass;
+    }
+    if (with_potential) {
+        // -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2), the potential whose gradient the force loops sum.
+        const double eps2 = p.softening * p.softening;
+        const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+        double w = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : w)
+        for (std::ptrdiff_t i = 0; i < nn; ++i) {
+            const double xi = s.pos_mass[i].x, yi = s.pos_mass[i].y, zi = s.pos_mass[i].z;
+            double row = 0;
+#pragma omp simd reduction(+ : row)
+            for (std::ptrdiff_t j = i + 1; j < nn; ++j) {
+                const double dx = double(s.pos_mass[j].x) - xi, dy = double(s.pos_mass[j].y) - yi,
+                             dz = double(s.pos_mass[j].z) - zi;
+                row += double(s.pos_mass[j].w) / std::sqrt(dx * dx + dy * dy + dz * dz + eps2);
+            }
+            w += double(s.pos_mass[i].w) * row;
+        }
+        d.potential = -p.G * w;
+        d.has_potential = true;
+    }
+    return d;
+}
+
+double relative_energy_drift(double e0, double e) {
+    return e0 != 0 ? std::abs((e - e0) / e0) : std::abs(e - e0);
+}
+
+template Diagnostics compute_diagnostics<float>(const State<float>&, const Params&, bool);
+template Diagnostics compute_diagnostics<double>(const State<double>&, const Params&, bool);
+
+}  // namespace nbody

@@ -1,0 +1,33 @@
+#pragma once
+// Conserved quantities of a state: energies, momentum, angular momentum, centre of mass.
+#include <cstddef>
+
+#include "params.hpp"
+#include "state.hpp"
+
+namespace nbody {
+
+struct Vec3d {
+    double x = 0, y = 0, z = 0;
+};
+
+struct Diagnostics {
+    double mass = 0;
+    double kinetic = 0;
+    double potential = 0;      // -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2); valid only if has_potential
+    bool has_potential = false;
+    Vec3d momentum;
+    Vec3d angular_momentum;    // about the origin
+    Vec3d center_of_mass;
+    double total() const { return kinetic + potential; }
+};
+
+// All quantities accumulated in double. The potential is O(N^2): ask for it only at the cadence you can
+// afford (with_potential = false leaves potential at 0 and has_potential false).
+template <typename T>
+Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_potential);
+
+// |E - E0| / |E0|, or |E - E0| when E0 == 0.
+double relative_energy_drift(double e0, double e);
+
+}  // namespace nbody

@@ -1,0 +1,108 @@
+// Built with -ffast-math (see sim/CMakeLists.txt): lets the compiler use rsqrt + a Newton step and
+// reassociate the j-sums into SIMD lanes. Nothing here tests for NaN; callers check the state's bits.
+#include "kernels_cpu.hpp"
+
+#include <cmath>
+
+namespace nbody {
+namespace {
+
+template <typename T>
+void to_soa(const Vec4<T>* pm, std::size_t n, ForceScratch<T>& s) {
+    s.x.resize(n), s.y.resize(n), s.z.resize(n), s.m.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        s.x[i] = pm[i].x, s.y[i] = pm[i].y, s.z[i] = pm[i].z, s.m[i] = pm[i].w;
+    }
+}
+
+template <typename T>
+void from_soa(const ForceScratch<T>& s, std::size_t n, T G, Vec4<T>* acc) {
+    for (std::size_t i = 0; i < n; ++i) acc[i] = {G * s.ax[i], G * s.ay[i], G * s.az[i], T(0)};
+}
+
+// sum over j in [j0, j1) of m_j r_ij / (r^2 + eps^2)^{3/2}, added to (ax, ay, az). 20 flops per
+// interaction by the usual convention (3 sub, 3 mul + 2 add for r^2, add eps^2, rsqrt, 2 mul for the
+// cube, 1 mul by m_j, 3 fma).
+template <typename T>
+inline void row_sum(const ForceScratch<T>& s, T xi, T yi, T zi, T eps2, std::size_t j0, std::size_t j1,
+                    T& ax, T& ay, T& az) {
+    const T* __restrict__ x = s.x.data();
+    const T* __restrict__ y = s.y.data();
+    const T* __restrict__ z = s.z.data();
+    const T* __restrict__ m = s.m.data();
+    T sx = 0, sy = 0, sz = 0;
+#pragma omp simd reduction(+ : sx, sy, sz)
+    for (std::size_t j = j0; j < j1; ++j) {
+        const T dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+        const T r2 = dx * dx + dy * dy + dz * dz + eps2;
+        const T inv = T(1) / std::sqrt(r2);
+        const T w = m[j] * inv * inv * inv;
+        sx += w * dx, sy += w * dy, sz += w * dz;
+    }
+    ax += sx, ay += sy, az += sz;
+}
+
+}  // namespace
+
+template <typename T>
+void accelerations_pairwise(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T G, T eps2,
+                            ForceScratch<T>& s) {
+    to_soa(pos_mass, n, s);
+    s.ax.assign(n, T(0)), s.ay.assign(n, T(0)), s.az.assign(n, T(0));
+    const T* __restrict__ x = s.x.data();
+    const T* __restrict__ y = s.y.data();
+    const T* __restrict__ z = s.z.data();
+    const T* __restrict__ m = s.m.data();
+    T* __restrict__ ax = s.ax.data();
+    T* __restrict__ ay = s.ay.data();
+    T* __restrict__ az = s.az.data();
+    for (std::size_t i = 0; i < n; ++i) {
+        const T xi = x[i], yi = y[i], zi = z[i], mi = m[i];
+        T sx = 0, sy = 0, sz = 0;
+        // j > i only: each pair's force is computed once and applied to both bodies with opposite signs.
+#pragma omp simd reduction(+ : sx, sy, sz)
+        for (std::size_t j = i + 1; j < n; ++j) {
+            const T dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+            const T r2 = dx * dx + dy * dy + dz * dz + eps2;
+            const T inv = T(1) / std::sqrt(r2);
+            const T s3 = inv * inv * inv;
+            const T wi = m[j] * s3, wj = mi * s3;
+            sx += wi * dx, sy += wi * dy, sz += wi * dz;
+            ax[j] -= wj * dx, ay[j] -= wj * dy, az[j] -= wj * dz;
+        }
+        ax[i] += sx, ay[i] += sy, az[i] += sz;
+    }
+    from_soa(s, n, G, acc);
+}
+
+template <typename T>
+void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T G, T eps2,
+                        ForceScratch<T>& s) {
+    to_soa(pos_mass, n, s);
+    const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t ii = 0; ii < nn; ++ii) {
+        const std::size_t i = static_cast<std::size_t>(ii);
+        T ax = 0, ay = 0, az = 0;
+        if (eps2 > T(0)) {
+            // The self-term has r = 0 and contributes exactly 0: one unbroken loop.
+            row_sum(s, s.x[i], s.y[i], s.z[i], eps2, 0, n, ax, ay, az);
+        } else {
+            // eps = 0: skip j = i (0/0) by splitting the row instead of masking every lane.
+            row_sum(s, s.x[i], s.y[i], s.z[i], eps2, 0, i, ax, ay, az);
+            row_sum(s, s.x[i], s.y[i], s.z[i], eps2, i + 1, n, ax, ay, az);
+        }
+        acc[i] = {G * ax, G * ay, G * az, T(0)};
+    }
+}
+
+template void accelerations_pairwise<float>(const Vec4<float>*, Vec4<float>*, std::size_t, float, float,
+                                            ForceScratch<float>&);
+template void accelerations_pairwise<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double,
+                                             double, ForceScratch<double>&);
+template void accelerations_rows<float>(const Vec4<float>*, Vec4<float>*, std::size_t, float, float,
+                                        ForceScratch<float>&);
+template void accelerations_rows<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double, double,
+                                         ForceScratch<double>&);
+
+}  // namespace nbody

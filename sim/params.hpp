@@ -1,0 +1,40 @@
+#pragma once
+// Physical and numerical parameters: plain data that the panel and the command line edit.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nbody {
+
+enum class Integrator {
+    leapfrog,          // kick-drift-kick, 2nd order, symplectic; one force evaluation per step
+    symplectic_euler,  // v += a dt, then x += v dt; 1st order, symplectic
+    euler,             // x += v dt, v += a dt with the old a; 1st order, energy grows (for teaching)
+};
+
+// Which force algorithm sums the gravity. Direct summation is the only one today; a Barnes-Hut tree
+// comes next and is chosen independently of the backend that runs it.
+enum class ForceAlgorithm { direct };
+
+struct Params {
+    double G = 1.0;          // gravitational constant, in the scenario's units
+    double dt = 0.01;        // time step
+    double softening = 0.0;  // Plummer softening length epsilon (0 is legal: the self-term is excluded)
+    double damping = 1.0;    // velocity factor applied once per step (1 = none)
+    Integrator integrator = Integrator::leapfrog;
+    ForceAlgorithm algorithm = ForceAlgorithm::direct;
+};
+
+const char* to_string(Integrator i);
+std::optional<Integrator> parse_integrator(std::string_view name);
+std::vector<std::string> integrator_names();
+
+const char* to_string(ForceAlgorithm a);
+std::optional<ForceAlgorithm> parse_force_algorithm(std::string_view name);
+std::vector<std::string> force_algorithm_names();
+
+// FLOPs counted per body-body interaction wherever GFLOP/s is shown (the CUDA sample's convention).
+inline constexpr double kFlopsPerInteraction = 20.0;
+
+}  // namespace nbody

@@ -1,0 +1,59 @@
+#pragma once
+// Bodies in the layout the GPU shares: position+mass and velocity as 4-vectors of T (float or double).
+#include <cstddef>
+#include <string_view>
+#include <optional>
+#include <vector>
+
+namespace nbody {
+
+// x, y, z, w. Aligned like CUDA's float4 / double4 so device code can reinterpret the same bytes.
+template <typename T>
+struct alignas(4 * sizeof(T)) Vec4 {
+    T x, y, z, w;
+};
+
+enum class Precision { f32, f64 };
+
+// "float" / "double".
+const char* to_string(Precision p);
+std::optional<Precision> parse_precision(std::string_view name);
+
+template <typename T>
+constexpr Precision precision_of() {
+    return sizeof(T) == 4 ? Precision::f32 : Precision::f64;
+}
+
+// The simulated bodies. pos_mass[i] = (x, y, z, m); vel[i] = (vx, vy, vz, 0).
+template <typename T>
+struct State {
+    std::vector<Vec4<T>> pos_mass;
+    std::vector<Vec4<T>> vel;
+    double t = 0;  // simulated time
+
+    std::size_t size() const { return pos_mass.size(); }
+    void resize(std::size_t n) {
+        pos_mass.resize(n, Vec4<T>{0, 0, 0, 0});
+        vel.resize(n, Vec4<T>{0, 0, 0, 0});
+    }
+};
+
+// The precision-neutral state that moves between backends, files and presets. A float state converted
+// to HostState and back is bit-identical, so switching backends never perturbs the bodies.
+using HostState = State<double>;
+
+template <typename To, typename From>
+State<To> convert_state(const State<From>& in) {
+    State<To> out;
+    out.t = in.t;
+    out.resize(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const auto& p = in.pos_mass[i];
+        const auto& v = in.vel[i];
+        out.pos_mass[i] = {To(p.x), To(p.y), To(p.z), To(p.w)};
+        out.vel[i] = {To(v.x), To(v.y), To(v.z), To(0)};
+    }
+    return out;
+}
+
+}  // namespace nbody

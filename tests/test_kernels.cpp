@@ -1,0 +1,175 @@
+// Every backend's accelerations against a float64 direct sum, and the properties the force must have.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "reference.hpp"
+#include "sim/registry.hpp"
+#include "sim/validate.hpp"
+
+namespace nbody {
+namespace {
+
+struct Case {
+    std::string backend;
+    Precision precision;
+};
+
+std::vector<Case> available_cases() {
+    std::vector<Case> out;
+    for (const auto& b : builtin_backends()) {
+        if (!b.available) continue;
+        out.push_back({b.name, Precision::f32});
+        out.push_back({b.name, Precision::f64});
+    }
+    return out;
+}
+
+double tolerance(Precision p) { return p == Precision::f32 ? 1e-5 : 1e-12; }
+
+class EveryBackend : public testing::TestWithParam<Case> {};
+
+TEST_P(EveryBackend, MatchesFloat64DirectSum) {
+    const Case c = GetParam();
+    for (std::size_t n : {1u, 2u, 31u, 1000u, 4097u}) {
+        for (double eps : {0.0, 0.05}) {
+            HostState s = test::random_bodies(n, 1000 + n);
+            Params p;
+            p.G = 1.3;
+            p.softening = eps;
+            auto b = create_backend(c.backend, c.precision);
+            b->set_state(s);
+            const auto a = b->accelerations(p);
+            ASSERT_EQ(a.size(), n);
+            if (n == 1) {  // a lone body feels nothing, even at eps = 0
+                EXPECT_EQ(a[0].x, 0.0);
+                EXPECT_EQ(a[0].y, 0.0);
+                EXPECT_EQ(a[0].z, 0.0);
+                continue;
+            }
+            // The reference sees the same rounded inputs the backend does.
+            const HostState rounded = b->get_state();
+            const double err = test::relative_rms(a, test::reference_accelerations(rounded, p.G, eps));
+            EXPECT_LE(err, tolerance(c.precision)) << c.backend << " N=" << n << " eps=" << eps;
+        }
+    }
+}
+
+TEST_P(EveryBackend, ZeroSofteningWithDistinctBodiesIsFinite) {
+    const Case c = GetParam();
+    HostState s = test::random_bodies(257, 7);
+    Params p;
+    p.softening = 0;
+    auto b = create_backend(c.backend, c.precision);
+    b->set_state(s);
+    for (const auto& a : b->accelerations(p)) {
+        ASSERT_TRUE(is_finite_bits(a.x) && is_finite_bits(a.y) && is_finite_bits(a.z));
+    }
+    const StepReport r = b->step(p, 3);
+    EXPECT_TRUE(r.finite);
+    EXPECT_EQ(r.steps_done, 3);
+}
+
+TEST_P(EveryBackend, SetThenGetStateIsExact) {
+    const Case c = GetParam();
+    HostState s = test::random_bodies(100, 3);
+    auto b = create_backend(c.backend, c.precision);
+    b->set_state(s);
+    const HostState once = b->get_state();
+    b->set_state(once);
+    const HostState twice = b->get_state();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        EXPECT_EQ(once.pos_mass[i].x, twice.pos_mass[i].x);
+        EXPECT_EQ(once.vel[i].z, twice.vel[i].z);
+        if (c.precision == Precision::f64) {
+            EXPECT_EQ(once.pos_mass[i].y, s.pos_mass[i].y);
+        }
+    }
+}
+
+TEST_P(EveryBackend, ReportsFirstNonFiniteBody) {
+    const Case c = GetParam();
+    HostState s = test::random_bodies(64, 11);
+    s.vel[37].y = 1e300;  // overflows to Inf in float at once, and in double after a few steps via x
+    s.vel[41].x = std::numeric_limits<double>::infinity();
+    Params p;
+    p.softening = 0.1;
+    // Euler kicks with the old (finite) forces, so only the bad bodies go non-finite in step 1; a force
+    // evaluation of an Inf position would spread NaN to every body in the same step.
+    p.integrator = Integrator::euler;
+    auto b = create_backend(c.backend, c.precision);
+    b->set_state(s);
+    const StepReport r = b->step(p, 10);
+    EXPECT_FALSE(r.finite);
+    EXPECT_EQ(r.bad_step, 1);
+    EXPECT_EQ(r.steps_done, 1);
+    // 1e300 is Inf in float but finite in double.
+    EXPECT_EQ(r.bad_body, c.precision == Precision::f32 ? 37u : 41u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, EveryBackend, testing::ValuesIn(available_cases()),
+                         [](const testing::TestParamInfo<Case>& info) {
+                             return info.param.backend + "_" + to_string(info.param.precision);
+                         });
+
+TEST(Serial, ConservesMomentumToRoundoff) {
+    HostState s = test::random_bodies(500, 5);
+    Params p;
+    p.softening = 0.01;
+    p.dt = 1e-3;
+    auto b = create_backend("serial", Precision::f64);
+    b->set_state(s);
+    const Diagnostics d0 = b->diagnostics(p, false);
+    ASSERT_TRUE(b->step(p, 100).finite);
+    const Diagnostics d1 = b->diagnostics(p, false);
+    // Pairwise forces cancel exactly in exact arithmetic; allow roundoff only.
+    EXPECT_NEAR(d1.momentum.x, d0.momentum.x, 1e-14);
+    EXPECT_NEAR(d1.momentum.y, d0.momentum.y, 1e-14);
+    EXPECT_NEAR(d1.momentum.z, d0.momentum.z, 1e-14);
+}
+
+TEST(Backends, EveryAvailableBackendMatchesSerialAfterSteps) {
+    HostState s = test::random_bodies(300, 9);
+    Params p;
+    p.softening = 0.05;
+    p.dt = 1e-3;
+    auto ref = create_backend("serial", Precision::f64);
+    ref->set_state(s);
+    ref->step(p, 50);
+    const HostState want = ref->get_state();
+    for (const auto& info : builtin_backends()) {
+        if (!info.available) continue;
+        auto b = create_backend(info.name, Precision::f64);
+        b->set_state(s);
+        ASSERT_TRUE(b->step(p, 50).finite);
+        const HostState got = b->get_state();
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            EXPECT_NEAR(got.pos_mass[i].x, want.pos_mass[i].x, 1e-10) << info.name << " body " << i;
+            EXPECT_NEAR(got.vel[i].z, want.vel[i].z, 1e-9) << info.name << " body " << i;
+        }
+        EXPECT_DOUBLE_EQ(got.t, want.t);
+    }
+}
+
+TEST(Registry, UnknownBackendListsValidOnes) {
+    try {
+        create_backend("gpu9000", Precision::f32);
+        FAIL() << "expected an error";
+    } catch (const std::exception& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("gpu9000"), std::string::npos);
+        EXPECT_NE(msg.find("serial"), std::string::npos);
+        EXPECT_NE(msg.find("openmp"), std::string::npos);
+    }
+}
+
+TEST(Registry, ListsSerialOpenmpCudaInOrder) {
+    const auto names = backend_names();
+    ASSERT_EQ(names.size(), 3u);
+    EXPECT_EQ(names[0], "serial");
+    EXPECT_EQ(names[1], "openmp");
+    EXPECT_EQ(names[2], "cuda");
+}
+
+}  // namespace
+}  // namespace nbody
