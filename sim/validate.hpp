@@ -13,6 +13,10 @@ namespace nbody {
 // softening 0 — two bodies at the same point (both indices). O(N log N).
 void validate_state(const HostState& s, const Params& p);
 
+// The same checks on the values a backend of precision `precision` will hold: for f32 it also rejects
+// values that overflow float, masses that underflow to 0, and bodies that only coincide once rounded.
+void validate_state(const HostState& s, const Params& p, Precision precision);
+
 // Throws nbody::Error if dt, softening, G or damping are not usable (dt <= 0 / NaN / Inf, eps < 0, ...).
 void validate_params(const Params& p);
 

@@ -1,0 +1,387 @@
+#include "presets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <numeric>
+#include <string>
+
+#include "error.hpp"
+#include "rng.hpp"
+
+namespace nbody {
+namespace {
+
+struct Vec3 {
+    double x = 0, y = 0, z = 0;
+};
+
+Params preset_params(double dt, double softening) {
+    Params p;
+    p.dt = dt;
+    p.softening = softening;
+    return p;
+}
+
+void set_body(HostState& s, std::size_t i, Vec3 pos, Vec3 vel, double m) {
+    s.pos_mass[i] = {pos.x, pos.y, pos.z, m};
+    s.vel[i] = {vel.x, vel.y, vel.z, 0};
+}
+
+// Moves the bodies into their centre-of-mass frame (position and velocity), so every preset stays in
+// view and has zero total momentum.
+void to_center_of_mass_frame(HostState& s) {
+    double m = 0;
+    Vec3 c, v;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto& p = s.pos_mass[i];
+        m += p.w;
+        c.x += p.w * p.x;
+        c.y += p.w * p.y;
+        c.z += p.w * p.z;
+        v.x += p.w * s.vel[i].x;
+        v.y += p.w * s.vel[i].y;
+        v.z += p.w * s.vel[i].z;
+    }
+    if (m <= 0) return;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        s.pos_mass[i].x -= c.x / m;
+        s.pos_mass[i].y -= c.y / m;
+        s.pos_mass[i].z -= c.z / m;
+        s.vel[i].x -= v.x / m;
+        s.vel[i].y -= v.y / m;
+        s.vel[i].z -= v.z / m;
+    }
+}
+
+Vec3 random_direction(Rng& rng) {
+    Vec3 d;
+    rng.on_unit_sphere(d.x, d.y, d.z);
+    return d;
+}
+
+// A unit vector in the xy-plane, uniform in angle (rejection from the square, so no sin/cos whose last
+// bit differs between maths libraries).
+Vec3 random_planar_direction(Rng& rng) {
+    double x = 0, y = 0, r2 = 0;
+    do {
+        x = rng.uniform(-1, 1);
+        y = rng.uniform(-1, 1);
+        r2 = x * x + y * y;
+    } while (r2 > 1.0 || r2 < 1e-12);
+    const double inv = 1.0 / std::sqrt(r2);
+    return {x * inv, y * inv, 0};
+}
+
+// --- plummer --------------------------------------------------------------------------------------
+
+// Aarseth, Henon & Wielen (1974), A&A 37, 183: a Plummer sphere of total mass 1 drawn in structural
+// units (G = M = a = 1), then scaled to Henon units (G = M = 1, E = -1/4), where a = 3 pi / 16.
+HostState make_plummer(std::size_t n, Rng& rng) {
+    constexpr double kMaxMassFraction = 0.999;  // cut the infinite tail: the last 0.1% lies beyond r ~ 39 a
+    const double length = 3.0 * std::numbers::pi / 16.0;
+    const double speed = 1.0 / std::sqrt(length);  // keeps G M / r and v^2 consistent
+
+    HostState s;
+    s.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        // Radius from the cumulative mass M(r) = r^3 / (1 + r^2)^{3/2}, inverted.
+        double x1 = 0;
+        do {
+            x1 = rng.uniform_open0();
+        } while (x1 > kMaxMassFraction);
+        const double r = 1.0 / std::sqrt(std::pow(x1, -2.0 / 3.0) - 1.0);
+        const Vec3 dir = random_direction(rng);
+
+        // Speed q * v_escape, q drawn by rejection from g(q) = q^2 (1 - q^2)^{7/2} (max ~0.092 < 0.1).
+        double q = 0, y = 0, g = 0;
+        do {
+            q = rng.uniform();
+            y = 0.1 * rng.uniform();
+            const double w = 1.0 - q * q;
+            g = q * q * w * w * w * std::sqrt(w);
+        } while (y > g);
+        const double v = q * std::sqrt(2.0) / std::sqrt(std::sqrt(1.0 + r * r));
+        const Vec3 vdir = random_direction(rng);
+
+        set_body(s, i, {dir.x * r * length, dir.y * r * length, dir.z * r * length},
+                 {vdir.x * v * speed, vdir.y * v * speed, vdir.z * v * speed}, 1.0 / double(n));
+    }
+    to_center_of_mass_frame(s);
+    return s;
+}
+
+// --- disk and collision ---------------------------------------------------------------------------
+
+// Light bodies that fall close to a central mass M reach v ~ sqrt(2 G M / eps); leapfrog resolves the
+// passage if dt < ~eps^1.5 / sqrt(2 G M). An isolated disk keeps its bodies out at R >= 0.2, but in a
+// collision they plunge through the other centre, hence the larger softening there.
+constexpr double kDiskDt = 0.005;
+constexpr double kDiskSoftening = 0.05;
+constexpr double kCollisionSoftening = 0.1;
+
+struct DiskSpec {
+    double central_mass = 1.0;
+    double disk_mass = 0.1;  // total over all light bodies
+    double r_in = 0.2, r_out = 1.0;
+    bool uniform_in_area = true;   // else uniform in radius
+    double half_thickness = 0.02;  // z uniform in [-h, h]
+    double G = 1.0;
+    double softening = kDiskSoftening;
+};
+
+// Fills bodies [first, first + count): a central mass at the origin at rest, then count - 1 light bodies
+// between r_in and r_out (uniform surface density, or uniform in radius), rotating counter-clockwise about
+// +z. Each light body gets the circular speed of the mass enclosed by its cylindrical radius (central mass
+// plus the light bodies further in), under the same Plummer softening the run uses: v^2 = G M_enc R^2 /
+// (R^2+z^2+eps^2)^1.5.
+void fill_disk(HostState& s, std::size_t first, std::size_t count, const DiskSpec& d, Rng& rng) {
+    if (count == 0) return;
+    set_body(s, first, {}, {}, d.central_mass);
+    const std::size_t light = count - 1;
+    if (light == 0) return;
+    const double m = d.disk_mass / double(light);
+
+    std::vector<double> radius(light), z(light);
+    std::vector<Vec3> dir(light);
+    for (std::size_t k = 0; k < light; ++k) {
+        radius[k] = d.uniform_in_area ? std::sqrt(rng.uniform(d.r_in * d.r_in, d.r_out * d.r_out))
+                                      : rng.uniform(d.r_in, d.r_out);
+        dir[k] = random_planar_direction(rng);
+        z[k] = d.half_thickness > 0 ? rng.uniform(-d.half_thickness, d.half_thickness) : 0.0;
+    }
+    // Rank by radius (ties broken by index, so the order is deterministic) to get the enclosed mass.
+    std::vector<std::size_t> order(light);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return radius[a] < radius[b] || (radius[a] == radius[b] && a < b);
+    });
+    for (std::size_t rank = 0; rank < light; ++rank) {
+        const std::size_t k = order[rank];
+        const double R = radius[k];
+        const double enclosed = d.central_mass + m * double(rank);
+        const double d2 = R * R + z[k] * z[k] + d.softening * d.softening;
+        const double v = std::sqrt(d.G * enclosed * R * R / (d2 * std::sqrt(d2)));
+        set_body(s, first + 1 + k, {dir[k].x * R, dir[k].y * R, z[k]}, {-dir[k].y * v, dir[k].x * v, 0}, m);
+    }
+}
+
+HostState make_disk(std::size_t n, Rng& rng) {
+    HostState s;
+    s.resize(n);
+    fill_disk(s, 0, n, DiskSpec{}, rng);
+    to_center_of_mass_frame(s);
+    return s;
+}
+
+// Rotates bodies [first, first + count) about the x-axis by the angle with cosine c and sine sn.
+void tilt_about_x(HostState& s, std::size_t first, std::size_t count, double c, double sn) {
+    for (std::size_t i = first; i < first + count; ++i) {
+        auto& p = s.pos_mass[i];
+        auto& v = s.vel[i];
+        const double py = p.y, pz = p.z, vy = v.y, vz = v.z;
+        p.y = c * py - sn * pz;
+        p.z = sn * py + c * pz;
+        v.y = c * vy - sn * vz;
+        v.z = sn * vy + c * vz;
+    }
+}
+
+void shift(HostState& s, std::size_t first, std::size_t count, Vec3 dp, Vec3 dv) {
+    for (std::size_t i = first; i < first + count; ++i) {
+        s.pos_mass[i].x += dp.x;
+        s.pos_mass[i].y += dp.y;
+        s.pos_mass[i].z += dp.z;
+        s.vel[i].x += dv.x;
+        s.vel[i].y += dv.y;
+        s.vel[i].z += dv.z;
+    }
+}
+
+// Two disks, the second tilted by 60 degrees, 4 disk radii apart along x with an impact parameter of one
+// radius along y, falling towards each other on a parabolic (zero-energy) orbit of their centres.
+HostState make_collision(std::size_t n, Rng& rng) {
+    constexpr double kSeparation = 4.0, kImpact = 1.0;
+    HostState s;
+    s.resize(n);
+    DiskSpec d;
+    d.softening = kCollisionSoftening;
+    const std::size_t na = (n + 1) / 2, nb = n - na;
+    fill_disk(s, 0, na, d, rng);
+    fill_disk(s, na, nb, d, rng);
+    tilt_about_x(s, na, nb, 0.5, std::sqrt(3.0) / 2.0);  // 60 degrees, without cos/sin
+
+    auto mass_of = [&](std::size_t first, std::size_t count) {
+        double m = 0;
+        for (std::size_t i = first; i < first + count; ++i) m += s.pos_mass[i].w;
+        return m;
+    };
+    const double ma = mass_of(0, na), mb = mass_of(na, nb), mt = ma + mb;
+    const double dist = std::sqrt(kSeparation * kSeparation + kImpact * kImpact);
+    const double v_rel = std::sqrt(2.0 * d.G * mt / dist);
+    shift(s, 0, na, {-kSeparation * mb / mt, -kImpact * mb / mt, 0}, {v_rel * mb / mt, 0, 0});
+    shift(s, na, nb, {kSeparation * ma / mt, kImpact * ma / mt, 0}, {-v_rel * ma / mt, 0, 0});
+    to_center_of_mass_frame(s);
+    return s;
+}
+
+// --- solar ----------------------------------------------------------------------------------------
+
+constexpr double kSolarSoftening = 0.01;
+
+// A star of mass 1 at the origin and n - 1 planets of total mass 1e-3 in the xy-plane on circular orbits,
+// radii uniform in [0.5, 5] (uniform in r, not in area, so the inner orbits are not sparse),
+// counter-clockwise; speeds from the enclosed mass and the run's softening, as for the disk.
+HostState make_solar(std::size_t n, Rng& rng) {
+    HostState s;
+    s.resize(n);
+    DiskSpec d;
+    d.disk_mass = 1e-3;
+    d.r_in = 0.5;
+    d.r_out = 5.0;
+    d.uniform_in_area = false;
+    d.half_thickness = 0.0;
+    d.softening = kSolarSoftening;
+    fill_disk(s, 0, n, d, rng);
+    to_center_of_mass_frame(s);
+    return s;
+}
+
+// --- the three random configurations of NVIDIA's CUDA nbody sample --------------------------------
+// Equal masses summing to 1 and G = 1, so the scenes have the same time scale (about 1) at any N.
+
+constexpr double kCloudDt = 0.005;
+constexpr double kCloudSoftening = 0.05;
+
+// cube: positions uniform in [-1, 1]^3, velocities uniform in [-0.2, 0.2]^3 (cold: it collapses).
+HostState make_cube(std::size_t n, Rng& rng) {
+    HostState s;
+    s.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Vec3 p{rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)};
+        const Vec3 v{rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2)};
+        set_body(s, i, p, v, 1.0 / double(n));
+    }
+    to_center_of_mass_frame(s);
+    return s;
+}
+
+// shell: positions in a spherical shell of radii [0.625, 1] (the sample's inner/outer ratio), spinning
+// about the z-axis with angular speed 0.5 (v = 0.5 z x r), about half the circular speed.
+HostState make_shell(std::size_t n, Rng& rng) {
+    constexpr double kInner = 0.625, kOuter = 1.0, kOmega = 0.5;
+    HostState s;
+    s.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Vec3 dir = random_direction(rng);
+        const double r = rng.uniform(kInner, kOuter);
+        const Vec3 p{dir.x * r, dir.y * r, dir.z * r};
+        set_body(s, i, p, {-kOmega * p.y, kOmega * p.x, 0}, 1.0 / double(n));
+    }
+    to_center_of_mass_frame(s);
+    return s;
+}
+
+// expand: positions uniform in the unit ball, velocities radial, v = 1.2 r (below escape speed at the
+// edge, sqrt(2), so the ball expands, slows and falls back).
+HostState make_expand(std::size_t n, Rng& rng) {
+    constexpr double kHubble = 1.2;
+    HostState s;
+    s.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        Vec3 p;
+        rng.in_unit_ball(p.x, p.y, p.z);
+        set_body(s, i, p, {kHubble * p.x, kHubble * p.y, kHubble * p.z}, 1.0 / double(n));
+    }
+    to_center_of_mass_frame(s);
+    return s;
+}
+
+using Generator = HostState (*)(std::size_t, Rng&);
+
+struct PresetEntry {
+    PresetInfo info;
+    Generator make;
+};
+
+const std::vector<PresetEntry>& entries() {
+    static const std::vector<PresetEntry> list = {
+        {{"plummer",
+          "Plummer sphere in Henon units (G = M = 1, E = -1/4), virial equilibrium, equal masses; star "
+          "cluster",
+          preset_params(0.01, 0.02), 1},
+         make_plummer},
+        {{"disk",
+          "rotating disk of light bodies (total mass 0.1, radii 0.2-1) around a central mass 1, G = 1",
+          preset_params(kDiskDt, kDiskSoftening), 1},
+         make_disk},
+        {{"collision",
+          "two disks (one tilted 60 degrees) falling together on a parabolic orbit, G = 1; galaxy merger",
+          preset_params(kDiskDt, kCollisionSoftening), 2},
+         make_collision},
+        {{"solar",
+          "star of mass 1 and N-1 planets (total mass 1e-3) on circular orbits in a plane, radii 0.5-5, G = "
+          "1",
+          preset_params(0.01, kSolarSoftening), 1},
+         make_solar},
+        {{"cube", "CUDA sample 'random': uniform cube [-1,1]^3, small random velocities, total mass 1, G = 1",
+          preset_params(kCloudDt, kCloudSoftening), 1},
+         make_cube},
+        {{"shell",
+          "CUDA sample 'shell': spherical shell r in [0.625,1] spinning about z, total mass 1, G = 1",
+          preset_params(kCloudDt, kCloudSoftening), 1},
+         make_shell},
+        {{"expand", "CUDA sample 'expand': unit ball with radial velocities v = 1.2 r, total mass 1, G = 1",
+          preset_params(kCloudDt, kCloudSoftening), 1},
+         make_expand},
+    };
+    return list;
+}
+
+std::string join_names() {
+    std::string out;
+    for (const auto& e : entries()) {
+        if (!out.empty()) out += ", ";
+        out += e.info.name;
+    }
+    return out;
+}
+
+}  // namespace
+
+const std::vector<PresetInfo>& presets() {
+    static const std::vector<PresetInfo> list = [] {
+        std::vector<PresetInfo> v;
+        for (const auto& e : entries()) v.push_back(e.info);
+        return v;
+    }();
+    return list;
+}
+
+const PresetInfo* find_preset(std::string_view name) {
+    for (const auto& p : presets())
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+std::vector<std::string> preset_names() {
+    std::vector<std::string> names;
+    for (const auto& p : presets()) names.push_back(p.name);
+    return names;
+}
+
+HostState make_preset(std::string_view name, std::size_t n, std::uint64_t seed) {
+    for (const auto& e : entries()) {
+        if (e.info.name != name) continue;
+        if (n < e.info.min_n)
+            throw Error("preset '" + e.info.name + "' needs N >= " + std::to_string(e.info.min_n) + " (got " +
+                        std::to_string(n) + ")");
+        Rng rng(seed);
+        HostState s = e.make(n, rng);
+        s.t = 0;
+        return s;
+    }
+    throw Error("unknown preset '" + std::string(name) + "' (valid: " + join_names() + ")");
+}
+
+}  // namespace nbody
