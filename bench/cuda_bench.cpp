@@ -1,0 +1,79 @@
+// nbody_cuda_bench: times one force evaluation of the tuned kernel (automatic or swept launch shapes)
+// and of the GPU Gems 3 baseline, in one process, and prints interactions/s, GFLOP/s and the ratio.
+//   nbody_cuda_bench [--n 16384,65536] [--precision float|double|both] [--repeats 7] [--sweep]
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.hpp"
+#include "sim/error.hpp"
+#include "sim/params.hpp"
+
+namespace {
+
+using namespace nbody;
+
+void row(const char* prec, std::size_t n, const std::string& what, double ms, double baseline_ms) {
+    const double ips = double(n) * double(n) / (ms * 1e-3);
+    std::printf("%-6s %8zu  %-32s %9.3f ms  %6.3fe12 int/s  %7.0f GFLOP/s", prec, n, what.c_str(), ms,
+                ips * 1e-12, ips * kFlopsPerInteraction * 1e-9);
+    if (baseline_ms > 0) std::printf("  x%.2f vs baseline", baseline_ms / ms);
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Time the CUDA force kernels"};
+    std::vector<std::size_t> ns{16384, 65536, 262144, 1048576};
+    std::string precision = "both";
+    int repeats = 7;
+    bool sweep = false;
+    app.add_option("--n", ns, "body counts")->delimiter(',');
+    app.add_option("--precision", precision, "float, double or both")
+        ->check(CLI::IsMember({"float", "double", "both"}));
+    app.add_option("--repeats", repeats, "timed evaluations per row (median reported)")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--sweep", sweep, "also time K x block shapes (splits automatic) and split counts");
+    CLI11_PARSE(app, argc, argv);
+
+    try {
+        const auto dev = cuda_device_info();
+        if (!dev) throw Error("no CUDA device");
+        std::printf("device: %s, %d SMs, cc %d.%d\n", dev->name.c_str(), dev->sm_count, dev->cc_major,
+                    dev->cc_minor);
+        std::vector<Precision> precs;
+        if (precision != "double") precs.push_back(Precision::f32);
+        if (precision != "float") precs.push_back(Precision::f64);
+        for (const Precision p : precs) {
+            for (const std::size_t n : ns) {
+                const ForceKernelTiming t = time_force_kernels(n, p, repeats);
+                row(to_string(p), n, "baseline K=1 block=256", t.baseline_ms, 0);
+                if (sweep) {
+                    for (int k : {2, 4, 8}) {
+                        for (int b : {64, 128, 256}) {
+                            const ForceLaunch l = resolve_force_launch({ForceKernel::tuned, k, b, 0}, n, p);
+                            row(to_string(p), n, to_string(l), time_force_launch(l, n, p, repeats),
+                                t.baseline_ms);
+                        }
+                    }
+                    // The automatic K and block with other split counts.
+                    const ForceLaunch a = resolve_force_launch({}, n, p);
+                    for (int s : {1, 4, 16, 24, 32, 48, 64}) {
+                        const ForceLaunch l =
+                            resolve_force_launch({ForceKernel::tuned, a.bodies_per_thread, a.block, s}, n, p);
+                        row(to_string(p), n, to_string(l), time_force_launch(l, n, p, repeats),
+                            t.baseline_ms);
+                    }
+                }
+                row(to_string(p), n, "auto: " + t.tuned_launch, t.tuned_ms, t.baseline_ms);
+            }
+        }
+    } catch (const Error& e) {
+        std::fprintf(stderr, "nbody_cuda_bench: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,50 @@
+#pragma once
+// The all-pairs force kernels' host interface (internal to cuda/ and its tests; no CUDA headers).
+//
+// The tuned kernel gives each thread K i-bodies (so every shared-memory load of a j-body feeds K
+// interactions) and can split each body's j-sum over `splits` blocks, which write partial sums that a
+// second kernel adds in a fixed order (deterministic). Splitting is what fills 132 SMs at N = 16K.
+#include <cstddef>
+#include <string>
+
+#include "sim/state.hpp"
+
+namespace nbody {
+
+enum class ForceKernel {
+    tuned,     // cuda/force_kernels.cu
+    baseline,  // bench/baseline_kernel.cu: GPU Gems 3 ch. 31, one body per thread, 256 threads
+};
+
+// A launch shape. Zero fields are chosen by resolve_force_launch from N, the precision and the device.
+struct ForceLaunch {
+    ForceKernel kernel = ForceKernel::tuned;
+    int bodies_per_thread = 0;  // K: 1, 2, 4 or 8
+    int block = 0;              // threads per block: a multiple of 32 in [32, 256]
+    int splits = 0;             // blocks sharing one body's j-sum (1 = no partial sums)
+};
+
+// Fills the zero fields of `req` for n bodies on the current device; throws nbody::Error on a bad
+// explicit value (K not in {1,2,4,8}, block not a multiple of 32 in [32, 256], splits < 0).
+ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p);
+
+// "tuned K=4 block=128 splits=8".
+std::string to_string(const ForceLaunch& l);
+
+// Vec4<T> elements of scratch the launch needs for its partial sums (0 when splits == 1).
+std::size_t force_scratch_count(const ForceLaunch& l, std::size_t n);
+
+// Whether the kernel must clamp the per-pair factor to stay finite for the self-term (eps = 0, or an
+// eps so small that m / eps^3 overflows T). Decided on the host from eps^2 and the largest mass.
+bool force_needs_guard(double eps2, double max_mass, Precision p);
+
+// acc[i] = G * sum_{j != i} m_j (x_j - x_i) / (|x_j - x_i|^2 + eps2)^(3/2), all pointers on the device.
+// `bad` (may be null): the device's failure flag (see step_kernels.hpp); the kernels return at once when
+// *bad < bad_before, i.e. when an earlier step already failed. `stream` is a cudaStream_t. The launch `l`
+// must be resolved; scratch holds force_scratch_count(l, n) items.
+template <typename T>
+void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch, std::size_t n,
+                   T G, T eps2, bool guard, const unsigned long long* bad, unsigned long long bad_before,
+                   void* stream);
+
+}  // namespace nbody

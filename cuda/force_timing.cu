@@ -1,0 +1,103 @@
+// Timing one force evaluation: CUDA events around each launch, warm-up first, median of the repeats.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "cuda/cuda_backend.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "sim/error.hpp"
+
+namespace nbody {
+namespace {
+
+// Softening for the timed bodies: nonzero, as in every preset, so the tuned kernel runs its unguarded
+// form; the bodies fill the unit cube, so no pair comes near overflow.
+constexpr double kBenchSoftening = 0.01;
+
+class Event {
+  public:
+    Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
+    ~Event() { CUDA_CHECK_LOG(cudaEventDestroy(e_)); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return e_; }
+
+  private:
+    cudaEvent_t e_{};
+};
+
+// Random bodies uniform in [-1, 1]^3 with masses around 1/n (never zeros: they hide wrong indexing).
+template <typename T>
+DeviceBuffer<Vec4<T>> random_positions(std::size_t n) {
+    std::mt19937_64 g(12345);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<Vec4<T>> host(n);
+    for (auto& p : host) p = {T(u(g)), T(u(g)), T(u(g)), T((1.0 + 0.5 * u(g)) / double(n))};
+    DeviceBuffer<Vec4<T>> pos(n);
+    CUDA_CHECK(cudaMemcpy(pos.data(), host.data(), n * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
+    return pos;
+}
+
+template <typename T>
+double time_launch(const ForceLaunch& l, const DeviceBuffer<Vec4<T>>& pos, std::size_t n, int repeats) {
+    DeviceBuffer<Vec4<T>> acc(n), scratch(force_scratch_count(l, n));
+    const T eps2 = T(kBenchSoftening * kBenchSoftening);
+    auto run = [&] {
+        launch_forces<T>(l, pos.data(), acc.data(), scratch.data(), n, T(1), eps2, false, nullptr, 0,
+                         nullptr);
+    };
+    run();  // warm-up: module load, caches, clocks
+    run();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    Event start, stop;
+    std::vector<double> ms;
+    for (int r = 0; r < std::max(1, repeats); ++r) {
+        CUDA_CHECK(cudaEventRecord(start.get()));
+        run();
+        CUDA_CHECK(cudaEventRecord(stop.get()));
+        CUDA_CHECK(cudaEventSynchronize(stop.get()));
+        float t = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&t, start.get(), stop.get()));
+        ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    const std::size_t m = ms.size();
+    return m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
+}
+
+void require_bench_device(std::size_t n) {
+    if (!cuda_device_info()) throw Error("no CUDA device: cannot time the CUDA kernels");
+    if (n == 0) throw Error("benchmark N must be positive");
+}
+
+}  // namespace
+
+double time_force_launch(const ForceLaunch& launch, std::size_t n, Precision p, int repeats) {
+    require_bench_device(n);
+    const ForceLaunch l = resolve_force_launch(launch, n, p);
+    if (p == Precision::f32) return time_launch<float>(l, random_positions<float>(n), n, repeats);
+    return time_launch<double>(l, random_positions<double>(n), n, repeats);
+}
+
+ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats) {
+    require_bench_device(n);
+    ForceKernelTiming t;
+    const ForceLaunch tuned = resolve_force_launch({}, n, p);
+    const ForceLaunch base = resolve_force_launch({ForceKernel::baseline, 0, 0, 0}, n, p);
+    t.tuned_launch = to_string(tuned);
+    if (p == Precision::f32) {
+        const auto pos = random_positions<float>(n);
+        t.tuned_ms = time_launch<float>(tuned, pos, n, repeats);
+        t.baseline_ms = time_launch<float>(base, pos, n, repeats);
+    } else {
+        const auto pos = random_positions<double>(n);
+        t.tuned_ms = time_launch<double>(tuned, pos, n, repeats);
+        t.baseline_ms = time_launch<double>(base, pos, n, repeats);
+    }
+    return t;
+}
+
+}  // namespace nbody

@@ -1,0 +1,179 @@
+// Integrator updates, conversions and diagnostic reductions. Built without fast-math: the finiteness
+// checks here test exponent bits and must see real NaN/Inf.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "cuda/launch.cuh"
+#include "cuda/step_kernels.hpp"
+#include "sim/error.hpp"
+
+namespace nbody {
+namespace {
+
+constexpr unsigned kBlock = 256;
+
+__device__ __forceinline__ bool finite_bits(float v) {
+    return (__float_as_uint(v) & 0x7f800000u) != 0x7f800000u;
+}
+__device__ __forceinline__ bool finite_bits(double v) {
+    return (static_cast<unsigned long long>(__double_as_longlong(v)) & 0x7ff0000000000000ull) !=
+           0x7ff0000000000000ull;
+}
+
+template <typename T>
+__global__ void update_kernel(Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ vel,
+                              const Vec4<T>* __restrict__ acc, std::size_t n, UpdateOrder order, T h_kick,
+                              T h_drift, T damping, unsigned long long* __restrict__ bad,
+                              unsigned long long step_code) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n || *bad < step_code) return;
+    Vec4<T> x = pos[i];
+    Vec4<T> v = vel[i];
+    const Vec4<T> a = acc[i];
+    // Same operation order as sim/integrator.hpp, so float results match the CPU backends closely.
+    auto kick = [&] { v.x += h_kick * a.x, v.y += h_kick * a.y, v.z += h_kick * a.z; };
+    auto drift = [&] { x.x += h_drift * v.x, x.y += h_drift * v.y, x.z += h_drift * v.z; };
+    switch (order) {
+        case UpdateOrder::kick_drift:
+            kick(), drift();
+            break;
+        case UpdateOrder::drift_kick:
+            drift(), kick();
+            break;
+        case UpdateOrder::kick:
+            kick();
+            break;
+    }
+    if (damping != T(1)) v.x *= damping, v.y *= damping, v.z *= damping;
+    pos[i] = x;
+    vel[i] = v;
+    const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
+                    finite_bits(v.y) && finite_bits(v.z);
+    if (!ok) atomicMin(bad, step_code | i);
+}
+
+template <typename T>
+__global__ void to_float4_kernel(const Vec4<T>* __restrict__ in, Vec4<float>* __restrict__ out, std::size_t n,
+                                 bool zero_w) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const Vec4<T> p = in[i];
+    out[i] = Vec4<float>{float(p.x), float(p.y), float(p.z), zero_w ? 0.0f : float(p.w)};
+}
+
+// Sums kRows doubles per thread over the block; thread 0 writes the block's row.
+template <int kRows>
+__device__ void block_sum_rows(double (&v)[kRows], double* __restrict__ out_row) {
+    __shared__ double warp_sums[kBlock / 32][kRows];
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+        for (int off = 16; off > 0; off /= 2) v[r] += __shfl_down_sync(0xffffffffu, v[r], off);
+        if (lane == 0) warp_sums[warp][r] = v[r];
+    }
+    __syncthreads();
+    if (threadIdx.x < kRows) {
+        double s = 0;
+        for (unsigned w = 0; w < kBlock / 32; ++w) s += warp_sums[w][threadIdx.x];
+        out_row[threadIdx.x] = s;
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlock)
+    moments_kernel(const Vec4<T>* __restrict__ pos, const Vec4<T>* __restrict__ vel, std::size_t n,
+                   double* __restrict__ partials) {
+    double s[kMomentSums] = {};
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const Vec4<T> p = pos[i], v = vel[i];
+        const double m = p.w, x = p.x, y = p.y, z = p.z, vx = v.x, vy = v.y, vz = v.z;
+        s[0] += m;
+        s[1] += 0.5 * m * (vx * vx + vy * vy + vz * vz);
+        s[2] += m * vx, s[3] += m * vy, s[4] += m * vz;
+        s[5] += m * (y * vz - z * vy), s[6] += m * (z * vx - x * vz), s[7] += m * (x * vy - y * vx);
+        s[8] += m * x, s[9] += m * y, s[10] += m * z;
+    }
+    block_sum_rows<kMomentSums>(s, partials + std::size_t(blockIdx.x) * kMomentSums);
+}
+
+// Thread i sums m_j / r_ij over all j != i from shared-memory tiles; a diagnostic, so plain double
+// arithmetic and an explicit index test rather than the force kernel's tricks.
+template <typename T>
+__global__ void __launch_bounds__(kBlock) potential_kernel(const Vec4<T>* __restrict__ pos, std::size_t n,
+                                                           double eps2, double* __restrict__ partials) {
+    __shared__ double tile[kBlock][4];
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    const Vec4<T> pi = pos[i < n ? i : n - 1];
+    const double xi = pi.x, yi = pi.y, zi = pi.z;
+    double phi = 0;
+    for (std::size_t t = 0; t < n; t += kBlock) {
+        const std::size_t j = t + threadIdx.x;
+        const Vec4<T> pj = pos[j < n ? j : n - 1];
+        tile[threadIdx.x][0] = pj.x, tile[threadIdx.x][1] = pj.y, tile[threadIdx.x][2] = pj.z;
+        tile[threadIdx.x][3] = j < n ? double(pj.w) : 0.0;
+        __syncthreads();
+        const unsigned count = n - t < kBlock ? unsigned(n - t) : kBlock;
+        for (unsigned k = 0; k < count; ++k) {
+            if (t + k == i) continue;
+            const double dx = tile[k][0] - xi, dy = tile[k][1] - yi, dz = tile[k][2] - zi;
+            phi += tile[k][3] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+        }
+        __syncthreads();
+    }
+    double v[1] = {i < n ? double(pi.w) * phi : 0.0};
+    block_sum_rows<1>(v, partials + blockIdx.x);
+}
+
+}  // namespace
+
+template <typename T>
+void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n, UpdateOrder order, T h_kick,
+                   T h_drift, T damping, unsigned long long* bad, std::uint64_t step, void* stream) {
+    launch_kernel(update_kernel<T>, dim3(blocks_for(n, kBlock)), dim3(kBlock), 0,
+                  static_cast<cudaStream_t>(stream), pos, vel, acc, n, order, h_kick, h_drift, damping, bad,
+                  bad_code(step, 0));
+}
+
+template <typename T>
+void launch_to_float4(const Vec4<T>* in, Vec4<float>* out, std::size_t n, bool zero_w, void* stream) {
+    launch_kernel(to_float4_kernel<T>, dim3(blocks_for(n, kBlock)), dim3(kBlock), 0,
+                  static_cast<cudaStream_t>(stream), in, out, n, zero_w);
+}
+
+template <typename T>
+int launch_moments(const Vec4<T>* pos, const Vec4<T>* vel, std::size_t n, double* partials, int max_rows,
+                   void* stream) {
+    if (n == 0) return 0;
+    const unsigned rows = std::min<unsigned>(blocks_for(n, kBlock), unsigned(max_rows));
+    launch_kernel(moments_kernel<T>, dim3(rows), dim3(kBlock), 0, static_cast<cudaStream_t>(stream), pos, vel,
+                  n, partials);
+    return int(rows);
+}
+
+template <typename T>
+int launch_potential(const Vec4<T>* pos, std::size_t n, double eps2, double* partials, int max_rows,
+                     void* stream) {
+    if (n == 0) return 0;
+    const unsigned rows = blocks_for(n, kBlock);
+    if (rows > unsigned(max_rows)) {
+        // One row per block: the caller sizes partials for the largest N it allows.
+        throw Error("potential: N too large for the reduction buffer");
+    }
+    launch_kernel(potential_kernel<T>, dim3(rows), dim3(kBlock), 0, static_cast<cudaStream_t>(stream), pos, n,
+                  eps2, partials);
+    return int(rows);
+}
+
+#define NBODY_INSTANTIATE(T)                                                                              \
+    template void launch_update<T>(Vec4<T>*, Vec4<T>*, const Vec4<T>*, std::size_t, UpdateOrder, T, T, T, \
+                                   unsigned long long*, std::uint64_t, void*);                            \
+    template void launch_to_float4<T>(const Vec4<T>*, Vec4<float>*, std::size_t, bool, void*);            \
+    template int launch_moments<T>(const Vec4<T>*, const Vec4<T>*, std::size_t, double*, int, void*);     \
+    template int launch_potential<T>(const Vec4<T>*, std::size_t, double, double*, int, void*);
+NBODY_INSTANTIATE(float)
+NBODY_INSTANTIATE(double)
+#undef NBODY_INSTANTIATE
+
+}  // namespace nbody

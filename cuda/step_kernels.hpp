@@ -1,0 +1,51 @@
+#pragma once
+// The O(N) device kernels of a step and of the diagnostics, behind host functions (no CUDA headers).
+// All pointers are device pointers; `stream` is a cudaStream_t.
+#include <cstddef>
+#include <cstdint>
+
+#include "sim/state.hpp"
+
+namespace nbody {
+
+// The failure flag: min over (step << 32 | body) of every body found non-finite; kNoBadBody when none.
+// Kernels of step s skip their work when *bad < (s << 32): an earlier step failed, so the state stays
+// as it was right after the failing step (the CPU backends stop there too).
+inline constexpr unsigned long long kNoBadBody = ~0ull;
+inline unsigned long long bad_code(std::uint64_t step, std::uint64_t body) {
+    return (step << 32) | body;
+}
+
+// How one update pass moves the bodies: the order of kick (v += h_kick a) and drift (x += h_drift v),
+// then v *= damping. The new x and v are checked (bit tests) and failures recorded in *bad.
+enum class UpdateOrder { kick_drift, drift_kick, kick };
+
+template <typename T>
+void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n, UpdateOrder order, T h_kick,
+                   T h_drift, T damping, unsigned long long* bad, std::uint64_t step, void* stream);
+
+// out[i] = float4(in[i]); out[i].w = 0 when zero_w (velocities).
+template <typename T>
+void launch_to_float4(const Vec4<T>* in, Vec4<float>* out, std::size_t n, bool zero_w, void* stream);
+
+// The O(N) sums, in double: mass, kinetic energy, momentum (3), angular momentum about the origin (3),
+// mass-weighted position (3). One row of kMomentSums doubles per block in `partials`; returns the number
+// of rows written (the host adds them in order).
+inline constexpr int kMomentSums = 11;
+template <typename T>
+int launch_moments(const Vec4<T>* pos, const Vec4<T>* vel, std::size_t n, double* partials, int max_rows,
+                   void* stream);
+
+// sum_i m_i sum_{j != i} m_j / sqrt(r_ij^2 + eps2), in double (O(N^2)); one double per block in
+// `partials`, returns the rows written. The potential energy is -G/2 times the total.
+template <typename T>
+int launch_potential(const Vec4<T>* pos, std::size_t n, double eps2, double* partials, int max_rows,
+                     void* stream);
+
+// Rows launch_moments uses at most; launch_potential needs one row per 256 bodies.
+inline constexpr int kMaxMomentRows = 1024;
+inline std::size_t potential_rows(std::size_t n) {
+    return (n + 255) / 256;
+}
+
+}  // namespace nbody

@@ -1,0 +1,403 @@
+// The CUDA backend against float64 references and the serial backend. Every test skips, with a reason,
+// where the build has no CUDA or the machine no device (CI); they run for real on the lent GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "sim/diagnostics.hpp"
+#include "sim/error.hpp"
+#include "sim/registry.hpp"
+#include "tests/reference.hpp"
+
+#ifdef NBODY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "cuda/cuda_backend.hpp"
+#include "cuda/device_buffer.hpp"
+#endif
+
+namespace nbody {
+namespace {
+
+#ifndef NBODY_HAVE_CUDA
+
+TEST(Cuda, Skipped) {
+    GTEST_SKIP() << "built without CUDA (NBODY_WITH_CUDA=OFF or nvcc not found)";
+}
+
+#else
+
+#define SKIP_WITHOUT_DEVICE()                                                      \
+    do {                                                                           \
+        if (!cuda_device_info()) GTEST_SKIP() << "no CUDA device on this machine"; \
+    } while (0)
+
+// The float64 direct sum over all pairs, one row per thread (the reference for N up to 65536).
+std::vector<Vec4<double> > reference_parallel(const HostState& s, double G, double eps) {
+    const std::ptrdiff_t n = std::ptrdiff_t(s.size());
+    std::vector<Vec4<double> > a(s.size());
+#pragma omp parallel for schedule(dynamic, 64)
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        double ax = 0, ay = 0, az = 0;
+        const auto& pi = s.pos_mass[i];
+        for (std::ptrdiff_t j = 0; j < n; ++j) {
+            if (j == i) continue;
+            const auto& pj = s.pos_mass[j];
+            const double dx = pj.x - pi.x, dy = pj.y - pi.y, dz = pj.z - pi.z;
+            const double r2 = dx * dx + dy * dy + dz * dz + eps * eps;
+            const double w = pj.w / (r2 * std::sqrt(r2));
+            ax += w * dx, ay += w * dy, az += w * dz;
+        }
+        a[i] = {G * ax, G * ay, G * az, 0};
+    }
+    return a;
+}
+
+// Every kernel variant and launch shape the tests cover: automatic, the baseline, and K x block x splits.
+std::vector<ForceLaunch> all_launches() {
+    std::vector<ForceLaunch> v{ForceLaunch{}, ForceLaunch{ForceKernel::baseline, 0, 0, 0}};
+    for (int k : {1, 2, 4, 8}) {
+        for (int b : {32, 128, 256}) {
+            for (int s : {1, 5}) v.push_back({ForceKernel::tuned, k, b, s});
+        }
+    }
+    return v;
+}
+
+double tolerance(Precision p) {
+    return p == Precision::f32 ? 1e-5 : 1e-12;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Accelerations against the float64 direct sum, N in {1, 2, 31, 1000, 4097, 65536}, both precisions,
+// softened and eps = 0, every variant.
+using AccelCase = std::tuple<std::size_t, Precision, double>;
+
+class CudaAccelerations : public ::testing::TestWithParam<AccelCase> {};
+
+TEST_P(CudaAccelerations, MatchFloat64DirectSum) {
+    SKIP_WITHOUT_DEVICE();
+    const auto [n, prec, eps] = GetParam();
+    Params p;
+    p.G = 0.7;
+    p.softening = eps;
+    const HostState in = test::random_bodies(n, 1000 + n);
+    std::vector<Vec4<double> > ref;
+    for (const ForceLaunch& l : all_launches()) {
+        if (l.kernel == ForceKernel::baseline && eps == 0) continue;  // the textbook kernel needs eps > 0
+        SCOPED_TRACE(to_string(resolve_force_launch(l, n, prec)));
+        auto b = make_cuda_backend(prec, l);
+        b->set_state(in);
+        if (ref.empty()) ref = reference_parallel(b->get_state(), p.G, eps);  // the backend's rounded bodies
+        const auto a = b->accelerations(p);
+        ASSERT_EQ(a.size(), n);
+        if (n == 1) {
+            EXPECT_EQ(a[0].x, 0.0);
+            EXPECT_EQ(a[0].y, 0.0);
+            EXPECT_EQ(a[0].z, 0.0);
+            continue;
+        }
+        EXPECT_LE(test::relative_rms(a, ref), tolerance(prec));
+    }
+}
+
+std::string accel_name(const ::testing::TestParamInfo<AccelCase>& info) {
+    const auto [n, prec, eps] = info.param;
+    return "N" + std::to_string(n) + "_" + to_string(prec) + (eps == 0 ? "_eps0" : "_soft");
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CudaAccelerations,
+                         ::testing::Combine(::testing::Values<std::size_t>(1, 2, 31, 1000, 4097, 65536),
+                                            ::testing::Values(Precision::f32, Precision::f64),
+                                            ::testing::Values(0.02, 0.0)),
+                         accel_name);
+
+TEST(Cuda, AccelerationsAreDeterministic) {
+    SKIP_WITHOUT_DEVICE();
+    auto b = make_cuda_backend(Precision::f32, {ForceKernel::tuned, 4, 64, 7});
+    b->set_state(test::random_bodies(5000, 3));
+    Params p;
+    p.softening = 0.01;
+    const auto a1 = b->accelerations(p);
+    p.softening = 0.02;  // a different eps forces a fresh evaluation, then back
+    (void)b->accelerations(p);
+    p.softening = 0.01;
+    const auto a2 = b->accelerations(p);
+    for (std::size_t i = 0; i < a1.size(); ++i) {
+        ASSERT_EQ(a1[i].x, a2[i].x) << i;
+        ASSERT_EQ(a1[i].y, a2[i].y) << i;
+        ASSERT_EQ(a1[i].z, a2[i].z) << i;
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Integrators against the serial backend on the same bodies.
+
+double max_abs_diff(const HostState& a, const HostState& b) {
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto &pa = a.pos_mass[i], &pb = b.pos_mass[i], &va = a.vel[i], &vb = b.vel[i];
+        for (double d : {pa.x - pb.x, pa.y - pb.y, pa.z - pb.z, va.x - vb.x, va.y - vb.y, va.z - vb.z}) {
+            m = std::max(m, std::abs(d));
+        }
+    }
+    return m;
+}
+
+struct RunResult {
+    HostState state;
+    StepReport report;
+    double drift = 0;
+};
+
+RunResult run(std::unique_ptr<Backend> b, const HostState& in, const Params& p, std::int64_t steps) {
+    b->set_state(in);
+    const double e0 = b->diagnostics(p, true).total();
+    RunResult r;
+    r.report = b->step(p, steps);
+    r.state = b->get_state();
+    r.drift = relative_energy_drift(e0, b->diagnostics(p, true).total());
+    return r;
+}
+
+using StepCase = std::tuple<Integrator, Precision>;
+class CudaVsSerial : public ::testing::TestWithParam<StepCase> {};
+
+// 100 steps of 1000 bodies (crossing time ~1, 0.1 time units simulated): positions and velocities agree
+// within 1e-4 (fp32: rounding differences grow slowly) and 1e-10 (fp64), and the GPU's energy drift is
+// within 2x (+ rounding) of the CPU's.
+TEST_P(CudaVsSerial, HundredStepsMatch) {
+    SKIP_WITHOUT_DEVICE();
+    const auto [integ, prec] = GetParam();
+    Params p;
+    p.dt = 1e-3;
+    p.softening = 0.05;
+    p.integrator = integ;
+    const HostState in = test::random_bodies(1000, 11);
+    const RunResult cpu = run(create_backend("serial", prec), in, p, 100);
+    const RunResult gpu = run(make_cuda_backend(prec), in, p, 100);
+    ASSERT_TRUE(gpu.report.finite);
+    EXPECT_EQ(gpu.report.steps_done, 100);
+    EXPECT_DOUBLE_EQ(gpu.state.t, cpu.state.t);
+    EXPECT_LE(max_abs_diff(gpu.state, cpu.state), prec == Precision::f32 ? 1e-4 : 1e-10);
+    const double slack = prec == Precision::f32 ? 1e-5 : 1e-12;
+    EXPECT_LE(std::abs(gpu.drift), 2 * std::abs(cpu.drift) + slack) << "cpu drift " << cpu.drift;
+}
+
+TEST_P(CudaVsSerial, DampingAndMixedIntegratorsMatch) {
+    SKIP_WITHOUT_DEVICE();
+    const auto [integ, prec] = GetParam();
+    Params p;
+    p.dt = 2e-3;
+    p.softening = 0.05;
+    p.damping = 0.99;
+    const HostState in = test::random_bodies(777, 5);
+    auto cpu = create_backend("serial", prec);
+    auto gpu = make_cuda_backend(prec);
+    cpu->set_state(in);
+    gpu->set_state(in);
+    // Leapfrog first (caches accelerations), then the integrator under test reusing or refreshing them.
+    for (Integrator i : {Integrator::leapfrog, integ, integ}) {
+        p.integrator = i;
+        cpu->step(p, 5);
+        ASSERT_TRUE(gpu->step(p, 5).finite);
+    }
+    EXPECT_LE(max_abs_diff(gpu->get_state(), cpu->get_state()), prec == Precision::f32 ? 1e-5 : 1e-12);
+}
+
+std::string step_name(const ::testing::TestParamInfo<StepCase>& info) {
+    std::string name =
+        std::string(to_string(std::get<0>(info.param))) + "_" + to_string(std::get<1>(info.param));
+    for (char& c : name) c = c == '-' ? '_' : c;  // "symplectic-euler": gtest names are identifiers
+    return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Integrators, CudaVsSerial,
+                         ::testing::Combine(::testing::Values(Integrator::leapfrog,
+                                                              Integrator::symplectic_euler,
+                                                              Integrator::euler),
+                                            ::testing::Values(Precision::f32, Precision::f64)),
+                         step_name);
+
+TEST(Cuda, DiagnosticsMatchHostComputation) {
+    SKIP_WITHOUT_DEVICE();
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+        auto b = make_cuda_backend(prec);
+        b->set_state(test::random_bodies(3001, 8));
+        Params p;
+        p.G = 1.3;
+        p.softening = 0.01;
+        const Diagnostics d = b->diagnostics(p, true);
+        const Diagnostics h = compute_diagnostics(b->get_state(), p, true);
+        ASSERT_TRUE(d.has_potential);
+        auto near = [](double x, double y) { return std::abs(x - y) <= 1e-12 * std::max(1.0, std::abs(y)); };
+        EXPECT_TRUE(near(d.mass, h.mass));
+        EXPECT_TRUE(near(d.kinetic, h.kinetic)) << d.kinetic << " " << h.kinetic;
+        EXPECT_TRUE(near(d.potential, h.potential)) << d.potential << " " << h.potential;
+        for (auto [x, y] : {std::pair{d.momentum.x, h.momentum.x},
+                            {d.momentum.z, h.momentum.z},
+                            {d.angular_momentum.y, h.angular_momentum.y},
+                            {d.center_of_mass.x, h.center_of_mass.x}}) {
+            EXPECT_TRUE(near(x, y)) << x << " " << y;
+        }
+        EXPECT_FALSE(b->diagnostics(p, false).has_potential);
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// eps = 0 and non-finite values.
+
+TEST(Cuda, ZeroSofteningStaysFinite) {
+    SKIP_WITHOUT_DEVICE();
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+        auto b = make_cuda_backend(prec);
+        b->set_state(test::random_bodies(4097, 21));
+        Params p;
+        p.softening = 0;
+        p.dt = 1e-5;
+        const StepReport r = b->step(p, 10);
+        EXPECT_TRUE(r.finite) << "step " << r.bad_step << " body " << r.bad_body;
+        EXPECT_EQ(r.steps_done, 10);
+    }
+}
+
+// Euler takes a(x_old), so a body whose position overflows at step 2 is the only one that fails there.
+TEST(Cuda, OverflowNamesTheStepAndBody) {
+    SKIP_WITHOUT_DEVICE();
+    for (Integrator integ : {Integrator::euler, Integrator::symplectic_euler}) {
+        HostState s = test::random_bodies(100, 4);
+        s.vel[37] = {3e38, 0, 0, 0};  // finite in float; x = 3e38 after step 1, +inf after step 2
+        Params p;
+        p.dt = 1.0;
+        p.softening = 0.1;
+        p.integrator = integ;
+        auto b = make_cuda_backend(Precision::f32);
+        b->set_state(s);
+        const StepReport r = b->step(p, 50);
+        EXPECT_FALSE(r.finite);
+        EXPECT_EQ(r.bad_step, 2);
+        EXPECT_EQ(r.bad_body, 37u);
+        EXPECT_EQ(r.steps_done, 2);
+        EXPECT_DOUBLE_EQ(b->get_state().t, 2.0);
+        EXPECT_TRUE(std::isinf(b->get_state().pos_mass[37].x));  // the state stops after the failing step
+    }
+}
+
+TEST(Cuda, NanInjectionMatchesSerialReport) {
+    SKIP_WITHOUT_DEVICE();
+    for (Integrator integ : {Integrator::leapfrog, Integrator::euler}) {
+        for (Precision prec : {Precision::f32, Precision::f64}) {
+            HostState s = test::random_bodies(300, 6);
+            s.vel[299].y = std::numeric_limits<double>::quiet_NaN();
+            Params p;
+            p.dt = 1e-3;
+            p.softening = 0.05;
+            p.integrator = integ;
+            auto cpu = create_backend("serial", prec);
+            auto gpu = make_cuda_backend(prec);
+            cpu->set_state(s);
+            gpu->set_state(s);
+            const StepReport rc = cpu->step(p, 20), rg = gpu->step(p, 20);
+            EXPECT_FALSE(rg.finite);
+            EXPECT_EQ(rg.bad_step, rc.bad_step);
+            EXPECT_EQ(rg.bad_body, rc.bad_body);
+            EXPECT_EQ(rg.steps_done, rc.steps_done);
+            if (integ == Integrator::euler) {
+                EXPECT_EQ(rg.bad_body, 299u);  // forces used the old, finite x
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Copies, the device write for interop, the registry, errors.
+
+TEST(Cuda, CopiesAndDeviceWriteAgree) {
+    SKIP_WITHOUT_DEVICE();
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+        const std::size_t n = 1031;
+        auto b = make_cuda_backend(prec);
+        b->set_state(test::random_bodies(n, 9));
+        const HostState s = b->get_state();
+        std::vector<Vec4<float> > pos(n), vel(n), dpos(n), dvel(n);
+        b->copy_positions(pos.data());
+        b->copy_velocities(vel.data());
+        DeviceBuffer<Vec4<float> > gp(n), gv(n);
+        ASSERT_TRUE(b->write_positions_device(gp.data(), gv.data()));
+        ASSERT_EQ(cudaMemcpy(dpos.data(), gp.data(), n * sizeof(Vec4<float>), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dvel.data(), gv.data(), n * sizeof(Vec4<float>), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        ASSERT_TRUE(b->write_positions_device(gp.data(), nullptr));  // velocities optional
+        for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(pos[i].x, float(s.pos_mass[i].x));
+            ASSERT_EQ(pos[i].w, float(s.pos_mass[i].w));
+            ASSERT_EQ(vel[i].z, float(s.vel[i].z));
+            ASSERT_EQ(vel[i].w, 0.0f);
+            ASSERT_EQ(dpos[i].x, pos[i].x);
+            ASSERT_EQ(dpos[i].y, pos[i].y);
+            ASSERT_EQ(dpos[i].w, pos[i].w);
+            ASSERT_EQ(dvel[i].y, vel[i].y);
+        }
+    }
+}
+
+TEST(Cuda, StateRoundTripsExactly) {
+    SKIP_WITHOUT_DEVICE();
+    const HostState in = test::random_bodies(100, 2);
+    auto b = make_cuda_backend(Precision::f64);
+    b->set_state(in);
+    const HostState out = b->get_state();
+    EXPECT_EQ(max_abs_diff(in, out), 0.0);
+    auto empty = make_cuda_backend(Precision::f32);
+    empty->set_state(HostState{});
+    Params p;
+    EXPECT_EQ(empty->step(p, 3).steps_done, 3);
+    EXPECT_TRUE(empty->accelerations(p).empty());
+    EXPECT_EQ(empty->diagnostics(p, true).mass, 0.0);
+}
+
+TEST(Cuda, RegistryEntryMatchesDevice) {
+    const BackendInfo info = cuda_backend_info();
+    EXPECT_EQ(info.name, "cuda");
+    EXPECT_EQ(info.available, cuda_device_info().has_value());
+    if (!info.available) {
+        EXPECT_NE(info.unavailable_reason.find("no CUDA device"), std::string::npos);
+        EXPECT_THROW(make_cuda_backend(Precision::f32), Error);
+        GTEST_SKIP() << "no CUDA device on this machine: " << info.unavailable_reason;
+    }
+    auto b = create_backend("cuda", Precision::f64);
+    EXPECT_EQ(b->name(), "cuda");
+    EXPECT_EQ(b->precision(), Precision::f64);
+}
+
+TEST(Cuda, BadLaunchAndHugeAllocationThrow) {
+    SKIP_WITHOUT_DEVICE();
+    EXPECT_THROW(make_cuda_backend(Precision::f32, {ForceKernel::tuned, 3, 0, 0})
+                     ->set_state(test::random_bodies(10, 1)),
+                 Error);
+    EXPECT_THROW(resolve_force_launch({ForceKernel::tuned, 0, 100, 0}, 10, Precision::f32), Error);
+    try {
+        DeviceBuffer<char> huge(std::size_t(1) << 50);
+        FAIL() << "a 1 PiB allocation succeeded";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("device out of memory"), std::string::npos) << e.what();
+    }
+    // The device still works after the failed allocation.
+    auto b = make_cuda_backend(Precision::f32);
+    b->set_state(test::random_bodies(10, 1));
+    EXPECT_EQ(b->accelerations(Params{}).size(), 10u);
+}
+
+#endif  // NBODY_HAVE_CUDA
+
+}  // namespace
+}  // namespace nbody
