@@ -1,0 +1,94 @@
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include "cmd_bench.hpp"
+#include "cmd_run.hpp"
+#include "commands.hpp"
+#include "sim/error.hpp"
+
+#ifdef NBODY_HAVE_WINDOW
+#include "cmd_render.hpp"
+#include "window_app.hpp"
+#endif
+
+#ifndef NBODY_VERSION
+#define NBODY_VERSION "unknown"
+#endif
+
+namespace nbody {
+namespace {
+
+// Every failure ends as exactly one line on stderr, whatever produced it.
+int report_error(std::string message) {
+    for (char& c : message) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    while (!message.empty() && message.back() == ' ') message.pop_back();
+    std::cerr << "nbody: error: " << message << std::endl;
+    return 1;
+}
+
+#ifndef NBODY_HAVE_WINDOW
+int print_no_window() {
+    std::cout << "This build of nbody has no window (configured with NBODY_BUILD_APP_WINDOW=OFF).\n"
+                 "Simulate headless with `nbody run` (try `nbody run --help`), or time the backends with "
+                 "`nbody bench`.\n";
+    return 0;
+}
+#endif
+
+}  // namespace
+
+int nbody_main(int argc, const char* const* argv) {
+    CLI::App app{"nbody: a gravitational N-body simulator (direct summation on CPU and GPU)", "nbody"};
+    app.set_version_flag("--version", std::string("nbody ") + NBODY_VERSION);
+    app.require_subcommand(0, 1);
+    app.footer(
+        "Examples:\n"
+        "  nbody run                                   default scenario, prints a summary\n"
+        "  nbody run --preset disk --n 4096 --t-end 10 --output disk.csv\n"
+        "  nbody bench --backend serial,openmp --n 4096 --format json");
+
+    RunOptions run_options;
+    BenchOptions bench_options;
+    CLI::App* run_cmd = add_run_command(app, run_options);
+    CLI::App* bench_cmd = add_bench_command(app, bench_options);
+#ifdef NBODY_HAVE_WINDOW
+    WindowOptions window_options;
+    add_window_flags(app, window_options);
+    RenderOptions render_options;
+    CLI::App* render_cmd = add_render_command(app, render_options);
+#endif
+
+    try {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::CallForHelp& e) {
+            return app.exit(e, std::cout, std::cerr);
+        } catch (const CLI::CallForAllHelp& e) {
+            return app.exit(e, std::cout, std::cerr);
+        } catch (const CLI::CallForVersion& e) {
+            return app.exit(e, std::cout, std::cerr);
+        } catch (const CLI::ParseError& e) {
+            return report_error(e.what());
+        }
+        if (run_cmd->parsed()) return run_run_command(run_options);
+        if (bench_cmd->parsed()) return run_bench_command(bench_options);
+#ifdef NBODY_HAVE_WINDOW
+        if (render_cmd->parsed()) return run_render_command(render_options);
+        return run_window_app(window_options);
+#else
+        return print_no_window();
+#endif
+    } catch (const Error& e) {
+        return report_error(e.what());
+    } catch (const std::bad_alloc&) {
+        return report_error("out of memory");
+    } catch (const std::exception& e) {
+        return report_error(e.what());
+    }
+}
+
+}  // namespace nbody

@@ -1,0 +1,136 @@
+#include "scenario.hpp"
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+
+#include "sim/error.hpp"
+#include "sim/io_csv.hpp"
+#include "sim/memory.hpp"
+#include "sim/presets.hpp"
+#include "sim/registry.hpp"
+#include "sim/validate.hpp"
+
+namespace nbody {
+
+std::string join_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+std::int64_t parse_body_count(const std::string& flag, const std::string& text) {
+    std::int64_t v = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (ec == std::errc::result_out_of_range) {
+        throw Error(flag + " is too large (got '" + text + "')");
+    }
+    if (ec != std::errc() || ptr != end || v <= 0) {
+        throw Error(flag + " must be a positive integer (got '" + text + "')");
+    }
+    return v;
+}
+
+void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
+    const std::string first_preset = presets().empty() ? "" : presets().front().name;
+    app.add_option("--preset", o.preset, "initial conditions: " + join_names(preset_names()) +
+                                             " (default " + first_preset + ")");
+    app.add_option("--input,--filename", o.input, "body CSV to start from (header x,y,z,vx,vy,vz,m)");
+    // Parsed by hand so "--n abc" and "--n -5" both get the same clear message.
+    app.add_option_function<std::string>(
+           "--n,--nBodies", [&o](const std::string& s) { o.n = parse_body_count("--n", s); },
+           "number of bodies (with --preset)")
+        ->type_name("N");
+    app.add_option("--seed", o.seed, "random seed of the preset (same seed, same bodies)")
+        ->capture_default_str();
+    app.add_option_function<double>(
+           "--dt,--timeStep", [&o](double v) { o.dt = v; }, "time step (default: the preset's)")
+        ->type_name("DT");
+    app.add_option_function<double>(
+           "--softening", [&o](double v) { o.softening = v; },
+           "Plummer softening length epsilon >= 0 (default: the preset's)")
+        ->type_name("EPS");
+    app.add_option_function<double>(
+           "--G", [&o](double v) { o.G = v; }, "gravitational constant (default: the preset's, usually 1)")
+        ->type_name("G");
+    app.add_option_function<double>(
+           "--damping", [&o](double v) { o.damping = v; }, "velocity factor per step (default 1 = none)")
+        ->type_name("D");
+    app.add_option("--integrator", o.integrator, join_names(integrator_names()) + " (default leapfrog)");
+    app.add_option("--backend", o.backend,
+                   join_names(backend_names()) + " (default: cuda if available, else openmp)");
+    app.add_option("--precision", o.precision, "float or double")->capture_default_str();
+}
+
+namespace {
+
+Params resolve_params(const ScenarioOptions& o, const PresetInfo* preset) {
+    Params p = preset ? preset->params : Params{};
+    if (o.G) p.G = *o.G;
+    if (o.dt) p.dt = *o.dt;
+    if (o.softening) p.softening = *o.softening;
+    if (o.damping) p.damping = *o.damping;
+    if (!o.integrator.empty()) {
+        const auto i = parse_integrator(o.integrator);
+        if (!i) {
+            throw Error("unknown integrator '" + o.integrator + "' (valid: " + join_names(integrator_names()) +
+                        ")");
+        }
+        p.integrator = *i;
+    }
+    validate_params(p);
+    return p;
+}
+
+std::string resolve_backend(const std::string& name) {
+    if (name.empty()) {
+        const BackendInfo* cuda = find_backend("cuda");
+        return cuda && cuda->available ? "cuda" : "openmp";
+    }
+    if (!find_backend(name)) {
+        throw Error("unknown backend '" + name + "' (valid: " + join_names(backend_names()) + ")");
+    }
+    return name;  // an unavailable one is reported by create_backend, which knows why
+}
+
+}  // namespace
+
+Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
+    if (!o.preset.empty() && !o.input.empty()) {
+        throw Error("--preset and --input cannot be used together (choose one)");
+    }
+    if (!o.input.empty() && o.n) {
+        throw Error("--n cannot be used with --input (the file sets the number of bodies)");
+    }
+    const auto precision = parse_precision(o.precision);
+    if (!precision) throw Error("unknown precision '" + o.precision + "' (valid: float, double)");
+
+    const PresetInfo* preset = nullptr;
+    if (o.input.empty()) {
+        const std::string name = o.preset.empty() ? presets().front().name : o.preset;
+        preset = find_preset(name);
+        if (!preset) {
+            throw Error("unknown preset '" + name + "' (valid: " + join_names(preset_names()) + ")");
+        }
+    }
+
+    Scenario sc;
+    sc.params = resolve_params(o, preset);
+    sc.backend = resolve_backend(o.backend);
+    sc.precision = *precision;
+
+    if (preset) {
+        const std::int64_t n = o.n.value_or(default_n);
+        if (n <= 0) throw Error("--n must be a positive integer (got " + std::to_string(n) + ")");
+        // Before allocating anything: a too-large N is a clear message, not a crash in the allocator.
+        check_host_memory(static_cast<std::size_t>(n), sc.precision);
+        sc.state = make_preset(preset->name, static_cast<std::size_t>(n), o.seed);
+    } else {
+        sc.state = read_bodies_csv(o.input);
+        check_host_memory(sc.state.size(), sc.precision);
+    }
+    validate_state(sc.state, sc.params);
+    return sc;
+}
+
+}  // namespace nbody

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what nbody needs from the Debian/Ubuntu archive, then configures (Release) and builds into
+# build/. Safe to re-run: apt is skipped when everything is installed, and the build is incremental.
+#   NBODY_BUILD_DIR=dir      build somewhere else (default: build)
+#   NBODY_CMAKE_ARGS="..."   extra configure flags, e.g. "-DNBODY_WITH_CUDA=OFF -DNBODY_NATIVE=OFF"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+    cmake ninja-build g++ pkg-config
+    libcli11-dev libgtest-dev
+    libglfw3-dev libglm-dev libimgui-dev libepoxy-dev libstb-dev
+    libegl-dev libgl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri
+    xvfb xauth
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+if ((${#missing[@]})); then
+    sudo=""
+    if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# CUDA is built where nvcc exists; NVIDIA's packages put it outside PATH.
+if ! command -v nvcc >/dev/null && [[ -z "${CUDACXX:-}" && -x /usr/local/cuda/bin/nvcc ]]; then
+    export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
+
+build_dir="${NBODY_BUILD_DIR:-build}"
+generator=()
+if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then generator=(-G Ninja); fi
+# shellcheck disable=SC2086  # NBODY_CMAKE_ARGS is a list of flags
+cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${NBODY_CMAKE_ARGS:-}
+cmake --build "$build_dir" --parallel "$(nproc)"

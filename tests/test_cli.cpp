@@ -1,0 +1,453 @@
+// The whole command line, in-process: bad input gives one error line, a non-zero exit and no files;
+// good input writes what it says.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "sim/io_csv.hpp"
+#include "sim/presets.hpp"
+#include "sim/registry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nbody {
+namespace {
+
+struct CliResult {
+    int code = 0;
+    std::string out, err;
+};
+
+// Runs `nbody args...` with std::cout / std::cerr captured.
+CliResult run_cli(const std::vector<std::string>& args) {
+    std::vector<const char*> argv{"nbody"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
+    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
+    CliResult r;
+    try {
+        r.code = nbody_main(static_cast<int>(argv.size()), argv.data());
+    } catch (...) {
+        std::cout.rdbuf(old_out);
+        std::cerr.rdbuf(old_err);
+        throw;
+    }
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+class CliTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        dir_ = fs::temp_directory_path() /
+               ("nbody_test_cli_" + std::to_string(::getpid()) + "_" + info->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+    std::string write_file(const std::string& name, const std::string& text) const {
+        std::ofstream(path(name)) << text;
+        return path(name);
+    }
+
+    // Files in the test directory other than the inputs the test wrote itself.
+    std::vector<std::string> outputs(const std::vector<std::string>& inputs = {}) const {
+        std::vector<std::string> found;
+        for (const auto& e : fs::directory_iterator(dir_)) {
+            const std::string p = e.path().string();
+            if (std::find(inputs.begin(), inputs.end(), p) == inputs.end()) found.push_back(p);
+        }
+        return found;
+    }
+
+    // A failing `nbody run ... --output/--energy-log/--trajectory`: non-zero exit, exactly one error line
+    // that contains `expect`, nothing on stdout, and no file (not even a temporary) left behind.
+    void expect_rejected(std::vector<std::string> args, const std::string& expect,
+                         const std::vector<std::string>& inputs = {}) {
+        args.insert(args.begin(), "run");
+        for (const char* flag : {"--output", "--energy-log", "--trajectory"}) {
+            args.push_back(flag);
+            args.push_back(path(std::string(flag + 2) + ".csv"));
+        }
+        const CliResult r = run_cli(args);
+        std::string cmd;
+        for (const auto& a : args) cmd += a + " ";
+        SCOPED_TRACE(cmd);
+        EXPECT_NE(r.code, 0);
+        const auto err_lines = lines_of(r.err);
+        ASSERT_EQ(err_lines.size(), 1u) << r.err;
+        EXPECT_EQ(err_lines[0].rfind("nbody: error: ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(expect), std::string::npos) << "expected '" << expect << "' in: " << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_TRUE(outputs(inputs).empty()) << "left behind: " << outputs(inputs).front();
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(CliTest, RejectsBadBodyCounts) {
+    expect_rejected({"--n", "abc"}, "--n must be a positive integer (got 'abc')");
+    expect_rejected({"--n", "0"}, "--n must be a positive integer");
+    expect_rejected({"--n", "-5"}, "--n must be a positive integer");
+    expect_rejected({"--n", "12.5"}, "--n must be a positive integer");
+    expect_rejected({"--nBodies", "x"}, "--n must be a positive integer");
+}
+
+TEST_F(CliTest, RejectsNThatDoesNotFitInMemory) {
+    expect_rejected({"--n", "1000000000000000"}, "of host memory but only");
+}
+
+TEST_F(CliTest, RejectsBadTimeSteps) {
+    for (const char* dt : {"0", "-0.1", "nan", "inf", "-inf"}) expect_rejected({"--dt", dt}, "dt");
+    expect_rejected({"--timeStep", "0"}, "dt");
+    expect_rejected({"--dt", "fast"}, "--dt");
+}
+
+TEST_F(CliTest, RejectsNegativeSoftening) { expect_rejected({"--softening", "-1"}, "soften"); }
+
+TEST_F(CliTest, RejectsUnknownNamesAndListsValidOnes) {
+    expect_rejected({"--preset", "nope"}, "unknown preset 'nope' (valid: plummer");
+    expect_rejected({"--backend", "nope"}, "unknown backend 'nope' (valid: serial, openmp");
+    expect_rejected({"--integrator", "rk4"}, "unknown integrator 'rk4' (valid: leapfrog, symplectic-euler");
+    expect_rejected({"--precision", "half"}, "unknown precision 'half' (valid: float, double)");
+}
+
+TEST_F(CliTest, RejectsConflictingFlags) {
+    expect_rejected({"--steps", "3", "--t-end", "1"}, "--steps and --t-end");
+    const std::string in = write_file("in.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,1\n");
+    expect_rejected({"--preset", "plummer", "--input", in}, "--preset and --input", {in});
+    expect_rejected({"--input", in, "--n", "5"}, "--n cannot be used with --input", {in});
+}
+
+TEST_F(CliTest, RejectsOtherBadRunValues) {
+    expect_rejected({"--steps", "-1"}, "--steps must be an integer >= 0");
+    expect_rejected({"--steps", "ten"}, "--steps must be an integer >= 0");
+    expect_rejected({"--t-end", "-1"}, "--t-end");
+    expect_rejected({"--t-end", "nan"}, "--t-end");
+    expect_rejected({"--trajectory-every", "0"}, "--trajectory-every");
+}
+
+TEST_F(CliTest, CliParseErrorsAreOneLine) {
+    expect_rejected({"--bogus"}, "--bogus");
+    expect_rejected({"--dt"}, "--dt");
+}
+
+TEST_F(CliTest, RejectsBadInputFiles) {
+    expect_rejected({"--input", path("missing.csv")}, "missing.csv");
+    expect_rejected({"--filename", path("missing.csv")}, "missing.csv");
+    struct Case {
+        const char* name;
+        const char* text;
+        const char* expect;
+    };
+    const Case cases[] = {
+        {"empty.csv", "", "empty.csv"},
+        {"nocol.csv", "x,y,z,vx,vy,vz\n0,0,0,0,0,0\n", "nocol.csv:1"},
+        {"short.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,2,3\n", "short.csv:3"},
+        {"text.csv", "x,y,z,vx,vy,vz,m\n0,0,zero,0,0,0,1\n", "text.csv:2"},
+        {"nan.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,nan,0,0,0,0,1\n", "nan.csv:3"},
+        {"inf.csv", "x,y,z,vx,vy,vz,m\n0,0,0,inf,0,0,1\n", "inf.csv:2"},
+        {"mass.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0,0,0\n", "mass.csv:3"},
+        {"negmass.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,-1\n", "negmass.csv:2"},
+    };
+    for (const Case& c : cases) {
+        const std::string in = write_file(c.name, c.text);
+        expect_rejected({"--input", in}, c.expect, {in});
+        fs::remove(in);
+    }
+}
+
+TEST_F(CliTest, RejectsCoincidentBodiesWithoutSoftening) {
+    const std::string in =
+        write_file("same.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,2,3,0,0,0,1\n1,2,3,0,1,0,1\n");
+    const CliResult r = run_cli({"run", "--input", in, "--softening", "0", "--steps", "1"});
+    EXPECT_NE(r.code, 0);
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+    // Both indices are named; with softening the same file is legal.
+    EXPECT_NE(r.err.find('1'), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find('2'), std::string::npos) << r.err;
+    expect_rejected({"--input", in, "--softening", "0"}, "nbody: error:", {in});
+    EXPECT_EQ(run_cli({"run", "--input", in, "--softening", "0.1", "--steps", "1"}).code, 0);
+}
+
+TEST_F(CliTest, UnavailableCudaIsOneLineListingAvailableBackends) {
+    const BackendInfo* cuda = find_backend("cuda");
+    if (cuda && cuda->available) GTEST_SKIP() << "this machine has a usable CUDA backend";
+    expect_rejected({"--backend", "cuda"}, "openmp");
+}
+
+TEST_F(CliTest, BlowUpStopsWithStepAndBodyAndWritesNothing) {
+    // Finite input whose first drift overflows float: body 1 moves at 3e38 for dt = 10. Explicit Euler
+    // kicks with the old accelerations, so only body 1 is non-finite after step 1 (body 0 follows at 2).
+    const std::string in =
+        write_file("fast.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n5,0,0,3e38,0,0,1\n");
+    for (const char* backend : {"serial", "openmp"}) {
+        expect_rejected({"--input", in, "--precision", "float", "--dt", "10", "--steps", "5", "--integrator",
+                         "euler", "--backend", backend},
+                        "numerical blow-up at step 1 (t = 10): body 1 has a non-finite position or velocity",
+                        {in});
+    }
+    // A lone body at 1.5e37 overflows at step 3, after a log point at step 2: the step and time are still
+    // counted from the start of the run. (Alone, because a partner's r^2 would overflow first.)
+    const std::string slower = write_file("slower.csv", "x,y,z,vx,vy,vz,m\n5,0,0,1.5e37,0,0,1\n");
+    expect_rejected({"--input", slower, "--precision", "float", "--dt", "10", "--steps", "5", "--log-every",
+                     "2"},
+                    "numerical blow-up at step 3 (t = 30): body 0 has", {in, slower});
+}
+
+TEST_F(CliTest, StepsZeroWritesThePresetExactly) {
+    const std::string out = path("plummer.csv");
+    const CliResult r =
+        run_cli({"run", "--n", "100", "--seed", "7", "--precision", "double", "--steps", "0", "--output", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const HostState want = make_preset("plummer", 100, 7);
+    const HostState got = read_bodies_csv(out);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got.pos_mass[i].x, want.pos_mass[i].x);
+        EXPECT_EQ(got.pos_mass[i].y, want.pos_mass[i].y);
+        EXPECT_EQ(got.pos_mass[i].z, want.pos_mass[i].z);
+        EXPECT_EQ(got.pos_mass[i].w, want.pos_mass[i].w);
+        EXPECT_EQ(got.vel[i].x, want.vel[i].x);
+        EXPECT_EQ(got.vel[i].y, want.vel[i].y);
+        EXPECT_EQ(got.vel[i].z, want.vel[i].z);
+    }
+    // In float the file holds the float-rounded preset: its digits read back to the same floats.
+    const std::string out32 = path("plummer32.csv");
+    ASSERT_EQ(run_cli({"run", "--n", "100", "--seed", "7", "--steps", "0", "--output", out32}).code, 0);
+    const HostState got32 = read_bodies_csv(out32);
+    ASSERT_EQ(got32.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(float(got32.pos_mass[i].x), float(want.pos_mass[i].x));
+        EXPECT_EQ(float(got32.vel[i].z), float(want.vel[i].z));
+        EXPECT_EQ(float(got32.pos_mass[i].w), float(want.pos_mass[i].w));
+    }
+}
+
+TEST_F(CliTest, TEndEndsExactlyAtTWithAShortLastStep) {
+    const std::string out = path("end.csv"), log = path("energy.csv");
+    const CliResult r = run_cli({"run", "--n", "64", "--precision", "double", "--backend", "serial", "--dt",
+                                 "0.01", "--t-end", "0.105", "--output", out, "--energy-log", log});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("steps           11 "), std::string::npos) << r.out;
+
+    // Same run by hand: 10 steps of dt, then one of 0.005 (up to rounding of 0.105 - 0.1).
+    const PresetInfo* preset = find_preset("plummer");
+    ASSERT_NE(preset, nullptr);
+    Params p = preset->params;
+    p.dt = 0.01;
+    auto b = create_backend("serial", Precision::f64);
+    b->set_state(make_preset("plummer", 64, 1));
+    ASSERT_TRUE(b->step(p, 10).finite);
+    double t = 0;
+    for (int k = 0; k < 10; ++k) t += 0.01;
+    p.dt = 0.105 - t;
+    EXPECT_NEAR(p.dt, 0.005, 1e-15);
+    ASSERT_TRUE(b->step(p, 1).finite);
+    const HostState want = b->get_state();
+    EXPECT_EQ(want.t, 0.105);
+    const HostState got = read_bodies_csv(out);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got.pos_mass[i].x, want.pos_mass[i].x) << i;
+        EXPECT_EQ(got.vel[i].y, want.vel[i].y) << i;
+    }
+
+    // The energy log's last row is at T exactly (default cadence 10: steps 0, 10 and the end).
+    const auto rows = lines_of([&] {
+        std::ifstream in(log);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }());
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0], "step,t,kinetic,potential,total,rel_drift,px,py,pz");
+    EXPECT_EQ(rows[3].rfind("11,", 0), 0u) << rows[3];
+    EXPECT_EQ(std::stod(rows[3].substr(3)), 0.105) << rows[3];
+}
+
+TEST_F(CliTest, LogAndTrajectoryCadence) {
+    const std::string log = path("e.csv"), traj = path("t.csv");
+    const CliResult r = run_cli({"run", "--n", "16", "--steps", "20", "--log-every", "5", "--energy-log", log,
+                                 "--trajectory", traj, "--trajectory-every", "10"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream in(log);
+    std::vector<std::string> steps;
+    for (std::string line; std::getline(in, line);) steps.push_back(line.substr(0, line.find(',')));
+    EXPECT_EQ(steps, (std::vector<std::string>{"step", "0", "5", "10", "15", "20"}));
+    std::ifstream tin(traj);
+    std::size_t rows = 0;
+    for (std::string line; std::getline(tin, line);) ++rows;
+    EXPECT_EQ(rows, 1 + 3 * 16u);  // header, then 16 bodies at steps 0, 10, 20
+}
+
+TEST_F(CliTest, EnergyDiffPrintsOneNumber) {
+    const CliResult r = run_cli({"run", "--nBodies", "64", "--timeStep", "0.01", "--finalTime", "0.1",
+                                 "--energyDiff"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 1u) << r.out;
+    std::size_t used = 0;
+    const double v = std::stod(lines[0], &used);
+    EXPECT_EQ(used, lines[0].size()) << lines[0];
+    EXPECT_GE(v, 0.0);
+    EXPECT_LT(v, 1e-2);  // leapfrog on a softened Plummer sphere for 10 steps
+}
+
+TEST_F(CliTest, DefaultRunPrintsSummary) {
+    const CliResult r = run_cli({"run", "--n", "128", "--steps", "10"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    for (const char* key : {"steps           10", "wall time", "interactions/s", "|dE/E|"}) {
+        EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+    }
+}
+
+TEST_F(CliTest, HelpAndVersion) {
+    const CliResult help = run_cli({"--help"});
+    EXPECT_EQ(help.code, 0);
+    EXPECT_NE(help.out.find("run"), std::string::npos);
+    EXPECT_NE(help.out.find("bench"), std::string::npos);
+    const CliResult run_help = run_cli({"run", "--help"});
+    EXPECT_EQ(run_help.code, 0);
+    EXPECT_NE(run_help.out.find("--t-end"), std::string::npos);
+    const CliResult version = run_cli({"--version"});
+    EXPECT_EQ(version.code, 0);
+    EXPECT_EQ(version.out.rfind("nbody ", 0), 0u) << version.out;
+}
+
+// A minimal JSON reader, enough to check that bench's output is a list of flat objects.
+class Json {
+public:
+    explicit Json(const std::string& s) : s_(s) {}
+    using Object = std::map<std::string, std::string>;  // value kept as its text
+
+    std::vector<Object> list_of_objects() {
+        std::vector<Object> out;
+        expect('[');
+        if (peek() == ']') return ++i_, finish(out);
+        do out.push_back(object());
+        while (accept(','));
+        expect(']');
+        return finish(out);
+    }
+
+private:
+    std::vector<Object> finish(std::vector<Object>& out) {
+        skip();
+        if (i_ != s_.size()) throw std::runtime_error("trailing text");
+        return out;
+    }
+    Object object() {
+        Object o;
+        expect('{');
+        if (accept('}')) return o;
+        do {
+            const std::string key = string();
+            expect(':');
+            o[key] = peek() == '"' ? string() : number();
+        } while (accept(','));
+        expect('}');
+        return o;
+    }
+    std::string string() {
+        expect('"');
+        std::string out;
+        while (i_ < s_.size() && s_[i_] != '"') out += s_[i_++];
+        expect('"');
+        return out;
+    }
+    std::string number() {
+        skip();
+        const std::size_t start = i_;
+        while (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) || s_[i_] == '.' ||
+                                  s_[i_] == 'e' || s_[i_] == 'E' || s_[i_] == '-' || s_[i_] == '+')) {
+            ++i_;
+        }
+        const std::string text = s_.substr(start, i_ - start);
+        std::size_t used = 0;
+        std::stod(text, &used);  // throws on garbage
+        if (used != text.size()) throw std::runtime_error("bad number " + text);
+        return text;
+    }
+    void skip() {
+        while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+    }
+    char peek() { return skip(), i_ < s_.size() ? s_[i_] : '\0'; }
+    bool accept(char c) { return peek() == c ? (++i_, true) : false; }
+    void expect(char c) {
+        if (!accept(c)) throw std::runtime_error(std::string("expected ") + c + " at " + std::to_string(i_));
+    }
+    const std::string& s_;
+    std::size_t i_ = 0;
+};
+
+TEST_F(CliTest, BenchJsonIsAListWithTheKeys) {
+    const CliResult r = run_cli({"bench", "--backend", "serial,openmp", "--n", "64,128", "--precision",
+                                 "float,double", "--steps", "1", "--warmup", "0", "--repeats", "1", "--format",
+                                 "json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::vector<Json::Object> rows;
+    ASSERT_NO_THROW(rows = Json(r.out).list_of_objects()) << r.out;
+    ASSERT_EQ(rows.size(), 8u) << r.out;
+    for (const auto& row : rows) {
+        for (const char* key : {"backend", "precision", "n", "ms_per_step", "interactions_per_second", "gflops"}) {
+            EXPECT_EQ(row.count(key), 1u) << key << " missing in " << r.out;
+        }
+        EXPECT_EQ(row.count("vs_baseline"), 0u);  // CPU rows have no kernel baseline
+        EXPECT_GT(std::stod(row.at("interactions_per_second")), 0.0);
+        // gflops is interactions/s times 20 flops.
+        EXPECT_NEAR(std::stod(row.at("gflops")), std::stod(row.at("interactions_per_second")) * 20e-9,
+                    1e-4 * std::stod(row.at("gflops")));
+    }
+    EXPECT_EQ(rows.front().at("backend"), "serial");
+    EXPECT_EQ(rows.front().at("n"), "64");
+}
+
+TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
+    const CliResult csv =
+        run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1", "--format", "csv"});
+    ASSERT_EQ(csv.code, 0) << csv.err;
+    const auto lines = lines_of(csv.out);
+    ASSERT_EQ(lines.size(), 2u) << csv.out;
+    EXPECT_EQ(lines[0], "backend,precision,n,ms_per_step,interactions_per_second,gflops");
+    const CliResult table = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1"});
+    ASSERT_EQ(table.code, 0) << table.err;
+    EXPECT_NE(table.out.find("20 flops per interaction"), std::string::npos) << table.out;
+
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"bench", "--backend", "nope"}, {"bench", "--n", "0"}, {"bench", "--n", "x"},
+          {"bench", "--format", "xml"}, {"bench", "--precision", "half"}, {"bench", "--repeats", "0"}}) {
+        const CliResult r = run_cli(args);
+        EXPECT_NE(r.code, 0) << args.back();
+        EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+        EXPECT_EQ(r.err.rfind("nbody: error: ", 0), 0u) << r.err;
+    }
+}
+
+}  // namespace
+}  // namespace nbody
