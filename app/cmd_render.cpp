@@ -1,0 +1,274 @@
+#include "cmd_render.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+#include <vector>
+
+#include "render/body_feed.hpp"
+#include "render/camera.hpp"
+#include "render/gl_util.hpp"
+#include "render/image.hpp"
+#include "render/offscreen_context.hpp"
+#include "render/particle_renderer.hpp"
+#include "render/tone_mapper.hpp"
+#include "sim/error.hpp"
+#include "sim/memory.hpp"
+#include "sim/registry.hpp"
+
+namespace nbody {
+
+CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
+    CLI::App* cmd = root.add_subcommand(
+        "render", "render PNG images (or a video) offscreen through EGL: no window or X server needed");
+    add_scenario_flags(*cmd, o.scenario);
+    cmd->add_option("--steps", o.steps, "simulation steps in total")->capture_default_str();
+    cmd->add_option("--width", o.width, "image width in pixels")->capture_default_str();
+    cmd->add_option("--height", o.height, "image height in pixels")->capture_default_str();
+    cmd->add_option("--out", o.out, "PNG file of the last frame, or a directory of numbered frames with --every")
+        ->capture_default_str();
+    cmd->add_option("--every", o.every, "write a frame every K steps (frame_00000.png, ...; step 0 included)");
+    cmd->add_option("--video", o.video, "encode the frames (every --every steps, default 1) to this file via ffmpeg");
+    cmd->add_option("--fps", o.fps, "video frame rate")->capture_default_str();
+    cmd->add_option("--size", o.size_px,
+                    "sprite diameter in pixels (at 1080 lines) of a typical body (default: 4, smaller above N=65536)");
+    cmd->add_option("--brightness", o.brightness, "light per sprite")->capture_default_str();
+    cmd->add_option("--exposure", o.exposure, "tone-mapping exposure")->capture_default_str();
+    cmd->add_option("--color", o.color, "speed, mass or white")->capture_default_str();
+    cmd->add_flag("--no-tone-map", o.no_tone_map, "clamp instead of tone mapping (dense cores saturate)");
+    cmd->add_option("--yaw", o.yaw_deg, "camera yaw in degrees")->capture_default_str();
+    cmd->add_option("--pitch", o.pitch_deg, "camera pitch in degrees (-89..89)")->capture_default_str();
+    cmd->add_option("--zoom", o.zoom, "zoom factor over the fitted view")->capture_default_str();
+    cmd->add_flag("--host-copy", o.host_copy, "copy bodies through host memory even with cuda (no interop)");
+    cmd->add_option("--bench-frames", o.bench_frames,
+                    "after rendering, time this many full frames (step+draw) and draw-only frames");
+    cmd->add_flag("--bench-paused", o.bench_paused, "with --bench-frames: time drawing only, no steps");
+    cmd->footer(
+        "Examples:\n"
+        "  nbody render --preset disk --n 65536 --steps 200 --out disk.png\n"
+        "  nbody render --preset collision --steps 2000 --every 20 --out frames/\n"
+        "  nbody render --preset plummer --steps 3000 --every 10 --video plummer.mp4");
+    return cmd;
+}
+
+namespace {
+
+double now_s() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+bool on_path(const char* program) {
+    const char* path = std::getenv("PATH");
+    if (!path) return false;
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+        if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+    }
+    return false;
+}
+
+ColorMode parse_color(const std::string& s) {
+    if (s == "speed") return ColorMode::speed;
+    if (s == "mass") return ColorMode::mass;
+    if (s == "white") return ColorMode::white;
+    throw Error("unknown --color '" + s + "' (valid: speed, mass, white)");
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+void check_options(const RenderOptions& o) {
+    if (o.steps < 0) throw Error("--steps must be >= 0 (got " + std::to_string(o.steps) + ")");
+    if (o.every < 0) throw Error("--every must be >= 0 (got " + std::to_string(o.every) + ")");
+    if (o.width < 1 || o.height < 1 || o.width > 16384 || o.height > 16384) {
+        throw Error("--width/--height must be 1..16384 (got " + std::to_string(o.width) + "x" +
+                    std::to_string(o.height) + ")");
+    }
+    if (o.fps < 1) throw Error("--fps must be >= 1");
+    if (!(o.zoom > 0)) throw Error("--zoom must be > 0");
+    if (!(o.pitch_deg > -89.5f && o.pitch_deg < 89.5f)) throw Error("--pitch must be in (-89.5, 89.5) degrees");
+    if (o.bench_frames < 0) throw Error("--bench-frames must be >= 0");
+    if (o.size_px < 0) throw Error("--size must be > 0");
+    parse_color(o.color);
+    if (!o.video.empty() && !on_path("ffmpeg")) {
+        throw Error("--video needs ffmpeg on PATH (not found): install ffmpeg, or write frames with --out DIR --every K");
+    }
+    if (o.video.empty() && o.every > 0 && std::filesystem::path(o.out).extension() == ".png") {
+        throw Error("--every writes numbered frames into a directory: give --out a directory, not '" + o.out + "'");
+    }
+}
+
+// Offscreen GL state and the bodies' source, torn down in reverse on every path out.
+struct OffscreenRenderer {
+    OffscreenContext ctx;
+    ParticleRenderer particles;
+    ToneMapper tone;
+    BodyFeed feed;
+    Camera camera;
+    ParticleSettings ps;
+    ToneSettings ts;
+
+    ~OffscreenRenderer() {
+        if (!ctx.context) return;
+        feed.shutdown();
+        particles.shutdown();
+        tone.shutdown();
+        ctx.shutdown();
+    }
+    void draw() {
+        tone.begin(ctx.width, ctx.height);
+        particles.draw(camera, ps, ctx.width, ctx.height);
+        tone.resolve(ctx.fbo, ts);
+    }
+    Image frame(Backend& b) {
+        feed.feed(b, particles);
+        draw();
+        check_gl("rendering a frame");
+        return read_framebuffer(ctx.fbo, ctx.width, ctx.height);
+    }
+};
+
+void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done) {
+    if (k <= 0) return;
+    StepReport r = b.step(p, k);
+    if (!r.finite) {
+        throw Error("NaN/Inf in body " + std::to_string(r.bad_body) + " at step " +
+                    std::to_string(done + r.bad_step) + " (try a smaller --dt or more --softening)");
+    }
+}
+
+void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool paused) {
+    std::vector<double> full, draw_only;
+    std::size_t d2h = r.feed.last.device_to_host_bytes, h2d = r.feed.last.host_to_device_bytes;
+    bool interop = r.feed.last.interop;
+    for (int i = 0; !paused && i < frames + 3; ++i) {  // 3 warm-up frames
+        double t0 = now_s();
+        b.step(p, 1);
+        FeedStats fs = r.feed.feed(b, r.particles);
+        r.draw();
+        glFinish();
+        double t1 = now_s();
+        if (i >= 3) full.push_back(1e3 * (t1 - t0));
+        d2h = fs.device_to_host_bytes;
+        h2d = fs.host_to_device_bytes;
+        interop = fs.interop;
+    }
+    for (int i = 0; i < frames + 3; ++i) {
+        double t0 = now_s();
+        r.draw();
+        glFinish();
+        double t1 = now_s();
+        if (i >= 3) draw_only.push_back(1e3 * (t1 - t0));
+    }
+    if (full.empty()) full.push_back(0);
+    std::printf("bench: N=%zu backend=%s %dx%d frames=%d  full frame (step+feed+draw) median %.3f ms (min %.3f)  "
+                "draw only median %.3f ms (min %.3f)  interop=%s  device->host %zu B/frame  host->device %zu B/frame\n",
+                b.size(), b.name().c_str(), r.ctx.width, r.ctx.height, frames, median(full),
+                *std::min_element(full.begin(), full.end()), median(draw_only),
+                *std::min_element(draw_only.begin(), draw_only.end()), interop ? "yes" : "no", d2h, h2d);
+    std::printf("bench: sprite size %.2f px\n", double(r.ps.size_px));
+    if (!r.feed.interop_note.empty()) std::printf("bench: %s\n", r.feed.interop_note.c_str());
+}
+
+}  // namespace
+
+int run_render_command(const RenderOptions& o) {
+    check_options(o);
+    Scenario sc = resolve_scenario(o.scenario, kDefaultRenderN);
+
+    OffscreenRenderer r;
+    r.ctx.init(o.width, o.height);
+    r.particles.init();
+    r.tone.init();
+    r.feed.try_interop = !o.host_copy;
+    r.particles.stats = compute_body_stats(sc.state);
+    r.ps.size_px = o.size_px > 0 ? o.size_px : default_sprite_size(sc.state.size());
+    r.ps.brightness = o.brightness;
+    r.ps.color = parse_color(o.color);
+    r.ts.tone_map = !o.no_tone_map;
+    r.ts.exposure = o.exposure;
+    r.camera.yaw = o.yaw_deg * 3.14159265f / 180.0f;
+    r.camera.pitch = o.pitch_deg * 3.14159265f / 180.0f;
+    {
+        State<float> fs = convert_state<float>(sc.state);
+        r.camera.fit(fs.pos_mass.data(), fs.size());
+        r.camera.distance /= o.zoom;
+    }
+
+    auto backend = create_backend(sc.backend, sc.precision);
+    backend->set_state(sc.state);
+
+    std::int64_t every = o.every;
+    if (!o.video.empty() && every == 0) every = 1;
+    std::FILE* pipe = nullptr;
+    if (!o.video.empty()) {
+        std::string cmd = "ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgba -s " + std::to_string(o.width) + "x" +
+                          std::to_string(o.height) + " -r " + std::to_string(o.fps) +
+                          " -i - -c:v libx264 -pix_fmt yuv420p '" + o.video + "'";
+        pipe = ::popen(cmd.c_str(), "w");
+        if (!pipe) throw Error("cannot start ffmpeg for --video '" + o.video + "'");
+    } else if (every > 0) {
+        std::error_code ec;
+        std::filesystem::create_directories(o.out, ec);
+        if (ec) throw Error("cannot create directory '" + o.out + "': " + ec.message());
+    }
+
+    int written = 0;
+    auto emit = [&](bool last) {
+        if (every == 0 && !last) return;
+        Image img = r.frame(*backend);
+        if (pipe) {
+            if (std::fwrite(img.rgba.data(), 1, img.rgba.size(), pipe) != img.rgba.size()) {
+                ::pclose(pipe);
+                pipe = nullptr;
+                throw Error("ffmpeg stopped accepting frames for '" + o.video + "'");
+            }
+        } else if (every > 0) {
+            char name[32];
+            std::snprintf(name, sizeof name, "frame_%05d.png", written);
+            write_png((std::filesystem::path(o.out) / name).string(), img);
+        } else {
+            write_png(o.out, img);
+        }
+        ++written;
+    };
+
+    try {
+        std::int64_t done = 0;
+        if (every > 0) emit(false);
+        while (done < o.steps) {
+            std::int64_t k = every > 0 ? std::min(every, o.steps - done) : o.steps - done;
+            step_checked(*backend, sc.params, k, done);
+            done += k;
+            if (every > 0) emit(false);
+        }
+        if (every == 0) emit(true);
+        if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused);
+    } catch (...) {
+        if (pipe) ::pclose(pipe);
+        throw;
+    }
+    if (pipe && ::pclose(pipe) != 0) throw Error("ffmpeg failed to encode '" + o.video + "'");
+
+    std::string where = !o.video.empty() ? o.video : o.out;
+    std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s]\n", backend->size(),
+                backend->name().c_str(), to_string(backend->precision()), static_cast<long long>(o.steps), written,
+                written == 1 ? "" : "s", where.c_str(), r.ctx.device.c_str(),
+                r.feed.last.interop ? ", CUDA-GL interop" : "");
+    return 0;
+}
+
+}  // namespace nbody

@@ -1,0 +1,41 @@
+#pragma once
+// `nbody render`: simulate and render images without any window or X server (EGL device platform).
+#include <cstdint>
+#include <string>
+
+#include "scenario.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace nbody {
+
+struct RenderOptions {
+    ScenarioOptions scenario;
+    std::int64_t steps = 100;      // simulation steps in total
+    int width = 1920, height = 1080;
+    std::string out = "nbody.png"; // a .png file (the last frame), or a directory with --every
+    std::int64_t every = 0;        // > 0: a frame every this many steps (numbered PNGs, or video frames)
+    std::string video;             // .mp4 through an ffmpeg pipe (needs ffmpeg on PATH)
+    int fps = 30;                  // video frame rate
+    float size_px = 0.0f;          // 0: default_sprite_size(N)
+    float brightness = 1.0f;
+    float exposure = 1.0f;
+    std::string color = "speed";   // speed, mass, white
+    bool no_tone_map = false;
+    float yaw_deg = 34.0f, pitch_deg = 26.0f, zoom = 1.0f;
+    bool host_copy = false;        // never use CUDA–GL interop (for comparisons)
+    int bench_frames = 0;          // > 0: also time this many full frames and draw-only frames
+    bool bench_paused = false;     // time only drawing (no steps), e.g. at N = 1M where a step takes long
+};
+
+inline constexpr std::int64_t kDefaultRenderN = 16384;
+
+// Adds the `render` subcommand and its flags to root; returns it.
+CLI::App* add_render_command(CLI::App& root, RenderOptions& o);
+
+// Runs it. Returns the exit code; throws nbody::Error (one line) on bad input or no EGL device.
+int run_render_command(const RenderOptions& o);
+
+}  // namespace nbody

@@ -1,0 +1,487 @@
+#include "window_app.hpp"
+
+// epoxy before GLFW, so GLFW does not pull in the system GL header.
+#include <epoxy/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <vector>
+
+#include "panel.hpp"
+#include "render/body_feed.hpp"
+#include "render/camera.hpp"
+#include "render/gl_util.hpp"
+#include "render/image.hpp"
+#include "render/particle_renderer.hpp"
+#include "render/tone_mapper.hpp"
+#include "sim/error.hpp"
+#include "sim/memory.hpp"
+#include "sim/presets.hpp"
+#include "sim/registry.hpp"
+#include "sim_session.hpp"
+
+#ifdef NBODY_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#endif
+
+namespace nbody {
+
+void add_window_flags(CLI::App& root, WindowOptions& o) {
+    add_scenario_flags(root, o.scenario);
+    root.add_option("--frames", o.frames, "quit after this many frames (0 = run until closed)");
+    root.add_option("--screenshot", o.screenshot, "save the last frame, panel included, as this PNG");
+    root.add_flag("!--no-vsync", o.vsync, "render as fast as possible (vsync is on by default)");
+    root.add_option("--width", o.width, "window width in screen coordinates")->capture_default_str();
+    root.add_option("--height", o.height, "window height in screen coordinates")->capture_default_str();
+    root.add_flag("--fullscreen", o.fullscreen, "start fullscreen on the primary monitor");
+    root.add_flag("--hide-panel", o.hide_panel, "start with the panel hidden (H shows it)");
+    root.add_option("--test-script", o.test_script,
+                    "testing aid: 'FRAME:ACTION;...' with ACTION backend=NAME, precision=float|double, n=N, "
+                    "preset=NAME, pause, run, step, fit (e.g. '10:backend=serial;20:n=256')")
+        ->group("Testing aids");
+}
+
+namespace {
+
+double now_s() {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+struct ScriptStep {
+    int frame = 0;
+    std::string action, value;
+};
+
+std::vector<ScriptStep> parse_script(const std::string& text) {
+    std::vector<ScriptStep> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ';')) {
+        if (item.empty()) continue;
+        auto colon = item.find(':');
+        if (colon == std::string::npos) throw Error("--test-script item '" + item + "' needs FRAME:ACTION");
+        ScriptStep s;
+        try {
+            s.frame = std::stoi(item.substr(0, colon));
+        } catch (const std::exception&) {
+            throw Error("--test-script item '" + item + "' has no frame number");
+        }
+        std::string rest = item.substr(colon + 1);
+        auto eq = rest.find('=');
+        s.action = rest.substr(0, eq);
+        if (eq != std::string::npos) s.value = rest.substr(eq + 1);
+        static const char* known[] = {"backend", "precision", "n", "preset", "pause", "run", "step", "fit"};
+        bool ok = false;
+        for (const char* k : known) ok = ok || s.action == k;
+        if (!ok) throw Error("--test-script action '" + s.action + "' is unknown");
+        out.push_back(s);
+    }
+    return out;
+}
+
+std::string glfw_error_text;
+void on_glfw_error(int code, const char* text) {
+    glfw_error_text = text ? text : ("GLFW error " + std::to_string(code));
+}
+
+// Everything the window needs between frames. The loop in run() stays: poll, panel, step, draw, swap.
+struct WindowApp {
+    GLFWwindow* window = nullptr;
+    PanelModel model;
+    PanelInfo info;
+    Camera camera;
+    ParticleRenderer particles;
+    ToneMapper tone;
+    BodyFeed feed;
+    std::unique_ptr<SimSession> session;
+    std::vector<ScriptStep> script;
+    bool force_upload = true;
+    double last_frame = 0, last_x = 0, last_y = 0;
+    int windowed_x = 100, windowed_y = 100, windowed_w = 1600, windowed_h = 900;
+    bool want_screenshot = false;
+
+    void open(const WindowOptions& o);
+    void start(const Scenario& sc, std::int64_t n);
+    void handle_mouse();
+    void on_key(int key);
+    void apply(const PanelActions& a);
+    void run_script(int frame);
+    void regenerate();
+    void switch_backend();
+    void fit_camera();
+    void upload_bodies();
+    void draw();
+    void update_info(double frame_ms);
+    bool save_screenshot(const std::string& path);
+    void set_fullscreen(bool on);
+    void close();
+};
+
+void WindowApp::open(const WindowOptions& o) {
+    const char* x11 = std::getenv("DISPLAY");
+    const char* wl = std::getenv("WAYLAND_DISPLAY");
+    if ((!x11 || !*x11) && (!wl || !*wl)) {
+        throw Error("no display (DISPLAY and WAYLAND_DISPLAY are unset): use `nbody render --out FILE.png` to "
+                    "render offscreen, or `nbody run` to simulate headless");
+    }
+    glfwSetErrorCallback(on_glfw_error);
+    if (!glfwInit()) {
+        throw Error("cannot open a window (" + glfw_error_text +
+                    "): use `nbody render --out FILE.png` to render offscreen, or `nbody run` to simulate headless");
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: window size in logical units
+    window = glfwCreateWindow(o.width, o.height, "nbody", nullptr, nullptr);
+    if (!window) {
+        glfwTerminate();
+        throw Error("cannot create an OpenGL 4.5 core window (" + glfw_error_text + "): try `nbody render`");
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(o.vsync ? 1 : 0);
+    glfwSetWindowUserPointer(window, this);
+    // Installed before ImGui's, which chains to them; keys are ignored while ImGui has the keyboard.
+    glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int, int action, int) {
+        if (action == GLFW_PRESS && !ImGui::GetIO().WantCaptureKeyboard) {
+            static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_key(key);
+        }
+    });
+    glfwSetScrollCallback(window, [](GLFWwindow* w, double, double dy) {
+        if (!ImGui::GetIO().WantCaptureMouse) static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->camera.zoom(float(dy));
+    });
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // never write imgui.ini into the user's directory
+    float xs = 1, ys = 1;
+    glfwGetWindowContentScale(window, &xs, &ys);
+    ImGui::StyleColorsDark();
+    if (xs > 1.01f) {
+        ImGui::GetStyle().ScaleAllSizes(xs);
+        io.FontGlobalScale = xs;
+    }
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 450 core");
+
+    particles.init();
+    tone.init();
+    info.gl_device = gl_description();
+    model.vsync = o.vsync;
+    model.show_panel = !o.hide_panel;
+    if (o.fullscreen) set_fullscreen(true);
+}
+
+void WindowApp::start(const Scenario& sc, std::int64_t n) {
+    model.params = sc.params;
+    model.backend = sc.backend;
+    model.precision = sc.precision;
+    model.n = model.n_edit = n;
+    model.particles.size_px = default_sprite_size(std::size_t(n));
+    session = std::make_unique<SimSession>(sc.state, sc.params, sc.backend, sc.precision);
+    particles.stats = compute_body_stats(sc.state);
+    State<float> fs = convert_state<float>(sc.state);
+    camera.fit(fs.pos_mass.data(), fs.size());
+#ifdef NBODY_HAVE_CUDA
+    if (auto d = cuda_device_info()) {
+        info.cuda_device = "CUDA: " + d->name + ", " + format_bytes(double(d->total_bytes)) + " total, " +
+                           format_bytes(double(d->free_bytes)) + " free";
+    }
+#endif
+}
+
+void WindowApp::handle_mouse() {
+    double x, y;
+    glfwGetCursorPos(window, &x, &y);
+    float dx = float(x - last_x), dy = float(y - last_y);
+    last_x = x;
+    last_y = y;
+    if (ImGui::GetIO().WantCaptureMouse) return;
+    int w, h;
+    glfwGetWindowSize(window, &w, &h);
+    if (glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS) camera.orbit(dx, dy);
+    if (glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS ||
+        glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS) {
+        camera.pan(dx, dy, h);
+    }
+}
+
+void WindowApp::on_key(int key) {
+    PanelActions a;
+    switch (key) {
+        case GLFW_KEY_SPACE:
+            model.paused = !model.paused;
+            a.pause_changed = true;
+            break;
+        case GLFW_KEY_S: a.single_step = true; break;
+        case GLFW_KEY_H: model.show_panel = !model.show_panel; break;
+        case GLFW_KEY_F:
+            model.fullscreen = !model.fullscreen;
+            a.fullscreen_changed = true;
+            break;
+        case GLFW_KEY_P: a.screenshot = true; break;
+        case GLFW_KEY_R: a.reset_camera = true; break;
+        case GLFW_KEY_F1:
+        case GLFW_KEY_SLASH: model.show_help = !model.show_help; break;
+        case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window, GLFW_TRUE); break;
+        default: break;
+    }
+    apply(a);
+}
+
+void WindowApp::apply(const PanelActions& a) {
+    if (a.pause_changed) session->set_paused(model.paused);
+    if (a.single_step) {
+        model.paused = true;
+        session->set_paused(true);
+        session->request_single_step();
+    }
+    if (a.regenerate) regenerate();
+    if (a.switch_backend) switch_backend();
+    if (a.fit_camera) fit_camera();
+    if (a.reset_camera) camera.reset();
+    if (a.screenshot) want_screenshot = true;
+    if (a.vsync_changed) glfwSwapInterval(model.vsync ? 1 : 0);
+    if (a.fullscreen_changed) set_fullscreen(model.fullscreen);
+}
+
+void WindowApp::regenerate() {
+    HostState s;
+    try {
+        s = make_preset(model.preset, std::size_t(model.n_edit), model.seed);
+    } catch (const std::exception& e) {
+        info.message = e.what();
+        model.n_edit = model.n;
+        return;
+    }
+    std::string err = session->load_state(s);
+    if (!err.empty()) {
+        info.message = err;
+        model.n_edit = model.n;
+        return;
+    }
+    model.n = model.n_edit;
+    model.particles.size_px = default_sprite_size(s.size());
+    particles.stats = compute_body_stats(s);
+    State<float> fs = convert_state<float>(s);
+    camera.fit(fs.pos_mass.data(), fs.size());
+    force_upload = true;
+}
+
+void WindowApp::switch_backend() {
+    std::string err = session->switch_backend(model.backend, model.precision);
+    if (!err.empty()) {
+        info.message = err;
+        model.backend = session->backend_name();
+        model.precision = session->precision();
+    }
+    force_upload = true;
+}
+
+void WindowApp::fit_camera() {
+    std::vector<Vec4<float>> pos;
+    session->with_newest_bodies(true, [&](Backend* b, const Vec4<float>* p, const Vec4<float>*, std::size_t n) {
+        pos.resize(n);
+        if (b) {
+            b->copy_positions(pos.data());
+        } else {
+            pos.assign(p, p + n);
+        }
+    });
+    camera.fit(pos.data(), pos.size());
+    force_upload = true;
+}
+
+void WindowApp::upload_bodies() {
+    FeedStats fs;
+    bool updated = session->with_newest_bodies(
+        force_upload, [&](Backend* b, const Vec4<float>* pos, const Vec4<float>* vel, std::size_t n) {
+            fs = b ? feed.feed(*b, particles) : feed.feed_host(pos, vel, n, particles, 0);
+        });
+    if (updated) force_upload = false;
+    const std::string& name = model.backend;
+    if (fs.interop) {
+        info.transfer = "interop: 0 B copied device->host per frame (kernel writes the vertex buffer)";
+    } else if (updated) {
+        info.transfer = "host copy: " + format_bytes(double(fs.host_to_device_bytes)) + " uploaded" +
+                        (fs.device_to_host_bytes ? ", " + format_bytes(double(fs.device_to_host_bytes)) +
+                                                       " device->host"
+                                                 : std::string()) +
+                        " per update (" + name + ")";
+    }
+    info.interop_note = feed.interop_note;
+}
+
+void WindowApp::draw() {
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    if (fw <= 0 || fh <= 0) return;  // minimised
+    tone.begin(fw, fh);
+    particles.draw(camera, model.particles, fw, fh);
+    tone.resolve(0, model.tone);
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void WindowApp::update_info(double frame_ms) {
+    SessionStats st = session->stats();
+    double n = double(session->size());
+    info.n = session->size();
+    info.fps.push(frame_ms > 0 ? float(1000.0 / frame_ms) : 0.0f);
+    info.ms_frame.push(float(frame_ms));
+    info.ms_step.push(float(st.ms_per_step));
+    double inter = st.steps_per_s * n * n;
+    info.interactions.push(float(inter));
+    info.gflops.push(float(inter * kFlopsPerInteraction * 1e-9));
+    info.steps_per_s = st.steps_per_s;
+    info.steps_total = st.steps_total;
+    info.sim_time = st.sim_time;
+    if (st.have_diag) {
+        info.have_energy = true;
+        info.kinetic = st.diag.kinetic;
+        info.potential = st.diag.potential;
+        info.total = st.diag.total();
+        info.drift_now = st.energy_drift;
+    }
+    info.drift.push(float(st.energy_drift));
+    std::string msg = session->take_message();
+    if (!msg.empty()) info.message = msg;
+    model.paused = session->paused();
+}
+
+bool WindowApp::save_screenshot(const std::string& path) {
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    try {
+        write_png(path, read_framebuffer(0, fw, fh));
+        info.screenshot_note = "saved " + path;
+        return true;
+    } catch (const Error& e) {
+        info.message = e.what();
+        return false;
+    }
+}
+
+void WindowApp::set_fullscreen(bool on) {
+    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+    if (on && monitor) {
+        glfwGetWindowPos(window, &windowed_x, &windowed_y);
+        glfwGetWindowSize(window, &windowed_w, &windowed_h);
+        const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+        glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    } else {
+        glfwSetWindowMonitor(window, nullptr, windowed_x, windowed_y, windowed_w, windowed_h, 0);
+    }
+    glfwSwapInterval(model.vsync ? 1 : 0);
+}
+
+void WindowApp::run_script(int frame) {
+    for (const ScriptStep& s : script) {
+        if (s.frame != frame) continue;
+        PanelActions a;
+        if (s.action == "backend") {
+            model.backend = s.value;
+            a.switch_backend = true;
+        } else if (s.action == "precision") {
+            auto p = parse_precision(s.value);
+            if (!p) throw Error("--test-script: unknown precision '" + s.value + "'");
+            model.precision = *p;
+            a.switch_backend = true;
+        } else if (s.action == "n") {
+            model.n_edit = std::stoll(s.value);
+            a.regenerate = true;
+        } else if (s.action == "preset") {
+            model.preset = s.value;
+            a.regenerate = true;
+        } else if (s.action == "pause" || s.action == "run") {
+            model.paused = s.action == "pause";
+            a.pause_changed = true;
+        } else if (s.action == "step") {
+            a.single_step = true;
+        } else if (s.action == "fit") {
+            a.fit_camera = true;
+        }
+        apply(a);
+        std::cout << "nbody: frame " << frame << ": " << s.action << (s.value.empty() ? "" : "=" + s.value)
+                  << (info.message.empty() ? "" : " -> " + info.message) << std::endl;
+    }
+}
+
+void WindowApp::close() {
+    session.reset();  // stop the simulation thread before its backend's context goes away
+    feed.shutdown();
+    particles.shutdown();
+    tone.shutdown();
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+}
+
+}  // namespace
+
+int run_window_app(const WindowOptions& o) {
+    bool want_cuda = o.scenario.backend.empty() || o.scenario.backend == "cuda";
+    const BackendInfo* cuda = find_backend("cuda");
+    std::int64_t default_n = want_cuda && cuda && cuda->available ? kDefaultWindowNCuda : kDefaultWindowN;
+    Scenario sc = resolve_scenario(o.scenario, default_n);
+
+    WindowApp app;
+    app.script = parse_script(o.test_script);
+    app.model.preset = o.scenario.preset.empty() ? presets().front().name : o.scenario.preset;
+    app.model.seed = o.scenario.seed;
+    app.open(o);
+    try {
+        app.start(sc, std::int64_t(sc.state.size()));
+        app.last_frame = now_s();
+        for (int frame = 1; !glfwWindowShouldClose(app.window); ++frame) {
+            glfwPollEvents();
+            app.handle_mouse();
+            app.run_script(frame);
+            ImGui_ImplOpenGL3_NewFrame();
+            ImGui_ImplGlfw_NewFrame();
+            ImGui::NewFrame();
+            app.apply(draw_panel(app.model, app.info));
+            app.session->set_params(app.model.params);
+            app.session->set_steps_per_frame(app.model.steps_per_frame);
+            app.session->frame_tick();
+            app.upload_bodies();
+            app.draw();
+            bool last = o.frames > 0 && frame >= o.frames;
+            if (app.want_screenshot) {
+                app.want_screenshot = false;
+                std::time_t t = std::time(nullptr);
+                char name[64];
+                std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S.png", std::localtime(&t));
+                app.save_screenshot(name);
+            }
+            if (last && !o.screenshot.empty() && !app.save_screenshot(o.screenshot)) throw Error(app.info.message);
+            glfwSwapBuffers(app.window);
+            double t = now_s();
+            app.update_info(1e3 * (t - app.last_frame));
+            app.last_frame = t;
+            if (last) break;
+        }
+    } catch (...) {
+        app.close();
+        throw;
+    }
+    app.close();
+    return 0;
+}
+
+}  // namespace nbody

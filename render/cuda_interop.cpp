@@ -1,0 +1,71 @@
+#include "render/cuda_interop.hpp"
+
+#include <epoxy/gl.h>
+// After epoxy: cuda_gl_interop.h includes GL/gl.h, which epoxy's guard turns into a no-op.
+#include <cuda_gl_interop.h>
+#include <cuda_runtime_api.h>
+
+#include "sim/backend.hpp"
+
+namespace nbody {
+
+struct CudaGlInterop::Impl {
+    cudaGraphicsResource* res[2] = {nullptr, nullptr};
+    GLuint ids[2] = {0, 0};
+
+    void unregister() {
+        for (auto*& r : res) {
+            if (r) cudaGraphicsUnregisterResource(r);  // errors here only mean the context is gone
+            r = nullptr;
+        }
+        ids[0] = ids[1] = 0;
+    }
+};
+
+CudaGlInterop::CudaGlInterop() : impl_(std::make_unique<Impl>()) {}
+CudaGlInterop::~CudaGlInterop() = default;
+
+bool CudaGlInterop::write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, std::size_t n, std::string* why) {
+    auto fail = [&](const char* what, cudaError_t e) {
+        cudaGetLastError();  // clear the sticky-free error so the backend keeps working on the copy path
+        if (why) *why = std::string(what) + ": " + cudaGetErrorString(e);
+        return false;
+    };
+    Impl& s = *impl_;
+    if (s.ids[0] != pos_vbo || s.ids[1] != vel_vbo) {
+        s.unregister();
+        // WriteDiscard: GL's old contents are never needed, so the driver may skip preserving them.
+        for (int k = 0; k < 2; ++k) {
+            GLuint id = k == 0 ? pos_vbo : vel_vbo;
+            cudaError_t e = cudaGraphicsGLRegisterBuffer(&s.res[k], id, cudaGraphicsRegisterFlagsWriteDiscard);
+            if (e != cudaSuccess) {
+                s.unregister();
+                return fail("cudaGraphicsGLRegisterBuffer failed", e);
+            }
+        }
+        s.ids[0] = pos_vbo;
+        s.ids[1] = vel_vbo;
+    }
+    cudaError_t e = cudaGraphicsMapResources(2, s.res, nullptr);
+    if (e != cudaSuccess) return fail("cudaGraphicsMapResources failed", e);
+    void* ptr[2] = {nullptr, nullptr};
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; ++k) {
+        std::size_t bytes = 0;
+        e = cudaGraphicsResourceGetMappedPointer(&ptr[k], &bytes, s.res[k]);
+        if (e != cudaSuccess || bytes < n * 16) ok = false;
+    }
+    bool wrote = ok && backend.write_positions_device(ptr[0], ptr[1]);
+    cudaError_t e2 = cudaGraphicsUnmapResources(2, s.res, nullptr);
+    if (!ok) return fail("cudaGraphicsResourceGetMappedPointer failed", e != cudaSuccess ? e : cudaErrorInvalidValue);
+    if (e2 != cudaSuccess) return fail("cudaGraphicsUnmapResources failed", e2);
+    if (!wrote) {
+        if (why) *why = "backend '" + backend.name() + "' cannot write device memory";
+        return false;
+    }
+    return true;
+}
+
+void CudaGlInterop::shutdown() { impl_->unregister(); }
+
+}  // namespace nbody

@@ -1,0 +1,81 @@
+#include "render/image.hpp"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "sim/error.hpp"
+
+namespace nbody {
+
+Image read_framebuffer(GLuint fbo, int w, int h) {
+    Image img;
+    img.width = w;
+    img.height = h;
+    img.rgba.resize(std::size_t(w) * std::size_t(h) * 4);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+    if (fbo == 0) glReadBuffer(GL_BACK);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, img.rgba.data());
+    // GL's row 0 is the bottom; PNG's is the top.
+    std::size_t row = std::size_t(w) * 4;
+    std::vector<std::uint8_t> tmp(row);
+    for (int y = 0; y < h / 2; ++y) {
+        std::uint8_t* a = &img.rgba[std::size_t(y) * row];
+        std::uint8_t* b = &img.rgba[std::size_t(h - 1 - y) * row];
+        std::memcpy(tmp.data(), a, row);
+        std::memcpy(a, b, row);
+        std::memcpy(b, tmp.data(), row);
+    }
+    return img;
+}
+
+void write_png(const std::string& path, const Image& img) {
+    std::vector<std::uint8_t> opaque = img.rgba;
+    for (std::size_t i = 3; i < opaque.size(); i += 4) opaque[i] = 255;
+    if (!stbi_write_png(path.c_str(), img.width, img.height, 4, opaque.data(), img.width * 4)) {
+        throw Error("cannot write PNG '" + path + "' (missing directory or no permission?)");
+    }
+}
+
+Image read_png(const std::string& path) {
+    int w = 0, h = 0, comp = 0;
+    unsigned char* data = stbi_load(path.c_str(), &w, &h, &comp, 4);
+    if (!data) throw Error("cannot read image '" + path + "': " + stbi_failure_reason());
+    Image img;
+    img.width = w;
+    img.height = h;
+    img.rgba.assign(data, data + std::size_t(w) * std::size_t(h) * 4);
+    stbi_image_free(data);
+    return img;
+}
+
+double lit_fraction(const Image& img, int threshold) {
+    std::size_t n = std::size_t(img.width) * std::size_t(img.height);
+    if (n == 0) return 0;
+    std::size_t lit = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint8_t* p = &img.rgba[i * 4];
+        if (std::max({p[0], p[1], p[2]}) > threshold) ++lit;
+    }
+    return double(lit) / double(n);
+}
+
+ImageDiff compare_images(const Image& a, const Image& b, int tolerance) {
+    if (a.width != b.width || a.height != b.height) throw Error("compare_images: sizes differ");
+    ImageDiff d;
+    std::size_t n = std::size_t(a.width) * std::size_t(a.height), over = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        int worst = 0;
+        for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(int(a.rgba[i * 4 + c]) - int(b.rgba[i * 4 + c])));
+        d.max_abs = std::max(d.max_abs, worst);
+        if (worst > tolerance) ++over;
+    }
+    d.fraction_over = n ? double(over) / double(n) : 0;
+    return d;
+}
+
+}  // namespace nbody

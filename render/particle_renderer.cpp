@@ -1,0 +1,140 @@
+#include "render/particle_renderer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <glm/gtc/type_ptr.hpp>
+
+#include "render/gl_util.hpp"
+#include "shaders/particle_frag.hpp"
+#include "shaders/particle_vert.hpp"
+
+namespace nbody {
+
+template <typename T>
+BodyStats compute_body_stats(const State<T>& s) {
+    BodyStats st;
+    std::size_t n = s.size();
+    if (n == 0) return st;
+    double lo = INFINITY, hi = 0;
+    std::vector<float> speeds(n), masses(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        double m = double(s.pos_mass[i].w);
+        masses[i] = float(m);
+        lo = std::min(lo, m);
+        hi = std::max(hi, m);
+        const auto& v = s.vel[i];
+        speeds[i] = float(std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z));
+    }
+    auto k = speeds.begin() + std::ptrdiff_t(std::min(n - 1, n * 95 / 100));
+    std::nth_element(speeds.begin(), k, speeds.end());
+    // The median, not the mean: one central black hole must not shrink every star to a dot.
+    auto mid = masses.begin() + std::ptrdiff_t(n / 2);
+    std::nth_element(masses.begin(), mid, masses.end());
+    st.mean_mass = *mid;
+    st.min_mass = float(lo);
+    st.max_mass = float(hi);
+    st.speed_scale = *k > 0 ? *k : 1.0f;
+    if (!(st.mean_mass > 0)) st.mean_mass = 1.0f;
+    return st;
+}
+
+template BodyStats compute_body_stats(const State<float>&);
+template BodyStats compute_body_stats(const State<double>&);
+
+float default_sprite_size(std::size_t n) {
+    if (n <= 65536) return 4.0f;
+    return std::max(1.5f, 4.0f * std::cbrt(65536.0f / float(n)));
+}
+
+void ParticleRenderer::init() {
+    program = compile_program(shaders::kParticleVert, shaders::kParticleFrag, "particle");
+    glCreateVertexArrays(1, &vao);
+    label_object(GL_VERTEX_ARRAY, vao, "particle.vao");
+    // Attribute formats never change; only the buffers bound to binding points 0 and 1 do.
+    for (GLuint a = 0; a < 2; ++a) {
+        glEnableVertexArrayAttrib(vao, a);
+        glVertexArrayAttribFormat(vao, a, 4, GL_FLOAT, GL_FALSE, 0);
+        glVertexArrayAttribBinding(vao, a, a);
+    }
+    check_gl("particle renderer init");
+}
+
+void ParticleRenderer::resize(std::size_t n) {
+    if (n > capacity) {
+        if (pos_vbo) glDeleteBuffers(1, &pos_vbo);
+        if (vel_vbo) glDeleteBuffers(1, &vel_vbo);
+        GLuint ids[2];
+        glCreateBuffers(2, ids);
+        pos_vbo = ids[0];
+        vel_vbo = ids[1];
+        auto bytes = GLsizeiptr(n * sizeof(Vec4<float>));
+        // DYNAMIC_STORAGE so CPU backends can glBufferSubData; CUDA writes through interop regardless.
+        glNamedBufferStorage(pos_vbo, bytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
+        glNamedBufferStorage(vel_vbo, bytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
+        label_object(GL_BUFFER, pos_vbo, "bodies.pos_mass");
+        label_object(GL_BUFFER, vel_vbo, "bodies.vel");
+        glVertexArrayVertexBuffer(vao, 0, pos_vbo, 0, sizeof(Vec4<float>));
+        glVertexArrayVertexBuffer(vao, 1, vel_vbo, 0, sizeof(Vec4<float>));
+        capacity = n;
+        check_gl("allocating body buffers (out of GPU memory?)");
+    }
+    count = n;
+}
+
+std::size_t ParticleRenderer::upload(const Vec4<float>* pos_mass, const Vec4<float>* vel, std::size_t n) {
+    resize(n);
+    auto bytes = GLsizeiptr(n * sizeof(Vec4<float>));
+    glNamedBufferSubData(pos_vbo, 0, bytes, pos_mass);
+    std::size_t total = std::size_t(bytes);
+    if (vel) {
+        glNamedBufferSubData(vel_vbo, 0, bytes, vel);
+        total += std::size_t(bytes);
+    }
+    return total;
+}
+
+void ParticleRenderer::draw(const Camera& cam, const ParticleSettings& s, int w, int h) const {
+    if (count == 0 || w <= 0 || h <= 0) return;
+    glViewport(0, 0, w, h);
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_ONE, GL_ONE);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glUseProgram(program);
+    glm::mat4 view = cam.view();
+    glm::mat4 proj = cam.projection(float(w) / float(h));
+    glUniformMatrix4fv(0, 1, GL_FALSE, glm::value_ptr(view));
+    glUniformMatrix4fv(1, 1, GL_FALSE, glm::value_ptr(proj));
+    // The slider is in pixels at a 1080-line viewport, so screenshots of any size look alike.
+    glUniform1f(2, s.size_px * float(h) / 1080.0f);
+    glUniform1f(3, cam.distance);
+    glUniform1f(4, stats.mean_mass);
+    glUniform1f(5, s.brightness);
+    glUniform1i(6, int(s.color));
+    if (s.color == ColorMode::mass) {
+        glUniform2f(7, std::log(std::max(stats.min_mass, 1e-30f)), std::log(std::max(stats.max_mass, 1e-30f)));
+    } else {
+        float vmax = s.speed_max > 0 ? s.speed_max : 1.5f * stats.speed_scale;
+        glUniform2f(7, 0.0f, vmax);
+    }
+    GLfloat range[2] = {1.0f, 64.0f};
+    glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, range);
+    glUniform2f(8, s.min_px, std::min(range[1], std::max(s.min_px, s.max_px * float(h) / 1080.0f)));
+    glBindVertexArray(vao);
+    glDrawArrays(GL_POINTS, 0, GLsizei(count));
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glDisable(GL_BLEND);
+}
+
+void ParticleRenderer::shutdown() {
+    if (pos_vbo) glDeleteBuffers(1, &pos_vbo);
+    if (vel_vbo) glDeleteBuffers(1, &vel_vbo);
+    if (vao) glDeleteVertexArrays(1, &vao);
+    if (program) glDeleteProgram(program);
+    *this = ParticleRenderer{};
+}
+
+}  // namespace nbody

@@ -1,0 +1,20 @@
+# cmake -DINPUT=particle.vert -DOUTPUT=particle_vert.hpp -DNAME=kParticleVert -P embed_shader.cmake
+# Turns one GLSL file into a header holding it as a C++ raw string, so the binary runs from anywhere.
+file(READ "${INPUT}" text)
+string(FIND "${text}" ")glsl\"" clash)
+if(NOT clash EQUAL -1)
+  message(FATAL_ERROR "${INPUT} contains the raw-string delimiter )glsl\"")
+endif()
+get_filename_component(src_name "${INPUT}" NAME)
+set(body "// Generated from shaders/${src_name} by shaders/embed_shader.cmake. Do not edit.\n")
+string(APPEND body "#pragma once\n\nnamespace nbody::shaders {\n")
+string(APPEND body "inline constexpr const char* ${NAME} = R\"glsl(${text})glsl\";\n")
+string(APPEND body "}  // namespace nbody::shaders\n")
+# Rewrite only on change, so editing one shader rebuilds only what includes it.
+if(EXISTS "${OUTPUT}")
+  file(READ "${OUTPUT}" old)
+  if(old STREQUAL body)
+    return()
+  endif()
+endif()
+file(WRITE "${OUTPUT}" "${body}")

@@ -1,0 +1,262 @@
+// Offscreen rendering (EGL device platform, no window): what the sprites light up, camera framing,
+// PNG I/O, the host upload path, and — on a CUDA machine — the interop path against the host path.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "render/body_feed.hpp"
+#include "render/camera.hpp"
+#include "render/gl_util.hpp"
+#include "render/image.hpp"
+#include "render/offscreen_context.hpp"
+#include "render/particle_renderer.hpp"
+#include "render/tone_mapper.hpp"
+#include "sim/error.hpp"
+#include "sim/presets.hpp"
+#include "sim/registry.hpp"
+
+namespace nbody {
+namespace {
+
+class Offscreen : public ::testing::Test {
+protected:
+    void open(int w, int h) {
+        try {
+            ctx.init(w, h);
+        } catch (const Error& e) {
+            GTEST_SKIP() << "no EGL device to render offscreen: " << e.what();
+        }
+        particles.init();
+        tone.init();
+    }
+    void TearDown() override {
+        if (!ctx.context) return;
+        feed.shutdown();
+        particles.shutdown();
+        tone.shutdown();
+        ctx.shutdown();
+    }
+    Image render(const Camera& cam, const ParticleSettings& ps = {}, const ToneSettings& ts = {}) {
+        tone.begin(ctx.width, ctx.height);
+        particles.draw(cam, ps, ctx.width, ctx.height);
+        tone.resolve(ctx.fbo, ts);
+        check_gl("test render");
+        return read_framebuffer(ctx.fbo, ctx.width, ctx.height);
+    }
+    void upload(const State<float>& s) {
+        particles.stats = compute_body_stats(s);
+        particles.upload(s.pos_mass.data(), s.vel.data(), s.size());
+    }
+
+    OffscreenContext ctx;
+    ParticleRenderer particles;
+    ToneMapper tone;
+    BodyFeed feed;
+};
+
+State<float> one_body(float x, float y, float z) {
+    State<float> s;
+    s.resize(1);
+    s.pos_mass[0] = {x, y, z, 1.0f};
+    return s;
+}
+
+// Sprites about `px` pixels wide in an image h pixels tall (the size setting is per 1080 lines).
+ParticleSettings sprites(float px, int h) {
+    ParticleSettings s;
+    s.size_px = px * 1080.0f / float(h);
+    s.brightness = 1.0f;
+    s.color = ColorMode::white;
+    return s;
+}
+
+Camera looking_down_z(float distance) {
+    Camera c;
+    c.yaw = 0;
+    c.pitch = 0;
+    c.distance = distance;
+    return c;
+}
+
+TEST_F(Offscreen, ContextIsOpenGL45Core) {
+    open(16, 16);
+    EXPECT_TRUE(gl_at_least(4, 5)) << gl_description();
+}
+
+TEST_F(Offscreen, EmptySceneIsBlack) {
+    open(64, 48);
+    particles.resize(0);
+    Image img = render(Camera{});
+    ASSERT_EQ(img.rgba.size(), 64u * 48u * 4u);
+    for (std::size_t i = 0; i < img.rgba.size(); i += 4) {
+        ASSERT_EQ(img.rgba[i] | img.rgba[i + 1] | img.rgba[i + 2], 0) << "pixel " << i / 4;
+    }
+}
+
+TEST_F(Offscreen, OneBodyAtCentreLightsCentrePixelOnly) {
+    open(65, 65);
+    upload(one_body(0, 0, 0));
+    Image img = render(looking_down_z(5.0f), sprites(3.0f, 65));
+    const std::uint8_t* c = img.pixel(32, 32);
+    EXPECT_GT(std::max({c[0], c[1], c[2]}), 60);
+    EXPECT_GT(lit_fraction(img, 8), 0.0);
+    EXPECT_LT(lit_fraction(img, 8), 0.01);  // a sprite a few pixels wide, nothing else
+    // The corners stay black.
+    EXPECT_EQ(img.pixel(0, 0)[0], 0);
+    EXPECT_EQ(img.pixel(64, 64)[0], 0);
+}
+
+TEST_F(Offscreen, OffCentreBodyLandsWhereTheProjectionSays) {
+    const int w = 160, h = 90;
+    open(w, h);
+    Camera cam = looking_down_z(4.0f);
+    upload(one_body(0.8f, 0.5f, 0.0f));
+    Image img = render(cam, sprites(3.0f, h));
+    // Reference: glm's projection of the same point, in double-free float but independent of GL.
+    glm::vec3 win = glm::project(glm::vec3(0.8f, 0.5f, 0.0f), cam.view(), cam.projection(float(w) / h),
+                                 glm::vec4(0, 0, w, h));
+    int px = int(win.x), py = h - 1 - int(win.y);  // image rows run top to bottom
+    const std::uint8_t* p = img.pixel(px, py);
+    EXPECT_GT(std::max({p[0], p[1], p[2]}), 60) << "expected light at " << px << "," << py;
+    EXPECT_GT(px, w / 2);  // right of centre
+    EXPECT_LT(py, h / 2);  // above centre
+    EXPECT_EQ(img.pixel(w - 1 - px, py)[0], 0);  // not mirrored
+}
+
+TEST_F(Offscreen, PresetLightsAPlausibleFraction) {
+    open(256, 256);
+    const std::string preset = presets().front().name;
+    State<float> s = convert_state<float>(make_preset(preset, 4096, 7));
+    upload(s);
+    Camera cam;
+    cam.fit(s.pos_mass.data(), s.size());
+    Image img = render(cam);
+    double lit = lit_fraction(img, 8);
+    EXPECT_GT(lit, 0.02) << preset;
+    EXPECT_LT(lit, 0.9) << preset;
+}
+
+TEST_F(Offscreen, ToneMappingKeepsDenseCoresBelowClipping) {
+    open(33, 33);
+    State<float> s;
+    s.resize(40);  // 40 bodies on one spot: 40 times the light one sprite gives, below the white point
+    for (auto& p : s.pos_mass) p = {0, 0, 0, 1};
+    upload(s);
+    ToneSettings clamp_only;
+    clamp_only.tone_map = false;
+    Image clamped = render(looking_down_z(5.0f), sprites(9.0f, 33), clamp_only);
+    Image mapped = render(looking_down_z(5.0f), sprites(9.0f, 33));
+    // Clamping: the whole sprite saturates to one flat disc; the curve keeps a gradient from core to rim.
+    EXPECT_EQ(clamped.pixel(16, 16)[0], 255);
+    EXPECT_LT(mapped.pixel(16, 16)[0], 255);
+    EXPECT_GT(mapped.pixel(16, 16)[0], mapped.pixel(19, 16)[0]);
+    auto white = [](const Image& img) {
+        int k = 0;
+        for (std::size_t i = 0; i < img.rgba.size(); i += 4) k += img.rgba[i] == 255 && img.rgba[i + 1] == 255;
+        return k;
+    };
+    EXPECT_GT(white(clamped), white(mapped));
+}
+
+TEST_F(Offscreen, BadShaderThrowsWithTheCompilerLog) {
+    open(8, 8);
+    try {
+        compile_program("#version 450 core\nvoid main() { this is not glsl; }\n",
+                        "#version 450 core\nvoid main() {}\n", "broken");
+        FAIL() << "expected nbody::Error";
+    } catch (const Error& e) {
+        std::string msg = e.what();
+        EXPECT_NE(msg.find("broken"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("failed to compile"), std::string::npos) << msg;
+        EXPECT_EQ(msg.find('\n'), std::string::npos) << "error must be one line";
+    }
+}
+
+TEST_F(Offscreen, HostFeedFillsBuffersWithTheBackendState) {
+    open(8, 8);
+    HostState hs = make_preset(presets().front().name, 300, 3);
+    auto backend = create_backend("serial", Precision::f32);
+    backend->set_state(hs);
+    FeedStats st = feed.feed(*backend, particles);
+    EXPECT_FALSE(st.interop);
+    EXPECT_EQ(st.device_to_host_bytes, 0u);
+    EXPECT_EQ(st.host_to_device_bytes, 2 * 300 * sizeof(Vec4<float>));
+    std::vector<Vec4<float>> gl_pos(300), want(300);
+    glGetNamedBufferSubData(particles.pos_vbo, 0, GLsizeiptr(300 * sizeof(Vec4<float>)), gl_pos.data());
+    backend->copy_positions(want.data());
+    for (std::size_t i = 0; i < 300; ++i) {
+        ASSERT_EQ(gl_pos[i].x, want[i].x) << i;
+        ASSERT_EQ(gl_pos[i].w, want[i].w) << i;
+    }
+}
+
+TEST_F(Offscreen, PngRoundTripAndUnwritablePath) {
+    open(20, 10);
+    State<float> s = one_body(0, 0, 0);
+    upload(s);
+    Image img = render(looking_down_z(3.0f));
+    std::string path = ::testing::TempDir() + "nbody_render_roundtrip.png";
+    write_png(path, img);
+    Image back = read_png(path);
+    ASSERT_EQ(back.width, 20);
+    ASSERT_EQ(back.height, 10);
+    EXPECT_EQ(compare_images(img, back, 0).max_abs, 0);
+    std::remove(path.c_str());
+    EXPECT_THROW(write_png("/nonexistent-dir/x.png", img), Error);
+    EXPECT_THROW(read_png("/nonexistent-dir/x.png"), Error);
+}
+
+// On a CUDA machine: interop writes the same bytes and renders the same image as the host path, and
+// copies nothing device -> host.
+TEST_F(Offscreen, CudaInteropMatchesHostPath) {
+    const BackendInfo* cuda = find_backend("cuda");
+    if (!interop_built() || !cuda || !cuda->available) {
+        GTEST_SKIP() << "no CUDA backend here: " << (cuda ? cuda->unavailable_reason : "not built with CUDA");
+    }
+    open(480, 270);
+    HostState hs = make_preset(presets().front().name, 65536, 11);
+    auto backend = create_backend("cuda", Precision::f32);
+    backend->set_state(hs);
+    backend->step(Params{}, 2);
+    particles.stats = compute_body_stats(hs);
+    Camera cam;
+    State<float> fs = convert_state<float>(hs);
+    cam.fit(fs.pos_mass.data(), fs.size());
+
+    FeedStats st = feed.feed(*backend, particles);
+    ASSERT_TRUE(st.interop) << feed.interop_note;
+    EXPECT_EQ(st.device_to_host_bytes, 0u);
+    EXPECT_EQ(st.host_to_device_bytes, 0u);
+    std::size_t n = backend->size();
+    std::vector<Vec4<float>> gl_pos(n), gl_vel(n), want_pos(n), want_vel(n);
+    glGetNamedBufferSubData(particles.pos_vbo, 0, GLsizeiptr(n * 16), gl_pos.data());
+    glGetNamedBufferSubData(particles.vel_vbo, 0, GLsizeiptr(n * 16), gl_vel.data());
+    backend->copy_positions(want_pos.data());
+    backend->copy_velocities(want_vel.data());
+    for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(gl_pos[i].x, want_pos[i].x) << i;
+        ASSERT_EQ(gl_pos[i].y, want_pos[i].y) << i;
+        ASSERT_EQ(gl_pos[i].z, want_pos[i].z) << i;
+        ASSERT_EQ(gl_pos[i].w, want_pos[i].w) << i;
+        ASSERT_EQ(gl_vel[i].x, want_vel[i].x) << i;
+    }
+    Image via_interop = render(cam);
+
+    BodyFeed host_feed;
+    host_feed.try_interop = false;
+    FeedStats hst = host_feed.feed(*backend, particles);
+    EXPECT_FALSE(hst.interop);
+    EXPECT_GT(hst.device_to_host_bytes, 0u);
+    Image via_host = render(cam);
+    ImageDiff d = compare_images(via_interop, via_host, 2);
+    EXPECT_LT(d.fraction_over, 1e-4) << "max diff " << d.max_abs;
+    EXPECT_GT(lit_fraction(via_interop, 8), 0.01);
+}
+
+}  // namespace
+}  // namespace nbody
