@@ -129,7 +129,7 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
         sc.state = read_bodies_csv(o.input);
         check_host_memory(sc.state.size(), sc.precision);
     }
-    validate_state(sc.state, sc.params);
+    validate_state(sc.state, sc.params, sc.precision);
     return sc;
 }
 

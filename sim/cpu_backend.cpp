@@ -13,18 +13,15 @@ namespace {
 // Lowest index of a body with a non-finite position or velocity, or n if all are finite. O(N), next to
 // an O(N^2) step, so it runs after every step.
 template <typename T>
-std::size_t first_nonfinite(const State<T>& s, bool parallel) {
-    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(s.size());
-    std::ptrdiff_t first = n;
-#pragma omp parallel for schedule(static) reduction(min : first) if (parallel)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
+std::size_t first_nonfinite(const State<T>& s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
         const auto& x = s.pos_mass[i];
         const auto& v = s.vel[i];
         const bool ok = is_finite_bits(x.x) && is_finite_bits(x.y) && is_finite_bits(x.z) &&
                         is_finite_bits(v.x) && is_finite_bits(v.y) && is_finite_bits(v.z);
-        if (!ok) first = std::min(first, i);
+        if (!ok) return i;
     }
-    return static_cast<std::size_t>(first);
+    return s.size();
 }
 
 template <typename T>
@@ -44,12 +41,11 @@ public:
 
     StepReport step(const Params& p, std::int64_t steps) override {
         StepReport r;
-        const bool parallel = kind_ == CpuKind::openmp;
         for (std::int64_t k = 0; k < steps; ++k) {
-            integrate_step(state_, cache_, p, parallel,
+            integrate_step(state_, cache_, p,
                            [&](const Vec4<T>* pm, Vec4<T>* acc) { compute_forces(p, pm, acc); });
             ++r.steps_done;
-            const std::size_t bad = first_nonfinite(state_, parallel);
+            const std::size_t bad = first_nonfinite(state_);
             if (bad < state_.size()) {
                 r.finite = false, r.bad_step = k + 1, r.bad_body = bad;
                 break;

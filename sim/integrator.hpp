@@ -21,23 +21,21 @@ struct AccelCache {
     bool usable_for(const Params& p) const { return valid && G == p.G && softening == p.softening; }
 };
 
+// The O(N) updates run on one thread even for the OpenMP backend: next to the O(N^2) force sum they cost
+// nothing, while each extra parallel region costs a scheduler time slice when the cores are shared.
 namespace detail {
 
 template <typename T>
-void kick(State<T>& s, const std::vector<Vec4<T>>& a, T h, bool parallel) {
-    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(s.size());
-#pragma omp parallel for schedule(static) if (parallel)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
+void kick(State<T>& s, const std::vector<Vec4<T>>& a, T h) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
         auto& v = s.vel[i];
         v.x += h * a[i].x, v.y += h * a[i].y, v.z += h * a[i].z;
     }
 }
 
 template <typename T>
-void drift(State<T>& s, T h, bool parallel) {
-    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(s.size());
-#pragma omp parallel for schedule(static) if (parallel)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
+void drift(State<T>& s, T h) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
         auto& x = s.pos_mass[i];
         const auto& v = s.vel[i];
         x.x += h * v.x, x.y += h * v.y, x.z += h * v.z;
@@ -45,10 +43,8 @@ void drift(State<T>& s, T h, bool parallel) {
 }
 
 template <typename T>
-void damp(State<T>& s, T factor, bool parallel) {
-    const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(s.size());
-#pragma omp parallel for schedule(static) if (parallel)
-    for (std::ptrdiff_t i = 0; i < n; ++i) {
+void damp(State<T>& s, T factor) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
         auto& v = s.vel[i];
         v.x *= factor, v.y *= factor, v.z *= factor;
     }
@@ -58,7 +54,7 @@ void damp(State<T>& s, T factor, bool parallel) {
 
 // Advances s by p.dt with p.integrator. `force(pos_mass, acc)` fills acc for the given positions.
 template <typename T, typename Force>
-void integrate_step(State<T>& s, AccelCache<T>& cache, const Params& p, bool parallel, Force&& force) {
+void integrate_step(State<T>& s, AccelCache<T>& cache, const Params& p, Force&& force) {
     const T dt = static_cast<T>(p.dt);
     auto refresh = [&] {
         cache.acc.resize(s.size());
@@ -68,23 +64,23 @@ void integrate_step(State<T>& s, AccelCache<T>& cache, const Params& p, bool par
     if (!cache.usable_for(p)) refresh();
     switch (p.integrator) {
         case Integrator::leapfrog:  // kick-drift-kick
-            detail::kick(s, cache.acc, dt / 2, parallel);
-            detail::drift(s, dt, parallel);
+            detail::kick(s, cache.acc, dt / 2);
+            detail::drift(s, dt);
             refresh();
-            detail::kick(s, cache.acc, dt / 2, parallel);
+            detail::kick(s, cache.acc, dt / 2);
             break;
         case Integrator::symplectic_euler:  // v += a(x) dt; x += v dt
-            detail::kick(s, cache.acc, dt, parallel);
-            detail::drift(s, dt, parallel);
+            detail::kick(s, cache.acc, dt);
+            detail::drift(s, dt);
             cache.valid = false;
             break;
         case Integrator::euler:  // x += v dt; v += a(x_old) dt
-            detail::drift(s, dt, parallel);
-            detail::kick(s, cache.acc, dt, parallel);
+            detail::drift(s, dt);
+            detail::kick(s, cache.acc, dt);
             cache.valid = false;
             break;
     }
-    if (p.damping != 1.0) detail::damp(s, static_cast<T>(p.damping), parallel);
+    if (p.damping != 1.0) detail::damp(s, static_cast<T>(p.damping));
     s.t += p.dt;
 }
 

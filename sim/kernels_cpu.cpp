@@ -80,7 +80,9 @@ void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T 
                         ForceScratch<T>& s) {
     to_soa(pos_mass, n, s);
     const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static)
+    // Below ~512 bodies a step takes microseconds: waking threads (or waiting for a time slice on a busy
+    // machine) would cost more than it saves.
+#pragma omp parallel for schedule(static) if (n >= 512)
     for (std::ptrdiff_t ii = 0; ii < nn; ++ii) {
         const std::size_t i = static_cast<std::size_t>(ii);
         T ax = 0, ay = 0, az = 0;

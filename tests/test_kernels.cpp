@@ -108,8 +108,8 @@ TEST_P(EveryBackend, ReportsFirstNonFiniteBody) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, EveryBackend, testing::ValuesIn(available_cases()),
-                         [](const testing::TestParamInfo<Case>& info) {
-                             return info.param.backend + "_" + to_string(info.param.precision);
+                         [](const testing::TestParamInfo<Case>& param_info) {
+                             return param_info.param.backend + "_" + to_string(param_info.param.precision);
                          });
 
 TEST(Serial, ConservesMomentumToRoundoff) {
