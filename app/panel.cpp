@@ -134,8 +134,15 @@ void backend_section(PanelModel& m, PanelActions& a, const PanelInfo& info) {
         m.precision = want;
         a.switch_backend = true;
     }
-    ImGui::Text("%s", info.gl_device.c_str());
-    if (!info.cuda_device.empty()) ImGui::Text("%s", info.cuda_device.c_str());
+    // Say plainly why CUDA is off: a tooltip on a disabled entry is easy to miss.
+    const BackendInfo* cuda = find_backend("cuda");
+    if (cuda && !cuda->available) {
+        ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "CUDA off:");
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", cuda->unavailable_reason.c_str());
+    }
+    ImGui::TextWrapped("%s", info.gl_device.c_str());
+    if (!info.cuda_device.empty()) ImGui::TextWrapped("%s", info.cuda_device.c_str());
     ImGui::Text("%s", info.transfer.c_str());
     if (!info.interop_note.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", info.interop_note.c_str());
 }
