@@ -19,6 +19,7 @@
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
 #include "render/particle_renderer.hpp"
+#include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
@@ -43,6 +44,10 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     cmd->add_option("--brightness", o.brightness, "light per sprite")->capture_default_str();
     cmd->add_option("--exposure", o.exposure, "tone-mapping exposure")->capture_default_str();
     cmd->add_option("--color", o.color, "speed, mass or white")->capture_default_str();
+    cmd->add_option("--splat", o.splat,
+                    "how bodies are drawn: sprites (raster point sprites), compute (compute-shader splat, faster "
+                    "for many small bodies on compute GPUs) or auto (compute from N=262144 up, for sprites up to 4 px)")
+        ->capture_default_str();
     cmd->add_flag("--no-tone-map", o.no_tone_map, "clamp instead of tone mapping (dense cores saturate)");
     cmd->add_option("--yaw", o.yaw_deg, "camera yaw in degrees")->capture_default_str();
     cmd->add_option("--pitch", o.pitch_deg, "camera pitch in degrees (-89..89)")->capture_default_str();
@@ -84,6 +89,11 @@ ColorMode parse_color(const std::string& s) {
     throw Error("unknown --color '" + s + "' (valid: speed, mass, white)");
 }
 
+SplatMode parse_splat(const std::string& s) {
+    if (auto m = parse_splat_mode(s)) return *m;
+    throw Error("unknown --splat '" + s + "' (valid: auto, sprites, compute)");
+}
+
 double median(std::vector<double> v) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -103,6 +113,7 @@ void check_options(const RenderOptions& o) {
     if (o.bench_frames < 0) throw Error("--bench-frames must be >= 0");
     if (o.size_px < 0) throw Error("--size must be > 0");
     parse_color(o.color);
+    parse_splat(o.splat);
     if (!o.video.empty() && !on_path("ffmpeg")) {
         throw Error("--video needs ffmpeg on PATH (not found): install ffmpeg, or write frames with --out DIR --every K");
     }
@@ -116,6 +127,7 @@ struct OffscreenRenderer {
     OffscreenContext ctx;
     ParticleRenderer particles;
     ToneMapper tone;
+    SplatRenderer splat;
     BodyFeed feed;
     Camera camera;
     ParticleSettings ps;
@@ -124,13 +136,19 @@ struct OffscreenRenderer {
     ~OffscreenRenderer() {
         if (!ctx.context) return;
         feed.shutdown();
+        splat.shutdown();
         particles.shutdown();
         tone.shutdown();
         ctx.shutdown();
     }
+    bool compute_path() const { return use_compute_splat(ps, particles.count); }
     void draw() {
         tone.begin(ctx.width, ctx.height);
-        particles.draw(camera, ps, ctx.width, ctx.height);
+        if (compute_path()) {
+            splat.draw(particles, camera, ps, tone);
+        } else {
+            particles.draw(camera, ps, ctx.width, ctx.height);
+        }
         tone.resolve(ctx.fbo, ts);
     }
     Image frame(Backend& b) {
@@ -179,7 +197,8 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
                 b.size(), b.name().c_str(), r.ctx.width, r.ctx.height, frames, median(full),
                 *std::min_element(full.begin(), full.end()), median(draw_only),
                 *std::min_element(draw_only.begin(), draw_only.end()), interop ? "yes" : "no", d2h, h2d);
-    std::printf("bench: sprite size %.2f px\n", double(r.ps.size_px));
+    std::printf("bench: drawn with %s, sprite size %.2f px\n", r.compute_path() ? "compute splat" : "point sprites",
+                double(r.ps.size_px));
     if (!r.feed.interop_note.empty()) std::printf("bench: %s\n", r.feed.interop_note.c_str());
 }
 
@@ -193,11 +212,13 @@ int run_render_command(const RenderOptions& o) {
     r.ctx.init(o.width, o.height);
     r.particles.init();
     r.tone.init();
+    r.splat.init();
     r.feed.try_interop = !o.host_copy;
     r.particles.stats = compute_body_stats(sc.state);
     r.ps.size_px = o.size_px > 0 ? o.size_px : default_sprite_size(sc.state.size());
     r.ps.brightness = o.brightness;
     r.ps.color = parse_color(o.color);
+    r.ps.splat = parse_splat(o.splat);
     r.ts.tone_map = !o.no_tone_map;
     r.ts.exposure = o.exposure;
     r.camera.yaw = o.yaw_deg * 3.14159265f / 180.0f;
@@ -264,10 +285,10 @@ int run_render_command(const RenderOptions& o) {
     if (pipe && ::pclose(pipe) != 0) throw Error("ffmpeg failed to encode '" + o.video + "'");
 
     std::string where = !o.video.empty() ? o.video : o.out;
-    std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s]\n", backend->size(),
+    std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n", backend->size(),
                 backend->name().c_str(), to_string(backend->precision()), static_cast<long long>(o.steps), written,
                 written == 1 ? "" : "s", where.c_str(), r.ctx.device.c_str(),
-                r.feed.last.interop ? ", CUDA-GL interop" : "");
+                r.feed.last.interop ? ", CUDA-GL interop" : "", r.compute_path() ? "compute splat" : "sprites");
     return 0;
 }
 

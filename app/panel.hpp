@@ -67,6 +67,7 @@ struct PanelInfo {
     std::string interop_note;       // why interop is off, if it is
     std::string message;            // last error or warning, shown in red until dismissed
     std::string screenshot_note;    // "saved shot.png"
+    std::string draw_path;          // "point sprites" or "compute splat": what drew the last frame
 };
 
 // Draws the panel (if model.show_panel) and the help overlay (if model.show_help). Returns actions.

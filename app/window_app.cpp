@@ -23,6 +23,7 @@
 #include "render/gl_util.hpp"
 #include "render/image.hpp"
 #include "render/particle_renderer.hpp"
+#include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
@@ -45,6 +46,10 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
     root.add_option("--height", o.height, "window height in screen coordinates")->capture_default_str();
     root.add_flag("--fullscreen", o.fullscreen, "start fullscreen on the primary monitor");
     root.add_flag("--hide-panel", o.hide_panel, "start with the panel hidden (H shows it)");
+    root.add_option("--splat", o.splat,
+                    "how bodies are drawn: sprites, compute (compute-shader splat) or auto (compute from N=262144 "
+                    "up, for sprites up to 4 px)")
+        ->capture_default_str();
     root.add_option("--test-script", o.test_script,
                     "testing aid: 'FRAME:ACTION;...' with ACTION backend=NAME, precision=float|double, n=N, "
                     "preset=NAME, pause, run, step, fit (e.g. '10:backend=serial;20:n=256')")
@@ -103,6 +108,7 @@ struct WindowApp {
     Camera camera;
     ParticleRenderer particles;
     ToneMapper tone;
+    SplatRenderer splat;
     BodyFeed feed;
     std::unique_ptr<SimSession> session;
     std::vector<ScriptStep> script;
@@ -179,6 +185,7 @@ void WindowApp::open(const WindowOptions& o) {
 
     particles.init();
     tone.init();
+    splat.init();
     info.gl_device = gl_description();
     model.vsync = o.vsync;
     model.show_panel = !o.hide_panel;
@@ -330,7 +337,13 @@ void WindowApp::draw() {
     glfwGetFramebufferSize(window, &fw, &fh);
     if (fw <= 0 || fh <= 0) return;  // minimised
     tone.begin(fw, fh);
-    particles.draw(camera, model.particles, fw, fh);
+    if (use_compute_splat(model.particles, particles.count)) {
+        splat.draw(particles, camera, model.particles, tone);
+        info.draw_path = "compute splat";
+    } else {
+        particles.draw(camera, model.particles, fw, fh);
+        info.draw_path = "point sprites";
+    }
     tone.resolve(0, model.tone);
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
@@ -423,6 +436,7 @@ void WindowApp::run_script(int frame) {
 void WindowApp::close() {
     session.reset();  // stop the simulation thread before its backend's context goes away
     feed.shutdown();
+    splat.shutdown();
     particles.shutdown();
     tone.shutdown();
     ImGui_ImplOpenGL3_Shutdown();
@@ -440,7 +454,10 @@ int run_window_app(const WindowOptions& o) {
     std::int64_t default_n = want_cuda && cuda && cuda->available ? kDefaultWindowNCuda : kDefaultWindowN;
     Scenario sc = resolve_scenario(o.scenario, default_n);
 
+    auto splat = parse_splat_mode(o.splat);
+    if (!splat) throw Error("unknown --splat '" + o.splat + "' (valid: auto, sprites, compute)");
     WindowApp app;
+    app.model.particles.splat = *splat;
     app.script = parse_script(o.test_script);
     app.model.preset = o.scenario.preset.empty() ? presets().front().name : o.scenario.preset;
     app.model.seed = o.scenario.seed;

@@ -33,38 +33,35 @@ std::string one_line(std::string s) {
     return s;
 }
 
-GLuint compile_stage(GLenum stage, const char* src, const char* label) {
+const char* stage_suffix(GLenum stage) {
+    switch (stage) {
+        case GL_VERTEX_SHADER: return ".vert";
+        case GL_FRAGMENT_SHADER: return ".frag";
+        case GL_COMPUTE_SHADER: return ".comp";
+        default: return "";
+    }
+}
+
+GLuint compile_stage(GLenum stage, std::initializer_list<const char*> parts, const char* label) {
     GLuint s = glCreateShader(stage);
-    glShaderSource(s, 1, &src, nullptr);
+    glShaderSource(s, GLsizei(parts.size()), parts.begin(), nullptr);
     glCompileShader(s);
     GLint ok = GL_FALSE;
     glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
     if (ok != GL_TRUE) {
         std::string log = shader_log(s);
         glDeleteShader(s);
-        throw Error(std::string("shader '") + label + (stage == GL_VERTEX_SHADER ? ".vert" : ".frag") +
-                    "' failed to compile: " + one_line(log));
+        throw Error(std::string("shader '") + label + stage_suffix(stage) + "' failed to compile: " + one_line(log));
     }
     return s;
 }
 
-}  // namespace
-
-GLuint compile_program(const char* vert_src, const char* frag_src, const char* label) {
-    GLuint vs = compile_stage(GL_VERTEX_SHADER, vert_src, label);
-    GLuint fs = 0;
-    try {
-        fs = compile_stage(GL_FRAGMENT_SHADER, frag_src, label);
-    } catch (...) {
-        glDeleteShader(vs);
-        throw;
-    }
+// Links the shaders (deleting them) into a labelled program.
+GLuint link_program(std::initializer_list<GLuint> shaders, const char* label) {
     GLuint p = glCreateProgram();
-    glAttachShader(p, vs);
-    glAttachShader(p, fs);
+    for (GLuint s : shaders) glAttachShader(p, s);
     glLinkProgram(p);
-    glDeleteShader(vs);
-    glDeleteShader(fs);
+    for (GLuint s : shaders) glDeleteShader(s);
     GLint ok = GL_FALSE;
     glGetProgramiv(p, GL_LINK_STATUS, &ok);
     if (ok != GL_TRUE) {
@@ -74,6 +71,30 @@ GLuint compile_program(const char* vert_src, const char* frag_src, const char* l
     }
     label_object(GL_PROGRAM, p, label);
     return p;
+}
+
+}  // namespace
+
+GLuint compile_program(const char* vert_src, const char* frag_src, const char* label) {
+    using Parts = std::initializer_list<const char*>;
+    return compile_program(Parts{vert_src}, Parts{frag_src}, label);
+}
+
+GLuint compile_program(std::initializer_list<const char*> vert_parts, std::initializer_list<const char*> frag_parts,
+                       const char* label) {
+    GLuint vs = compile_stage(GL_VERTEX_SHADER, vert_parts, label);
+    GLuint fs = 0;
+    try {
+        fs = compile_stage(GL_FRAGMENT_SHADER, frag_parts, label);
+    } catch (...) {
+        glDeleteShader(vs);
+        throw;
+    }
+    return link_program({vs, fs}, label);
+}
+
+GLuint compile_compute_program(std::initializer_list<const char*> parts, const char* label) {
+    return link_program({compile_stage(GL_COMPUTE_SHADER, parts, label)}, label);
 }
 
 void label_object(GLenum kind, GLuint id, const char* label) {

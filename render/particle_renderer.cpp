@@ -7,6 +7,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "render/gl_util.hpp"
+#include "shaders/body_look_glsl.hpp"
 #include "shaders/particle_frag.hpp"
 #include "shaders/particle_vert.hpp"
 
@@ -43,13 +44,28 @@ BodyStats compute_body_stats(const State<T>& s) {
 template BodyStats compute_body_stats(const State<float>&);
 template BodyStats compute_body_stats(const State<double>&);
 
+const char* to_string(SplatMode m) {
+    switch (m) {
+        case SplatMode::sprites: return "sprites";
+        case SplatMode::compute: return "compute";
+        default: return "auto";
+    }
+}
+
+std::optional<SplatMode> parse_splat_mode(const std::string& s) {
+    if (s == "auto") return SplatMode::automatic;
+    if (s == "sprites") return SplatMode::sprites;
+    if (s == "compute") return SplatMode::compute;
+    return std::nullopt;
+}
+
 float default_sprite_size(std::size_t n) {
     if (n <= 65536) return 4.0f;
     return std::max(1.5f, 4.0f * std::cbrt(65536.0f / float(n)));
 }
 
 void ParticleRenderer::init() {
-    program = compile_program(shaders::kParticleVert, shaders::kParticleFrag, "particle");
+    program = compile_program({shaders::kBodyLookGlsl, shaders::kParticleVert}, {shaders::kParticleFrag}, "particle");
     glCreateVertexArrays(1, &vao);
     label_object(GL_VERTEX_ARRAY, vao, "particle.vao");
     // Attribute formats never change; only the buffers bound to binding points 0 and 1 do.
@@ -95,6 +111,31 @@ std::size_t ParticleRenderer::upload(const Vec4<float>* pos_mass, const Vec4<flo
     return total;
 }
 
+void set_body_look_uniforms(GLuint program, const Camera& cam, const ParticleSettings& s, const BodyStats& stats,
+                            int w, int h) {
+    glm::mat4 view = cam.view();
+    glm::mat4 proj = cam.projection(float(w) / float(h));
+    glProgramUniformMatrix4fv(program, 0, 1, GL_FALSE, glm::value_ptr(view));
+    glProgramUniformMatrix4fv(program, 1, 1, GL_FALSE, glm::value_ptr(proj));
+    // The slider is in pixels at a 1080-line viewport, so screenshots of any size look alike.
+    glProgramUniform1f(program, 2, s.size_px * float(h) / 1080.0f);
+    glProgramUniform1f(program, 3, cam.distance);
+    glProgramUniform1f(program, 4, stats.mean_mass);
+    glProgramUniform1f(program, 5, s.brightness);
+    glProgramUniform1i(program, 6, int(s.color));
+    if (s.color == ColorMode::mass) {
+        glProgramUniform2f(program, 7, std::log(std::max(stats.min_mass, 1e-30f)),
+                           std::log(std::max(stats.max_mass, 1e-30f)));
+    } else {
+        float vmax = s.speed_max > 0 ? s.speed_max : 1.5f * stats.speed_scale;
+        glProgramUniform2f(program, 7, 0.0f, vmax);
+    }
+    // The point-size limit applies to both paths, so they agree on the largest body.
+    GLfloat range[2] = {1.0f, 64.0f};
+    glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, range);
+    glProgramUniform2f(program, 8, s.min_px, std::min(range[1], std::max(s.min_px, s.max_px * float(h) / 1080.0f)));
+}
+
 void ParticleRenderer::draw(const Camera& cam, const ParticleSettings& s, int w, int h) const {
     if (count == 0 || w <= 0 || h <= 0) return;
     glViewport(0, 0, w, h);
@@ -102,26 +143,8 @@ void ParticleRenderer::draw(const Camera& cam, const ParticleSettings& s, int w,
     glEnable(GL_BLEND);
     glBlendFunc(GL_ONE, GL_ONE);
     glEnable(GL_PROGRAM_POINT_SIZE);
+    set_body_look_uniforms(program, cam, s, stats, w, h);
     glUseProgram(program);
-    glm::mat4 view = cam.view();
-    glm::mat4 proj = cam.projection(float(w) / float(h));
-    glUniformMatrix4fv(0, 1, GL_FALSE, glm::value_ptr(view));
-    glUniformMatrix4fv(1, 1, GL_FALSE, glm::value_ptr(proj));
-    // The slider is in pixels at a 1080-line viewport, so screenshots of any size look alike.
-    glUniform1f(2, s.size_px * float(h) / 1080.0f);
-    glUniform1f(3, cam.distance);
-    glUniform1f(4, stats.mean_mass);
-    glUniform1f(5, s.brightness);
-    glUniform1i(6, int(s.color));
-    if (s.color == ColorMode::mass) {
-        glUniform2f(7, std::log(std::max(stats.min_mass, 1e-30f)), std::log(std::max(stats.max_mass, 1e-30f)));
-    } else {
-        float vmax = s.speed_max > 0 ? s.speed_max : 1.5f * stats.speed_scale;
-        glUniform2f(7, 0.0f, vmax);
-    }
-    GLfloat range[2] = {1.0f, 64.0f};
-    glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, range);
-    glUniform2f(8, s.min_px, std::min(range[1], std::max(s.min_px, s.max_px * float(h) / 1080.0f)));
     glBindVertexArray(vao);
     glDrawArrays(GL_POINTS, 0, GLsizei(count));
     glBindVertexArray(0);

@@ -4,6 +4,8 @@
 #include <epoxy/gl.h>
 
 #include <cstddef>
+#include <optional>
+#include <string>
 
 #include "render/camera.hpp"
 #include "sim/state.hpp"
@@ -12,6 +14,14 @@ namespace nbody {
 
 enum class ColorMode { speed, mass, white };
 
+// How bodies reach the image: point sprites through the raster pipeline, or the compute splat
+// (render/splat_renderer), which is faster for many small bodies on compute GPUs.
+enum class SplatMode { automatic, sprites, compute };
+
+// "auto", "sprites", "compute" (for flags and logs).
+const char* to_string(SplatMode m);
+std::optional<SplatMode> parse_splat_mode(const std::string& s);
+
 struct ParticleSettings {
     float size_px = 4.0f;      // sprite diameter (pixels at 1080 lines) of a typical body at the focus distance
     float brightness = 1.0f;   // light per sprite before tone mapping
@@ -19,6 +29,7 @@ struct ParticleSettings {
     float speed_max = 0.0f;    // speed at the top of the colour ramp; 0 = from the scenario (BodyStats)
     float min_px = 1.5f;       // smaller sprites are drawn at this size with their light scaled down
     float max_px = 16.0f;      // cap (pixels at 1080 lines): bodies next to the camera don't fill the screen
+    SplatMode splat = SplatMode::automatic;
 };
 
 // The nominal sprite size for n bodies: 4 px up to 65536 bodies, then shrinking as n^(-1/3) so a
@@ -36,6 +47,10 @@ struct BodyStats {
 
 template <typename T>
 BodyStats compute_body_stats(const State<T>& s);
+
+// Sets body_look.glsl's uniforms (locations 0-8) on program for a w x h pixel viewport.
+void set_body_look_uniforms(GLuint program, const Camera& cam, const ParticleSettings& s, const BodyStats& stats,
+                            int w, int h);
 
 struct ParticleRenderer {
     GLuint program = 0;

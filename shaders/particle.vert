@@ -1,60 +1,15 @@
-#version 450 core
-// One point sprite per body. Positions+mass and velocities come straight from the simulation's float4
-// buffers (the CUDA backend writes them in place), so nothing is repacked on the CPU.
+// One point sprite per body (compiled after body_look.glsl, which has #version, uniforms and the look).
+// Positions+mass and velocities come straight from the simulation's float4 buffers (the CUDA backend
+// writes them in place), so nothing is repacked on the CPU.
 layout(location = 0) in vec4 a_pos_mass;  // x, y, z, m
 layout(location = 1) in vec4 a_vel;       // vx, vy, vz, 0
 
-layout(location = 0) uniform mat4 u_view;
-layout(location = 1) uniform mat4 u_proj;
-layout(location = 2) uniform float u_size_px;      // diameter of a mean-mass body at the focus distance
-layout(location = 3) uniform float u_focus_dist;   // camera distance to its target (world units)
-layout(location = 4) uniform float u_mean_mass;      // typical (median) mass
-layout(location = 5) uniform float u_brightness;
-layout(location = 6) uniform int u_color_mode;     // 0 speed, 1 mass, 2 white
-layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass: (log m_min, log m_max)
-layout(location = 8) uniform vec2 u_px_limits;     // smallest and largest sprite diameter in pixels
-
 out vec3 v_color;
-
-// A black-body-like ramp: deep red (slow / light) through orange and white to blue (fast / heavy).
-vec3 ramp(float t) {
-    const vec3 c0 = vec3(0.55, 0.10, 0.05);
-    const vec3 c1 = vec3(1.00, 0.45, 0.10);
-    const vec3 c2 = vec3(1.00, 0.90, 0.60);
-    const vec3 c3 = vec3(0.75, 0.85, 1.00);
-    const vec3 c4 = vec3(0.35, 0.55, 1.00);
-    t = clamp(t, 0.0, 1.0) * 4.0;
-    if (t < 1.0) return mix(c0, c1, t);
-    if (t < 2.0) return mix(c1, c2, t - 1.0);
-    if (t < 3.0) return mix(c2, c3, t - 2.0);
-    return mix(c3, c4, t - 3.0);
-}
 
 void main() {
     vec4 view_pos = u_view * vec4(a_pos_mass.xyz, 1.0);
     gl_Position = u_proj * view_pos;
-
-    float mass = max(a_pos_mass.w, 0.0);
-    float depth = max(-view_pos.z, 1e-6 * u_focus_dist);
-    // Size grows with the cube root of mass (radius of a body of fixed density), capped so a central
-    // black hole stays a bright dot rather than a disc, and shrinks with depth.
-    float d = u_size_px * min(pow(mass / u_mean_mass, 1.0 / 3.0), 4.0) * (u_focus_dist / depth);
-    float energy = 1.0;
-    if (d < u_px_limits.x) {
-        // Sprites smaller than a pixel fade instead of vanishing or flickering: keep the area's light.
-        energy = (d * d) / (u_px_limits.x * u_px_limits.x);
-        d = u_px_limits.x;
-    }
-    gl_PointSize = min(d, u_px_limits.y);
-
-    float t;
-    if (u_color_mode == 0) {
-        t = length(a_vel.xyz) / max(u_color_range.y, 1e-30);
-    } else if (u_color_mode == 1) {
-        t = (log(max(mass, 1e-30)) - u_color_range.x) / max(u_color_range.y - u_color_range.x, 1e-6);
-    } else {
-        t = 0.5;
-    }
-    vec3 base = u_color_mode == 2 ? vec3(1.0) : ramp(t);
-    v_color = base * u_brightness * energy;
+    BodyLook b = body_look(a_pos_mass, a_vel.xyz, view_pos);
+    gl_PointSize = b.diameter;
+    v_color = b.color * u_brightness * b.energy;
 }

@@ -1,5 +1,6 @@
-// Offscreen rendering (EGL device platform, no window): what the sprites light up, camera framing,
-// PNG I/O, the host upload path, and — on a CUDA machine — the interop path against the host path.
+// Offscreen rendering (EGL device platform, no window): what the sprites and the compute splat light up,
+// camera framing, PNG I/O, the host upload path, and — on a CUDA machine — the interop path against the
+// host path.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
 #include "render/particle_renderer.hpp"
+#include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
@@ -33,17 +35,24 @@ protected:
         }
         particles.init();
         tone.init();
+        splat.init();
     }
     void TearDown() override {
         if (!ctx.context) return;
         feed.shutdown();
+        splat.shutdown();
         particles.shutdown();
         tone.shutdown();
         ctx.shutdown();
     }
+    // Draws with the path ps.splat picks (auto: sprites at test sizes).
     Image render(const Camera& cam, const ParticleSettings& ps = {}, const ToneSettings& ts = {}) {
         tone.begin(ctx.width, ctx.height);
-        particles.draw(cam, ps, ctx.width, ctx.height);
+        if (use_compute_splat(ps, particles.count)) {
+            splat.draw(particles, cam, ps, tone);
+        } else {
+            particles.draw(cam, ps, ctx.width, ctx.height);
+        }
         tone.resolve(ctx.fbo, ts);
         check_gl("test render");
         return read_framebuffer(ctx.fbo, ctx.width, ctx.height);
@@ -56,8 +65,11 @@ protected:
     OffscreenContext ctx;
     ParticleRenderer particles;
     ToneMapper tone;
+    SplatRenderer splat;
     BodyFeed feed;
 };
+
+const SplatMode kPaths[] = {SplatMode::sprites, SplatMode::compute};
 
 State<float> one_body(float x, float y, float z) {
     State<float> s;
@@ -67,8 +79,9 @@ State<float> one_body(float x, float y, float z) {
 }
 
 // Sprites about `px` pixels wide in an image h pixels tall (the size setting is per 1080 lines).
-ParticleSettings sprites(float px, int h) {
+ParticleSettings sprites(float px, int h, SplatMode path = SplatMode::sprites) {
     ParticleSettings s;
+    s.splat = path;
     s.size_px = px * 1080.0f / float(h);
     s.brightness = 1.0f;
     s.color = ColorMode::white;
@@ -90,25 +103,52 @@ TEST_F(Offscreen, ContextIsOpenGL45Core) {
 
 TEST_F(Offscreen, EmptySceneIsBlack) {
     open(64, 48);
-    particles.resize(0);
-    Image img = render(Camera{});
-    ASSERT_EQ(img.rgba.size(), 64u * 48u * 4u);
-    for (std::size_t i = 0; i < img.rgba.size(); i += 4) {
-        ASSERT_EQ(img.rgba[i] | img.rgba[i + 1] | img.rgba[i + 2], 0) << "pixel " << i / 4;
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        // A lit frame first: the compute path must clear its accumulation images between frames.
+        upload(one_body(0, 0, 0));
+        render(looking_down_z(5.0f), sprites(3.0f, 48, path));
+        particles.resize(0);
+        ParticleSettings ps;
+        ps.splat = path;
+        Image img = render(Camera{}, ps);
+        ASSERT_EQ(img.rgba.size(), 64u * 48u * 4u);
+        for (std::size_t i = 0; i < img.rgba.size(); i += 4) {
+            ASSERT_EQ(img.rgba[i] | img.rgba[i + 1] | img.rgba[i + 2], 0) << "pixel " << i / 4;
+        }
     }
 }
 
 TEST_F(Offscreen, OneBodyAtCentreLightsCentrePixelOnly) {
     open(65, 65);
     upload(one_body(0, 0, 0));
-    Image img = render(looking_down_z(5.0f), sprites(3.0f, 65));
-    const std::uint8_t* c = img.pixel(32, 32);
-    EXPECT_GT(std::max({c[0], c[1], c[2]}), 60);
-    EXPECT_GT(lit_fraction(img, 8), 0.0);
-    EXPECT_LT(lit_fraction(img, 8), 0.01);  // a sprite a few pixels wide, nothing else
-    // The corners stay black.
-    EXPECT_EQ(img.pixel(0, 0)[0], 0);
-    EXPECT_EQ(img.pixel(64, 64)[0], 0);
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        Image img = render(looking_down_z(5.0f), sprites(3.0f, 65, path));
+        const std::uint8_t* c = img.pixel(32, 32);
+        EXPECT_GT(std::max({c[0], c[1], c[2]}), 60);
+        EXPECT_GT(lit_fraction(img, 8), 0.0);
+        EXPECT_LT(lit_fraction(img, 8), 0.01);  // a sprite a few pixels wide, nothing else
+        // The centre is the brightest pixel; the corners stay black.
+        for (int y = 0; y < 65; ++y) {
+            for (int x = 0; x < 65; ++x) ASSERT_LE(img.pixel(x, y)[0], c[0]) << x << "," << y;
+        }
+        EXPECT_EQ(img.pixel(0, 0)[0], 0);
+        EXPECT_EQ(img.pixel(64, 64)[0], 0);
+    }
+}
+
+// A 3 px body covers the same pixels with the same falloff in both paths: the compute splat visits the
+// pixel centres a point sprite would cover. Differences come only from 16-bit vs fixed-point sums.
+TEST_F(Offscreen, ComputeSplatMatchesSpritesForOneBody) {
+    open(65, 65);
+    upload(one_body(0.013f, -0.021f, 0.0f));  // off the pixel centre, so the footprint is uneven
+    Image a = render(looking_down_z(5.0f), sprites(3.0f, 65, SplatMode::sprites));
+    Image b = render(looking_down_z(5.0f), sprites(3.0f, 65, SplatMode::compute));
+    ImageDiff d = compare_images(a, b, 2);
+    EXPECT_EQ(d.fraction_over, 0.0) << "max diff " << d.max_abs;
+    EXPECT_EQ(lit_fraction(a, 8), lit_fraction(b, 8));
+    EXPECT_GT(lit_fraction(b, 8), 0.0);
 }
 
 TEST_F(Offscreen, OffCentreBodyLandsWhereTheProjectionSays) {
@@ -116,16 +156,19 @@ TEST_F(Offscreen, OffCentreBodyLandsWhereTheProjectionSays) {
     open(w, h);
     Camera cam = looking_down_z(4.0f);
     upload(one_body(0.8f, 0.5f, 0.0f));
-    Image img = render(cam, sprites(3.0f, h));
-    // Reference: glm's projection of the same point, in double-free float but independent of GL.
-    glm::vec3 win = glm::project(glm::vec3(0.8f, 0.5f, 0.0f), cam.view(), cam.projection(float(w) / h),
-                                 glm::vec4(0, 0, w, h));
-    int px = int(win.x), py = h - 1 - int(win.y);  // image rows run top to bottom
-    const std::uint8_t* p = img.pixel(px, py);
-    EXPECT_GT(std::max({p[0], p[1], p[2]}), 60) << "expected light at " << px << "," << py;
-    EXPECT_GT(px, w / 2);  // right of centre
-    EXPECT_LT(py, h / 2);  // above centre
-    EXPECT_EQ(img.pixel(w - 1 - px, py)[0], 0);  // not mirrored
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        Image img = render(cam, sprites(3.0f, h, path));
+        // Reference: glm's projection of the same point, in double-free float but independent of GL.
+        glm::vec3 win = glm::project(glm::vec3(0.8f, 0.5f, 0.0f), cam.view(), cam.projection(float(w) / h),
+                                     glm::vec4(0, 0, w, h));
+        int px = int(win.x), py = h - 1 - int(win.y);  // image rows run top to bottom
+        const std::uint8_t* p = img.pixel(px, py);
+        EXPECT_GT(std::max({p[0], p[1], p[2]}), 60) << "expected light at " << px << "," << py;
+        EXPECT_GT(px, w / 2);  // right of centre
+        EXPECT_LT(py, h / 2);  // above centre
+        EXPECT_EQ(img.pixel(w - 1 - px, py)[0], 0);  // not mirrored
+    }
 }
 
 TEST_F(Offscreen, PresetLightsAPlausibleFraction) {
@@ -139,6 +182,66 @@ TEST_F(Offscreen, PresetLightsAPlausibleFraction) {
     double lit = lit_fraction(img, 8);
     EXPECT_GT(lit, 0.02) << preset;
     EXPECT_LT(lit, 0.9) << preset;
+}
+
+// Every preset, drawn both ways: the compute splat's image resembles the sprites' — the same lit fraction
+// within 5% (relative) and 98% of pixels within 8/255 — at the sprite size `nbody render` uses.
+TEST_F(Offscreen, ComputeSplatResemblesSpritesOnPresets) {
+    open(320, 180);
+    for (const auto& p : presets()) {
+        SCOPED_TRACE(p.name);
+        State<float> s = convert_state<float>(make_preset(p.name, 20000, 5));
+        upload(s);
+        Camera cam;
+        cam.fit(s.pos_mass.data(), s.size());
+        ParticleSettings ps;
+        ps.size_px = default_sprite_size(s.size());
+        ps.splat = SplatMode::sprites;
+        Image a = render(cam, ps);
+        ps.splat = SplatMode::compute;
+        Image b = render(cam, ps);
+        double lit_a = lit_fraction(a, 8), lit_b = lit_fraction(b, 8);
+        EXPECT_GT(lit_a, 0.005);
+        EXPECT_NEAR(lit_b, lit_a, 0.05 * lit_a);
+        ImageDiff d = compare_images(a, b, 8);
+        EXPECT_LT(d.fraction_over, 0.02) << "max diff " << d.max_abs;
+    }
+}
+
+// More light on one pixel than the fixed-point sum holds (2^32 / kSplatFixedOne bodies) saturates to
+// white instead of wrapping around to a dim value. One body more than the limit, dimmed by exposure so
+// that only a saturated sum reaches white.
+TEST_F(Offscreen, ComputeSplatSaturatesInsteadOfWrapping) {
+    open(9, 9);
+    const std::size_t n = std::size_t(4294967296.0 / double(kSplatFixedOne)) + 1;
+    State<float> s;
+    s.resize(n);
+    for (auto& p : s.pos_mass) p = {0, 0, 0, 1};
+    upload(s);
+    ToneSettings ts;
+    ts.exposure = 1e-3f;  // the full sum maps to 262 units of light: white; a wrapped one to 0.001: black
+    Image img = render(looking_down_z(5.0f), sprites(1.5f, 9, SplatMode::compute), ts);
+    EXPECT_EQ(img.pixel(4, 4)[0], 255);
+    EXPECT_EQ(img.pixel(0, 0)[0], 0);
+}
+
+TEST(SplatChoice, AutoPicksComputeForManySmallBodies) {
+    ParticleSettings s;
+    s.size_px = default_sprite_size(kSplatAutoN);
+    EXPECT_FALSE(use_compute_splat(s, kSplatAutoN - 1));
+    EXPECT_TRUE(use_compute_splat(s, kSplatAutoN));
+    s.size_px = 2 * kSplatMaxPx;  // bigger than the splat footprint: sprites keep the look
+    EXPECT_FALSE(use_compute_splat(s, 4 * kSplatAutoN));
+    s.splat = SplatMode::compute;
+    EXPECT_TRUE(use_compute_splat(s, 1));
+    s.splat = SplatMode::sprites;
+    s.size_px = 1.5f;
+    EXPECT_FALSE(use_compute_splat(s, 4 * kSplatAutoN));
+    EXPECT_EQ(parse_splat_mode("auto"), SplatMode::automatic);
+    EXPECT_EQ(parse_splat_mode("compute"), SplatMode::compute);
+    EXPECT_EQ(parse_splat_mode("sprites"), SplatMode::sprites);
+    EXPECT_FALSE(parse_splat_mode("Compute").has_value());
+    EXPECT_FALSE(parse_splat_mode("").has_value());
 }
 
 TEST_F(Offscreen, ToneMappingKeepsDenseCoresBelowClipping) {
@@ -256,6 +359,16 @@ TEST_F(Offscreen, CudaInteropMatchesHostPath) {
     ImageDiff d = compare_images(via_interop, via_host, 2);
     EXPECT_LT(d.fraction_over, 1e-4) << "max diff " << d.max_abs;
     EXPECT_GT(lit_fraction(via_interop, 8), 0.01);
+
+    // The compute splat reads the same buffers: interop-fed bodies give the host path's image exactly
+    // (integer sums do not depend on the order of the atomics).
+    ParticleSettings compute;
+    compute.splat = SplatMode::compute;
+    Image compute_host = render(cam, compute);
+    feed.feed(*backend, particles);
+    Image compute_interop = render(cam, compute);
+    EXPECT_EQ(compare_images(compute_interop, compute_host, 0).max_abs, 0);
+    EXPECT_NEAR(lit_fraction(compute_interop, 8), lit_fraction(via_interop, 8), 0.05 * lit_fraction(via_interop, 8));
 }
 
 }  // namespace
