@@ -22,6 +22,11 @@ std::string device_problem() {
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
+        // The common laptop case: no NVIDIA driver at all reads "driver version is insufficient".
+        if (e == cudaErrorInsufficientDriver) {
+            return "no NVIDIA driver is loaded, or it is older than this CUDA runtime (" +
+                   std::string(cudaGetErrorString(e)) + ")";
+        }
         return cudaGetErrorString(e);
     }
     return count > 0 ? "" : "no device found";
