@@ -9,7 +9,7 @@
 set -uo pipefail
 out=${OUT:-/tmp/nbody_gpu_out}
 mkdir -p "$out"
-bin=.device/bin
+bin=${NBODY_BIN:-.device/bin}
 steps=${1:-smi,tests,sweep,bench,sass,sanitize,cli}
 has() { [[ ",$steps," == *",$1,"* ]]; }
 status=0

@@ -96,7 +96,9 @@ __global__ void __launch_bounds__(256)
         tile[threadIdx.x] = next;
         __syncthreads();
         if (t + 1 < t_end) next = load_j(t + 1);
-#pragma unroll 8
+        // Unrolled 16x: ptxas then spaces the MUFU.RSQs more evenly among the FP32 work, so warps queue
+        // less at the MUFU (Nsight Compute, docs/CUDA_NOTES.md v5: +1.5% over 8x; 32x misses i-cache).
+#pragma unroll 16
         for (unsigned jj = 0; jj < B; ++jj) {
             const Vec4<T> pj = tile[jj];
 #pragma unroll
