@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <unistd.h>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "render/particle_renderer.hpp"
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
+#include "render/video_pipe.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/registry.hpp"
@@ -120,6 +122,20 @@ void check_options(const RenderOptions& o) {
     if (o.video.empty() && o.every > 0 && std::filesystem::path(o.out).extension() == ".png") {
         throw Error("--every writes numbered frames into a directory: give --out a directory, not '" + o.out + "'");
     }
+    // Before simulating: a long run must not end in "cannot write".
+    if (!o.video.empty()) {
+        check_output_path(o.video, "--video");
+    } else if (o.every == 0) {
+        check_output_path(o.out, "--out");
+    }
+}
+
+// Creates the frame directory (and its parents) and checks it is writable; throws one line.
+void prepare_frame_dir(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error("cannot create directory '" + dir + "': " + ec.message());
+    if (::access(dir.c_str(), W_OK) != 0) throw Error("--out directory '" + dir + "' is not writable");
 }
 
 // Offscreen GL state and the bodies' source, torn down in reverse on every path out.
@@ -234,17 +250,17 @@ int run_render_command(const RenderOptions& o) {
 
     std::int64_t every = o.every;
     if (!o.video.empty() && every == 0) every = 1;
-    std::FILE* pipe = nullptr;
+    std::unique_ptr<VideoPipe> pipe;
     if (!o.video.empty()) {
-        std::string cmd = "ffmpeg -loglevel error -y -f rawvideo -pix_fmt rgba -s " + std::to_string(o.width) + "x" +
-                          std::to_string(o.height) + " -r " + std::to_string(o.fps) +
-                          " -i - -c:v libx264 -pix_fmt yuv420p '" + o.video + "'";
-        pipe = ::popen(cmd.c_str(), "w");
-        if (!pipe) throw Error("cannot start ffmpeg for --video '" + o.video + "'");
+        // An argv array, no shell: the file name reaches ffmpeg exactly as given ("--" ends its options).
+        pipe = std::make_unique<VideoPipe>(
+            std::vector<std::string>{"ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt",
+                                     "rgba", "-s", std::to_string(o.width) + "x" + std::to_string(o.height), "-r",
+                                     std::to_string(o.fps), "-i", "-", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                                     "--", o.video},
+            o.video);
     } else if (every > 0) {
-        std::error_code ec;
-        std::filesystem::create_directories(o.out, ec);
-        if (ec) throw Error("cannot create directory '" + o.out + "': " + ec.message());
+        prepare_frame_dir(o.out);
     }
 
     int written = 0;
@@ -252,11 +268,7 @@ int run_render_command(const RenderOptions& o) {
         if (every == 0 && !last) return;
         Image img = r.frame(*backend);
         if (pipe) {
-            if (std::fwrite(img.rgba.data(), 1, img.rgba.size(), pipe) != img.rgba.size()) {
-                ::pclose(pipe);
-                pipe = nullptr;
-                throw Error("ffmpeg stopped accepting frames for '" + o.video + "'");
-            }
+            pipe->write(img.rgba.data(), img.rgba.size());
         } else if (every > 0) {
             char name[32];
             std::snprintf(name, sizeof name, "frame_%05d.png", written);
@@ -267,22 +279,17 @@ int run_render_command(const RenderOptions& o) {
         ++written;
     };
 
-    try {
-        std::int64_t done = 0;
+    std::int64_t done = 0;
+    if (every > 0) emit(false);
+    while (done < o.steps) {
+        std::int64_t k = every > 0 ? std::min(every, o.steps - done) : o.steps - done;
+        step_checked(*backend, sc.params, k, done);
+        done += k;
         if (every > 0) emit(false);
-        while (done < o.steps) {
-            std::int64_t k = every > 0 ? std::min(every, o.steps - done) : o.steps - done;
-            step_checked(*backend, sc.params, k, done);
-            done += k;
-            if (every > 0) emit(false);
-        }
-        if (every == 0) emit(true);
-        if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused);
-    } catch (...) {
-        if (pipe) ::pclose(pipe);
-        throw;
     }
-    if (pipe && ::pclose(pipe) != 0) throw Error("ffmpeg failed to encode '" + o.video + "'");
+    if (every == 0) emit(true);
+    if (pipe) pipe->finish();
+    if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused);
 
     std::string where = !o.video.empty() ? o.video : o.out;
     std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n", backend->size(),

@@ -144,6 +144,13 @@ void backend_section(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     ImGui::TextWrapped("%s", info.gl_device.c_str());
     if (!info.cuda_device.empty()) ImGui::TextWrapped("%s", info.cuda_device.c_str());
     ImGui::Text("%s", info.transfer.c_str());
+    if (!info.checkpoint.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", info.checkpoint.c_str());
+        ImGui::PopTextWrapPos();
+        tooltip_for_last("A full copy of the bodies kept to restore after a NaN/Inf. Not per frame: its cadence "
+                         "grows with its cost so it stays near 1% of the simulation time.");
+    }
     if (!info.interop_note.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", info.interop_note.c_str());
 }
 
@@ -233,6 +240,7 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
         if (ImGui::SmallButton("dismiss")) info.message.clear();
     }
     if (!info.screenshot_note.empty()) ImGui::TextDisabled("%s", info.screenshot_note.c_str());
+    if (!info.busy.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", info.busy.c_str());
     simulation_section(m, a);
     backend_section(m, a, info);
     stats_section(info);

@@ -65,6 +65,8 @@ struct PanelInfo {
     std::string cuda_device;        // "NVIDIA H100 — 79.1 GiB total, 78.6 GiB free", or "" without CUDA
     std::string transfer;           // "interop: 0 B copied device->host per frame", ...
     std::string interop_note;       // why interop is off, if it is
+    std::string checkpoint;         // the NaN-recovery copy: size, direction, cadence (not per frame)
+    std::string busy;               // "switching to cuda (float)..." while a request is in flight
     std::string message;            // last error or warning, shown in red until dismissed
     std::string screenshot_note;    // "saved shot.png"
     std::string draw_path;          // "point sprites" or "compute splat": what drew the last frame

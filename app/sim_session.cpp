@@ -17,9 +17,12 @@ double now_s() {
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Each hold of the backend lock stays near this, so switching backends and GPU drawing never wait long.
-constexpr double kChunkSeconds = 0.010;
 constexpr double kStatsWindow = 0.5;
+constexpr double kMinCheckpointInterval = 0.5;
+
+std::string what_of(const std::exception& e) {
+    return dynamic_cast<const std::bad_alloc*>(&e) ? std::string("out of memory") : std::string(e.what());
+}
 
 }  // namespace
 
@@ -30,9 +33,23 @@ SimSession::SimSession(const HostState& s, const Params& p, const std::string& b
     backend_->set_state(s);
     gpu_ = backend_->name() == "cuda";
     checkpoint_ = s;
-    checkpoint_and_diagnostics_locked(true);
+    start();
+}
+
+SimSession::SimSession(std::unique_ptr<Backend> backend, const HostState& s, const Params& p,
+                       bool draw_from_backend, const SessionTuning& tuning)
+    : tuning_(tuning), backend_(std::move(backend)), draw_from_backend_by_name_(false), params_(p) {
+    gpu_ = draw_from_backend;
+    checkpoint_ = s;
+    start();
+}
+
+void SimSession::start() {
+    diagnostics_locked(true);
+    last_ckpt_wall_ = now_s();
+    stats_.sim_time = checkpoint_.t;
     publish_locked();
-    window_start_ = now_s();
+    window_start_ = last_draw_wall_ = now_s();
     thread_ = std::thread([this] { run(); });
 }
 
@@ -42,6 +59,13 @@ SimSession::~SimSession() {
         quit_ = true;
     }
     wake_.notify_all();
+    {
+        std::lock_guard<std::mutex> s(snap_mutex_);
+        stopping_ = true;
+    }
+    drawn_.notify_all();
+    // A step() call cannot be interrupted: quitting during a long one (a 1M-body GPU step, ~0.5 s) still
+    // waits for that one call to end. Requests still queued are dropped.
     if (thread_.joinable()) thread_.join();
 }
 
@@ -86,15 +110,99 @@ void SimSession::frame_tick() {
     wake_.notify_all();
 }
 
+std::uint64_t SimSession::enqueue(Request r) {
+    std::uint64_t id;
+    {
+        std::lock_guard<std::mutex> lk(ctl_mutex_);
+        id = r.id = next_id_++;
+        requests_.push_back(std::move(r));
+    }
+    wake_.notify_all();
+    return id;
+}
+
+std::uint64_t SimSession::load_state(HostState s) {
+    Request r;
+    r.kind = SessionResult::Kind::load;
+    r.state = std::move(s);
+    return enqueue(std::move(r));
+}
+
+std::uint64_t SimSession::switch_backend(const std::string& name, Precision precision) {
+    Request r;
+    r.kind = SessionResult::Kind::switch_backend;
+    r.name = name;
+    r.precision = precision;
+    return enqueue(std::move(r));
+}
+
+std::vector<SessionResult> SimSession::take_results() {
+    std::lock_guard<std::mutex> lk(ctl_mutex_);
+    std::vector<SessionResult> out;
+    out.swap(results_);
+    return out;
+}
+
+int SimSession::pending_requests() const {
+    std::lock_guard<std::mutex> lk(ctl_mutex_);
+    return int(requests_.size()) + (applying_ ? 1 : 0);
+}
+
+void SimSession::wait_for_requests() {
+    std::unique_lock<std::mutex> lk(ctl_mutex_);
+    requests_done_.wait(lk, [&] { return quit_ || (requests_.empty() && !applying_); });
+}
+
 void SimSession::run() {
     for (;;) {
+        Request req;
+        bool have_request = false;
         {
             std::unique_lock<std::mutex> lk(ctl_mutex_);
-            wake_.wait(lk, [&] { return quit_ || single_step_ || (!paused_ && granted_ > 0); });
-            if (quit_) return;
+            wake_.wait(lk, [&] {
+                return quit_ || !requests_.empty() || single_step_ || (!paused_ && granted_ > 0);
+            });
+            if (quit_) {
+                requests_.clear();
+                requests_done_.notify_all();
+                return;
+            }
+            if (!requests_.empty()) {
+                req = std::move(requests_.front());
+                requests_.pop_front();
+                applying_ = true;
+                have_request = true;
+            }
+        }
+        if (have_request) {
+            // Between steps: requests never wait behind more than the step() call already running.
+            SessionResult res;
+            res.kind = req.kind;
+            res.id = req.id;
+            res.error = req.kind == SessionResult::Kind::load ? apply_load(req.state)
+                                                              : apply_switch(req.name, req.precision);
+            {
+                std::lock_guard<std::mutex> lk(ctl_mutex_);
+                results_.push_back(std::move(res));
+                applying_ = false;
+            }
+            requests_done_.notify_all();
+            continue;
         }
         do_steps();
+        wait_for_draw();
     }
+}
+
+void SimSession::wait_for_draw() {
+    if (!gpu_) return;
+    // The draw found the backend busy: let it take these bodies before the next step takes the lock
+    // again, or a step longer than a frame would starve drawing. Bounded, so a closed or hidden window
+    // costs at most draw_wait_seconds per step.
+    std::unique_lock<std::mutex> s(snap_mutex_);
+    if (!draw_waiting_ || now_s() - last_draw_wall_ < tuning_.draw_starved_seconds) return;
+    drawn_.wait_for(s, std::chrono::duration<double>(tuning_.draw_wait_seconds), [&] { return !draw_waiting_ || stopping_; });
+    draw_waiting_ = false;
 }
 
 void SimSession::do_steps() {
@@ -113,7 +221,9 @@ void SimSession::do_steps() {
         per_step = stats_.ms_per_step * 1e-3;
     }
     if (k <= 0) return;
-    if (per_step > 0) k = std::min(k, std::max(1, int(kChunkSeconds / per_step)));
+    // One step() call holds the backend for about chunk_seconds; while the step time is unknown (just
+    // loaded or switched: a 1M-body GPU step takes ~0.5 s) only one step, so requests never wait long.
+    k = per_step > 0 ? std::min(k, std::max(1, int(tuning_.chunk_seconds / per_step))) : 1;
 
     std::lock_guard<std::mutex> lk(backend_mutex_);
     double t0 = now_s();
@@ -121,10 +231,8 @@ void SimSession::do_steps() {
     std::string failure;
     try {
         r = backend_->step(p, k);
-    } catch (const std::bad_alloc&) {
-        failure = "out of memory during a step";
     } catch (const std::exception& e) {
-        failure = e.what();
+        failure = what_of(e);
     }
     double t1 = now_s();
     if (!failure.empty() || !r.finite) {
@@ -133,16 +241,21 @@ void SimSession::do_steps() {
                                ? "step failed: " + failure
                                : "NaN/Inf in body " + std::to_string(r.bad_body) +
                                      " (try a smaller dt or more softening)";
-        try {
-            backend_->set_state(checkpoint_);
-        } catch (const std::exception&) {
+        double t_restored = 0;
+        {
+            std::lock_guard<std::mutex> c(checkpoint_mutex_);
+            t_restored = checkpoint_.t;
+            try {
+                backend_->set_state(checkpoint_);
+            } catch (const std::exception&) {
+            }
         }
         publish_locked();
         std::lock_guard<std::mutex> c(ctl_mutex_);
         paused_ = true;
         stats_.steps_per_s = 0;
-        stats_.sim_time = checkpoint_.t;
-        message_ = what + ": paused, restored the state of t = " + std::to_string(checkpoint_.t);
+        stats_.sim_time = t_restored;
+        message_ = what + ": paused, restored the state of t = " + std::to_string(t_restored);
         return;
     }
     {
@@ -163,13 +276,14 @@ void SimSession::do_steps() {
         }
     }
     // Energy needs the O(N^2) potential: keep it under ~10% of the time, and at most twice a second.
-    if (reset_e0 || t1 - last_diag_wall_ > std::max(0.5, 10.0 * diag_cost_)) {
-        checkpoint_and_diagnostics_locked(reset_e0);
-    }
+    if (reset_e0 || t1 - last_diag_wall_ > std::max(0.5, 10.0 * diag_cost_)) diagnostics_locked(reset_e0);
+    // The checkpoint is a full copy (device -> host on a GPU): at most checkpoint_share of the time.
+    double ckpt_interval = std::max(kMinCheckpointInterval, 1e-3 * stats().checkpoint_ms / tuning_.checkpoint_share);
+    if (t1 - last_ckpt_wall_ > ckpt_interval) checkpoint_locked();
     publish_locked();
 }
 
-void SimSession::checkpoint_and_diagnostics_locked(bool reset_e0) {
+void SimSession::diagnostics_locked(bool reset_e0) {
     Params p;
     {
         std::lock_guard<std::mutex> c(ctl_mutex_);
@@ -177,7 +291,6 @@ void SimSession::checkpoint_and_diagnostics_locked(bool reset_e0) {
     }
     double t0 = now_s();
     Diagnostics d = backend_->diagnostics(p, true);
-    checkpoint_ = backend_->get_state();
     double t1 = now_s();
     diag_cost_ = t1 - t0;
     last_diag_wall_ = t1;
@@ -186,20 +299,39 @@ void SimSession::checkpoint_and_diagnostics_locked(bool reset_e0) {
     if (reset_e0 || !stats_.have_diag) stats_.energy0 = d.total();
     stats_.have_diag = true;
     stats_.energy_drift = relative_energy_drift(stats_.energy0, d.total());
-    stats_.sim_time = checkpoint_.t;
     ++stats_.diag_serial;
 }
 
+void SimSession::checkpoint_locked() {
+    double t0 = now_s();
+    HostState s = backend_->get_state();
+    double t1 = now_s();
+    {
+        std::lock_guard<std::mutex> c(checkpoint_mutex_);
+        checkpoint_ = std::move(s);
+    }
+    last_ckpt_wall_ = t1;
+    std::lock_guard<std::mutex> c(ctl_mutex_);
+    stats_.checkpoint_ms = 1e3 * (t1 - t0);
+    stats_.sim_time = checkpoint_.t;
+}
+
 void SimSession::publish_locked() {
-    size_ = backend_->size();
+    std::size_t n = backend_->size();
+    size_ = n;
     {
         std::lock_guard<std::mutex> c(ctl_mutex_);
         backend_name_ = backend_->name();
         precision_ = backend_->precision();
+        // What one checkpoint reads: positions+mass and velocities in the backend's precision.
+        stats_.checkpoint_bytes = 2 * n * (precision_ == Precision::f64 ? 32 : 16);
+        stats_.checkpoint_from_device = gpu_;
+        double per_step = stats_.ms_per_step * 1e-3;
+        stats_.checkpoint_interval_s = std::max(
+            {kMinCheckpointInterval, 1e-3 * stats_.checkpoint_ms / tuning_.checkpoint_share, per_step});
     }
     std::lock_guard<std::mutex> s(snap_mutex_);
     if (!gpu_) {
-        std::size_t n = backend_->size();
         snap_pos_.resize(n);
         snap_vel_.resize(n);
         backend_->copy_positions(snap_pos_.data());
@@ -211,16 +343,26 @@ void SimSession::publish_locked() {
 bool SimSession::with_newest_bodies(
     bool force, const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t)>& fn) {
     if (gpu_) {
-        std::uint64_t v;
+        // Try the lock even with nothing new: a busy backend is what tells the sim thread a draw waits.
+        std::unique_lock<std::mutex> lk(backend_mutex_, std::try_to_lock);
+        if (!lk.owns_lock()) {
+            std::lock_guard<std::mutex> s(snap_mutex_);
+            draw_waiting_ = true;  // the sim thread lets the next call in after this step
+            return false;
+        }
+        {
+            // Publishing needs the backend lock we hold, so the version cannot move under us.
+            std::lock_guard<std::mutex> s(snap_mutex_);
+            draw_waiting_ = false;
+            if (!force && snap_version_ == drawn_version_) return false;
+        }
+        fn(backend_.get(), nullptr, nullptr, backend_->size());
         {
             std::lock_guard<std::mutex> s(snap_mutex_);
-            if (!force && snap_version_ == drawn_version_) return false;
-            v = snap_version_;
+            drawn_version_ = snap_version_;
+            last_draw_wall_ = now_s();
         }
-        std::unique_lock<std::mutex> lk(backend_mutex_, std::try_to_lock);
-        if (!lk.owns_lock()) return false;
-        fn(backend_.get(), nullptr, nullptr, backend_->size());
-        drawn_version_ = v;
+        drawn_.notify_all();
         return true;
     }
     std::lock_guard<std::mutex> s(snap_mutex_);
@@ -230,50 +372,100 @@ bool SimSession::with_newest_bodies(
     return true;
 }
 
-std::string SimSession::load_state(const HostState& s) {
+std::vector<Vec4<float>> SimSession::positions_for_fit() {
+    std::vector<Vec4<float>> pos;
+    if (!gpu_) {
+        std::lock_guard<std::mutex> s(snap_mutex_);
+        return snap_pos_;
+    }
+    {
+        std::unique_lock<std::mutex> lk(backend_mutex_, std::try_to_lock);
+        if (lk.owns_lock()) {
+            pos.resize(backend_->size());
+            backend_->copy_positions(pos.data());
+            return pos;
+        }
+    }
+    // A step holds the GPU: the last checkpoint is at most a few seconds old, close enough to frame.
+    std::lock_guard<std::mutex> c(checkpoint_mutex_);
+    pos.resize(checkpoint_.size());
+    for (std::size_t i = 0; i < pos.size(); ++i) {
+        const auto& q = checkpoint_.pos_mass[i];
+        pos[i] = {float(q.x), float(q.y), float(q.z), float(q.w)};
+    }
+    return pos;
+}
+
+std::string SimSession::apply_load(HostState& s) {
     std::lock_guard<std::mutex> lk(backend_mutex_);
+    std::string why;
     try {
         check_host_memory(s.size(), backend_->precision());
-        backend_->set_state(s);
     } catch (const std::exception& e) {
-        std::string why = dynamic_cast<const std::bad_alloc*>(&e) ? std::string("out of memory") : e.what();
+        why = what_of(e);
+    }
+    if (why.empty()) {
         try {
-            backend_->set_state(checkpoint_);  // the old bodies, as last checkpointed
-        } catch (const std::exception&) {
+            backend_->set_state(s);
+        } catch (const std::exception& e) {
+            why = what_of(e);
+            std::lock_guard<std::mutex> c(checkpoint_mutex_);
+            try {
+                backend_->set_state(checkpoint_);  // the old bodies, as last checkpointed
+            } catch (const std::exception&) {
+            }
         }
+    }
+    if (!why.empty()) {
         publish_locked();
         return "cannot load " + std::to_string(s.size()) + " bodies: " + why + " (kept the previous state)";
     }
-    checkpoint_ = s;
-    checkpoint_and_diagnostics_locked(true);
+    double t = s.t;
+    {
+        std::lock_guard<std::mutex> c(checkpoint_mutex_);
+        checkpoint_ = std::move(s);
+    }
+    last_ckpt_wall_ = now_s();
+    diagnostics_locked(true);
+    {
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        stats_.steps_total = 0;
+        stats_.sim_time = t;
+        stats_.ms_per_step = 0;
+        stats_.steps_per_s = 0;
+        window_start_ = now_s();
+        window_steps_ = 0;
+        window_busy_ = 0;
+    }
     publish_locked();
-    std::lock_guard<std::mutex> c(ctl_mutex_);
-    stats_.steps_total = 0;
-    stats_.sim_time = s.t;
-    stats_.ms_per_step = 0;
     return {};
 }
 
-std::string SimSession::switch_backend(const std::string& name, Precision precision) {
+std::string SimSession::apply_switch(const std::string& name, Precision precision) {
     std::lock_guard<std::mutex> lk(backend_mutex_);
     if (backend_->name() == name && backend_->precision() == precision) return {};
     try {
         HostState cur = backend_->get_state();  // exact: float -> double -> float is lossless
+        check_host_memory(cur.size(), precision);
         auto next = create_backend(name, precision);
         next->set_state(cur);
         backend_ = std::move(next);
-    } catch (const std::bad_alloc&) {
-        return "cannot switch to " + name + ": out of memory (kept " + backend_->name() + ")";
+        std::lock_guard<std::mutex> c(checkpoint_mutex_);
+        checkpoint_ = std::move(cur);
     } catch (const std::exception& e) {
-        return "cannot switch to " + name + ": " + e.what() + " (kept " + backend_->name() + ")";
+        return "cannot switch to " + name + ": " + what_of(e) + " (kept " + backend_->name() + ")";
     }
-    gpu_ = backend_->name() == "cuda";
+    last_ckpt_wall_ = now_s();
+    if (draw_from_backend_by_name_) gpu_ = backend_->name() == "cuda";
+    {
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        stats_.ms_per_step = 0;  // unknown: the next steps go one call each until measured
+        stats_.checkpoint_ms = 0;
+        window_start_ = now_s();
+        window_steps_ = 0;
+        window_busy_ = 0;
+    }
     publish_locked();
-    std::lock_guard<std::mutex> c(ctl_mutex_);
-    stats_.ms_per_step = 0;
-    window_start_ = now_s();
-    window_steps_ = 0;
-    window_busy_ = 0;
     return {};
 }
 

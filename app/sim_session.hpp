@@ -1,9 +1,11 @@
 #pragma once
 // Runs the simulation off the render thread, so a step longer than a frame never freezes the window.
-// The UI edits Params and asks for actions; the render thread takes the newest bodies each frame.
+// The UI edits Params and queues requests (new bodies, another backend) that the simulation thread
+// applies between steps; the render thread takes the newest bodies each frame.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -19,18 +21,43 @@ struct SessionStats {
     std::int64_t steps_total = 0;
     double sim_time = 0;
     double steps_per_s = 0;     // measured over the last ~0.5 s of wall time, pauses excluded
-    double ms_per_step = 0;     // wall time per step, averaged the same way
+    double ms_per_step = 0;     // wall time per step, averaged the same way; 0 = not known yet
     Diagnostics diag;           // at the last energy cadence
     bool have_diag = false;
     double energy0 = 0;         // total energy when the state was loaded (or G / softening changed)
     double energy_drift = 0;    // |E - E0| / |E0|
     std::uint64_t diag_serial = 0;  // increments with each new diagnostics
+    // The NaN-recovery checkpoint: a full copy of the bodies taken every checkpoint_interval_s seconds.
+    std::size_t checkpoint_bytes = 0;   // bytes each checkpoint reads (device -> host for GPU backends)
+    bool checkpoint_from_device = false;
+    double checkpoint_interval_s = 0;   // the current cadence (wall seconds between checkpoints)
+    double checkpoint_ms = 0;           // wall time of the last checkpoint
+};
+
+// Tunables with defaults; tests shorten or lengthen them.
+struct SessionTuning {
+    double chunk_seconds = 0.010;       // each step() call aims at about this much work
+    double draw_wait_seconds = 0.050;   // GPU drawing: the longest the sim thread waits for a waiting draw
+    double draw_starved_seconds = 0.033;  // ... and only once the last draw is older than this (2 frames)
+    double checkpoint_share = 0.01;     // checkpoints may cost at most this fraction of the wall time
+};
+
+// What a queued request (load_state / switch_backend) came to.
+struct SessionResult {
+    enum class Kind { load, switch_backend } kind = Kind::load;
+    std::uint64_t id = 0;       // as returned by the request call
+    std::string error;          // empty on success; else one line (the old state or backend was kept)
 };
 
 class SimSession {
 public:
     // Creates the backend and loads the state. Throws nbody::Error (unknown backend, no device, OOM).
     SimSession(const HostState& s, const Params& p, const std::string& backend, Precision precision);
+    // Runs an existing backend that already holds the bodies `s` (tests pass instrumented backends).
+    // draw_from_backend: drawing goes through the backend under its lock (GPU), not a host snapshot.
+    SimSession(std::unique_ptr<Backend> backend, const HostState& s, const Params& p, bool draw_from_backend,
+               const SessionTuning& tuning = {});
+    // Stops the simulation thread. Waits for a step() call already running (one call: see do_steps).
     ~SimSession();
     SimSession(const SimSession&) = delete;
     SimSession& operator=(const SimSession&) = delete;
@@ -44,16 +71,28 @@ public:
     // Called once per rendered frame: grants the next steps_per_frame steps.
     void frame_tick();
 
-    // Replaces the bodies (new N, preset reset). On failure keeps the old ones and returns the message.
-    std::string load_state(const HostState& s);
-    // Moves the exact current state into a new backend. On failure keeps the old one, returns the message.
-    std::string switch_backend(const std::string& name, Precision precision);
+    // Queues new bodies (new N, preset reset); applied between steps. Never waits for a step.
+    // Returns the request id; the outcome comes from take_results().
+    std::uint64_t load_state(HostState s);
+    // Queues moving the exact current state into a new backend; applied between steps, never waits.
+    std::uint64_t switch_backend(const std::string& name, Precision precision);
+    // Outcomes of finished requests, oldest first (empty if none finished since the last call).
+    std::vector<SessionResult> take_results();
+    // Requests queued or being applied.
+    int pending_requests() const;
+    // Blocks until every queued request has been applied (testing aid; may wait for one step).
+    void wait_for_requests();
 
     // Render thread: hands the newest bodies to fn. CPU backends: from a snapshot (never waits for a
-    // step); GPU backends: fn gets the backend itself so it can write the GL buffers in place, skipped
-    // while a step holds it (the buffers keep the last bodies). Returns false if fn was not called:
-    // nothing new since the last call (unless `force`), or the GPU backend was busy.
+    // step); GPU backends: fn gets the backend itself so it can write the GL buffers in place. If a step
+    // holds the backend, this returns false at once; once drawing has been shut out for
+    // draw_starved_seconds, the sim thread waits after the step (at most draw_wait_seconds) for the next
+    // call, so drawing keeps up with every step even when one outlasts many frames.
+    // Returns false if fn was not called: nothing new since the last call (unless `force`), or busy.
     bool with_newest_bodies(bool force, const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t)>& fn);
+    // Positions+mass for framing the camera: the newest if the backend is free, else the last
+    // checkpoint (a GPU step in progress); never empty while there are bodies.
+    std::vector<Vec4<float>> positions_for_fit();
 
     SessionStats stats() const;
     std::string backend_name() const;
@@ -63,19 +102,38 @@ public:
     std::string take_message();
 
 private:
+    struct Request {
+        SessionResult::Kind kind = SessionResult::Kind::load;
+        std::uint64_t id = 0;
+        HostState state;
+        std::string name;
+        Precision precision = Precision::f32;
+    };
+
+    void start();
     void run();
     void do_steps();
+    void wait_for_draw();
+    std::string apply_load(HostState& s);
+    std::string apply_switch(const std::string& name, Precision precision);
     void publish_locked();
-    void checkpoint_and_diagnostics_locked(bool reset_e0);
+    void diagnostics_locked(bool reset_e0);
+    void checkpoint_locked();
+    std::uint64_t enqueue(Request r);
 
-    mutable std::mutex backend_mutex_;  // guards backend_, checkpoint_
+    SessionTuning tuning_;
+    mutable std::mutex backend_mutex_;  // guards backend_
     std::unique_ptr<Backend> backend_;
-    HostState checkpoint_;
+    bool draw_from_backend_by_name_ = true;  // false: fixed by the test constructor
     std::atomic<bool> gpu_{false};
     std::atomic<std::size_t> size_{0};
 
-    mutable std::mutex ctl_mutex_;      // guards params_, granted_, message_, stats_, wake-ups
+    std::mutex checkpoint_mutex_;        // guards checkpoint_ (the fit reads it while a step runs)
+    HostState checkpoint_;
+
+    mutable std::mutex ctl_mutex_;      // guards params_, granted_, requests, message_, stats_, wake-ups
     std::condition_variable wake_;
+    std::condition_variable requests_done_;
     Params params_;
     bool params_changed_energy_ = false;
     int steps_per_frame_ = 1;
@@ -83,16 +141,26 @@ private:
     bool single_step_ = false;
     std::atomic<bool> paused_{false};
     bool quit_ = false;
+    std::atomic<bool> stopping_{false};  // quit_, readable without ctl_mutex_ (ends a wait for a draw)
+    std::deque<Request> requests_;
+    bool applying_ = false;
+    std::uint64_t next_id_ = 1;
+    std::vector<SessionResult> results_;
     std::string message_;
     SessionStats stats_;
     std::string backend_name_;
     Precision precision_ = Precision::f32;
 
-    std::mutex snap_mutex_;              // guards the snapshot the CPU path draws from
+    std::mutex snap_mutex_;              // guards the snapshot, versions and draw_waiting_
+    std::condition_variable drawn_;
     std::vector<Vec4<float>> snap_pos_, snap_vel_;
     std::uint64_t snap_version_ = 1, drawn_version_ = 0;
+    bool draw_waiting_ = false;          // GPU: a draw found the backend busy and wants the next bodies
+    double last_draw_wall_ = 0;          // GPU: when a draw last got the backend
 
+    // Sim thread only.
     double last_diag_wall_ = -1e9, diag_cost_ = 0;
+    double last_ckpt_wall_ = -1e9;
     double window_start_ = 0, window_busy_ = 0;
     std::int64_t window_steps_ = 0;
     std::thread thread_;

@@ -28,7 +28,7 @@ FeedStats BodyFeed::feed(Backend& backend, ParticleRenderer& r) {
 #ifdef NBODY_HAVE_CUDA
     if (wants_interop(backend) && n > 0) {
         std::string why;
-        if (interop_->write(backend, r.pos_vbo, r.vel_vbo, n, &why)) {
+        if (interop_->write(backend, r.pos_vbo, r.vel_vbo, r.generation, n, &why)) {
             last = FeedStats{true, 0, 0};
             return last;
         }

@@ -12,6 +12,7 @@ namespace nbody {
 struct CudaGlInterop::Impl {
     cudaGraphicsResource* res[2] = {nullptr, nullptr};
     GLuint ids[2] = {0, 0};
+    std::uint64_t generation = 0;  // the renderer's allocation the registration belongs to; 0 = none
 
     void unregister() {
         for (auto*& r : res) {
@@ -19,20 +20,23 @@ struct CudaGlInterop::Impl {
             r = nullptr;
         }
         ids[0] = ids[1] = 0;
+        generation = 0;
     }
 };
 
 CudaGlInterop::CudaGlInterop() : impl_(std::make_unique<Impl>()) {}
 CudaGlInterop::~CudaGlInterop() = default;
 
-bool CudaGlInterop::write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, std::size_t n, std::string* why) {
+bool CudaGlInterop::write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, std::uint64_t generation,
+                          std::size_t n, std::string* why) {
     auto fail = [&](const char* what, cudaError_t e) {
         cudaGetLastError();  // clear the sticky-free error so the backend keeps working on the copy path
         if (why) *why = std::string(what) + ": " + cudaGetErrorString(e);
         return false;
     };
     Impl& s = *impl_;
-    if (s.ids[0] != pos_vbo || s.ids[1] != vel_vbo) {
+    // Ids alone are not enough: a deleted and recreated buffer often gets the same id back.
+    if (s.generation != generation || s.ids[0] != pos_vbo || s.ids[1] != vel_vbo) {
         s.unregister();
         // WriteDiscard: GL's old contents are never needed, so the driver may skip preserving them.
         for (int k = 0; k < 2; ++k) {
@@ -45,6 +49,7 @@ bool CudaGlInterop::write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, 
         }
         s.ids[0] = pos_vbo;
         s.ids[1] = vel_vbo;
+        s.generation = generation;
     }
     cudaError_t e = cudaGraphicsMapResources(2, s.res, nullptr);
     if (e != cudaSuccess) return fail("cudaGraphicsMapResources failed", e);

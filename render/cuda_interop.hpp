@@ -2,6 +2,7 @@
 // CUDA–OpenGL interop: the CUDA backend writes bodies straight into the renderer's vertex buffers.
 // Compiled only when NBODY_HAVE_CUDA; this header carries no CUDA or GL headers.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -15,10 +16,12 @@ struct CudaGlInterop {
     CudaGlInterop(const CudaGlInterop&) = delete;
     CudaGlInterop& operator=(const CudaGlInterop&) = delete;
 
-    // Registers the two GL buffers (again only if their ids changed), maps them, lets the backend write
+    // Registers the two GL buffers (again whenever `generation` changes: the renderer bumps it on every
+    // reallocation, and a recreated buffer may get its old id back), maps them, lets the backend write
     // n float4 positions+mass and velocities into them, unmaps. False with *why set if registration or
     // mapping fails (WSL2, hybrid laptops, VirtualGL) or the backend cannot write device memory.
-    bool write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, std::size_t n, std::string* why);
+    bool write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, std::uint64_t generation, std::size_t n,
+               std::string* why);
     // Unregisters the buffers; call while the GL context is still current.
     void shutdown();
 

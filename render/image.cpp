@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "sim/error.hpp"
+#include "sim/io_csv.hpp"
 
 namespace nbody {
 
@@ -36,8 +40,28 @@ Image read_framebuffer(GLuint fbo, int w, int h) {
 void write_png(const std::string& path, const Image& img) {
     std::vector<std::uint8_t> opaque = img.rgba;
     for (std::size_t i = 3; i < opaque.size(); i += 4) opaque[i] = 255;
-    if (!stbi_write_png(path.c_str(), img.width, img.height, 4, opaque.data(), img.width * 4)) {
-        throw Error("cannot write PNG '" + path + "' (missing directory or no permission?)");
+    AtomicFile file(path);
+    auto put = [](void* ctx, void* data, int size) {
+        static_cast<std::ofstream*>(ctx)->write(static_cast<const char*>(data), std::streamsize(size));
+    };
+    if (!stbi_write_png_to_func(put, &file.stream(), img.width, img.height, 4, opaque.data(), img.width * 4)) {
+        throw Error("cannot write PNG '" + path + "': encoding failed");
+    }
+    file.commit();
+}
+
+void check_output_path(const std::string& path, const std::string& flag) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (path.empty()) throw Error(flag + " needs a file name");
+    if (fs::is_directory(target, ec)) throw Error(flag + " '" + path + "' is a directory, not a file");
+    if (!fs::is_directory(dir, ec)) {
+        throw Error(flag + " '" + path + "': directory '" + dir.string() + "' does not exist");
+    }
+    if (::access(dir.c_str(), W_OK) != 0) {
+        throw Error(flag + " '" + path + "': directory '" + dir.string() + "' is not writable");
     }
 }
 

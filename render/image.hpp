@@ -17,8 +17,13 @@ struct Image {
 // Reads w x h pixels of framebuffer fbo (0 = window) and flips them so row 0 is the top.
 Image read_framebuffer(GLuint fbo, int w, int h);
 
-// Writes a PNG (alpha forced opaque). Throws nbody::Error "cannot write PNG 'path'" on failure.
+// Writes a PNG (alpha forced opaque) under a temporary name beside path, renamed onto path when
+// complete: a failure or crash never leaves a half-written image. Throws nbody::Error (one line).
 void write_png(const std::string& path, const Image& img);
+
+// Throws nbody::Error (one line naming `flag`) unless a file can be written at path: its directory exists
+// and is writable, and path is not a directory. For checking output paths before a long run.
+void check_output_path(const std::string& path, const std::string& flag);
 
 // Loads a PNG or other stb-readable file as RGBA. Throws nbody::Error if it cannot.
 Image read_png(const std::string& path);

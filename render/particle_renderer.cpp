@@ -1,6 +1,7 @@
 #include "render/particle_renderer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -94,6 +95,8 @@ void ParticleRenderer::resize(std::size_t n) {
         glVertexArrayVertexBuffer(vao, 0, pos_vbo, 0, sizeof(Vec4<float>));
         glVertexArrayVertexBuffer(vao, 1, vel_vbo, 0, sizeof(Vec4<float>));
         capacity = n;
+        static std::atomic<std::uint64_t> allocations{0};
+        generation = ++allocations;
         check_gl("allocating body buffers (out of GPU memory?)");
     }
     count = n;

@@ -4,6 +4,7 @@
 #include <epoxy/gl.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -59,6 +60,9 @@ struct ParticleRenderer {
     GLuint vel_vbo = 0;      // n float4 (vx, vy, vz, 0)
     std::size_t capacity = 0;
     std::size_t count = 0;   // bodies drawn
+    // Changes with every (re)allocation of the buffers, unique across renderers: drivers reuse deleted
+    // buffer names, so a CUDA registration must be keyed on this, not on the ids.
+    std::uint64_t generation = 0;
     BodyStats stats;
 
     // Compiles the sprite program and creates the vertex array. Throws nbody::Error.

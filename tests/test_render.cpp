@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@
 #include "render/particle_renderer.hpp"
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
+#include "render/video_pipe.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
@@ -314,6 +318,98 @@ TEST_F(Offscreen, PngRoundTripAndUnwritablePath) {
     EXPECT_THROW(read_png("/nonexistent-dir/x.png"), Error);
 }
 
+TEST_F(Offscreen, PngIsWrittenAtomicallyAndTargetsAreCheckedUpFront) {
+    open(20, 10);
+    State<float> s = one_body(0, 0, 0);
+    upload(s);
+    Image img = render(looking_down_z(3.0f));
+    namespace fs = std::filesystem;
+    fs::path dir = fs::path(::testing::TempDir()) / "nbody_png_atomic";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::string path = (dir / "shot.png").string();
+    write_png(path, img);
+    write_png(path, img);  // over an existing file
+    // Only the target remains: the temporary beside it was renamed, not left behind.
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    ASSERT_EQ(names.size(), 1u);
+    EXPECT_EQ(names[0], "shot.png");
+    EXPECT_EQ(compare_images(read_png(path), img, 0).max_abs, 0);
+
+    EXPECT_NO_THROW(check_output_path(path, "--out"));
+    EXPECT_NO_THROW(check_output_path("relative-name.png", "--out"));
+    EXPECT_THROW(check_output_path("/nonexistent-dir/x.png", "--out"), Error);
+    EXPECT_THROW(check_output_path(dir.string(), "--out"), Error);  // a directory, not a file
+    try {
+        check_output_path("/nonexistent-dir/x.png", "--screenshot");
+        FAIL() << "no throw";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("--screenshot"), std::string::npos) << e.what();
+    }
+    fs::remove_all(dir);
+}
+
+// Drivers hand a deleted buffer's name to the next buffer: CUDA registrations must follow allocations.
+TEST_F(Offscreen, BufferGenerationChangesWithEveryAllocation) {
+    open(8, 8);
+    particles.resize(100);
+    std::uint64_t g1 = particles.generation;
+    EXPECT_NE(g1, 0u);
+    particles.resize(50);  // shrinking keeps the buffers
+    EXPECT_EQ(particles.generation, g1);
+    particles.resize(100);
+    EXPECT_EQ(particles.generation, g1);
+    particles.resize(101);  // growing reallocates, maybe under the same names
+    EXPECT_NE(particles.generation, g1);
+    std::uint64_t g2 = particles.generation;
+    // A fresh renderer (same names, likely) never repeats a generation either.
+    particles.shutdown();
+    particles.init();
+    particles.resize(10);
+    EXPECT_NE(particles.generation, g1);
+    EXPECT_NE(particles.generation, g2);
+}
+
+// ffmpeg stands in as `sh`: the argv reaches the program untouched (no shell quoting), and a program
+// that exits early is reported with its status instead of killing the test with SIGPIPE.
+TEST(VideoPipe, PassesFileNamesUntouchedWithoutAShell) {
+    namespace fs = std::filesystem;
+    fs::path out = fs::path(::testing::TempDir()) / "nbody it's \"$(x)\".bin";
+    fs::remove(out);
+    std::string payload(300000, 'x');
+    payload[12345] = 'y';
+    {
+        VideoPipe pipe({"sh", "-c", "cat > \"$1\"", "sh", out.string()}, out.string());
+        pipe.write(payload.data(), payload.size());
+        pipe.finish();
+    }
+    std::ifstream in(out, std::ios::binary);
+    std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(got, payload);
+    fs::remove(out);
+}
+
+TEST(VideoPipe, ReportsAnEncoderThatDiesAsAnError) {
+    std::vector<char> frame(1 << 20, 0);
+    VideoPipe pipe({"sh", "-c", "exec 0<&-; exit 3"}, "x.mp4");
+    try {
+        for (int i = 0; i < 64; ++i) pipe.write(frame.data(), frame.size());
+        pipe.finish();
+        FAIL() << "no error although the program exited with status 3";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("exit status 3"), std::string::npos) << e.what();
+    }
+}
+
+TEST(VideoPipe, FailingEncoderAndMissingProgramAreErrors) {
+    VideoPipe fails({"sh", "-c", "cat > /dev/null; exit 1"}, "x.mp4");
+    char b[16] = {};
+    fails.write(b, sizeof b);
+    EXPECT_THROW(fails.finish(), Error);
+    EXPECT_THROW(VideoPipe({"nbody-no-such-program-xyz"}, "x.mp4"), Error);
+}
+
 // On a CUDA machine: interop writes the same bytes and renders the same image as the host path, and
 // copies nothing device -> host.
 TEST_F(Offscreen, CudaInteropMatchesHostPath) {
@@ -369,6 +465,32 @@ TEST_F(Offscreen, CudaInteropMatchesHostPath) {
     Image compute_interop = render(cam, compute);
     EXPECT_EQ(compare_images(compute_interop, compute_host, 0).max_abs, 0);
     EXPECT_NEAR(lit_fraction(compute_interop, 8), lit_fraction(via_interop, 8), 0.05 * lit_fraction(via_interop, 8));
+}
+
+// On a CUDA machine: the buffers grow (deleted and recreated, names often reused) and interop still writes
+// the new buffers, not a stale registration of the old ones.
+TEST_F(Offscreen, CudaInteropFollowsBufferReallocation) {
+    const BackendInfo* cuda = find_backend("cuda");
+    if (!interop_built() || !cuda || !cuda->available) {
+        GTEST_SKIP() << "no CUDA backend here: " << (cuda ? cuda->unavailable_reason : "not built with CUDA");
+    }
+    open(64, 64);
+    for (std::size_t n : {1000u, 50000u, 70000u}) {
+        HostState hs = make_preset(presets().front().name, n, 5);
+        auto backend = create_backend("cuda", Precision::f32);
+        backend->set_state(hs);
+        std::uint64_t before = particles.generation;
+        FeedStats st = feed.feed(*backend, particles);
+        ASSERT_TRUE(st.interop) << "N=" << n << ": " << feed.interop_note;
+        EXPECT_NE(particles.generation, before);
+        std::vector<Vec4<float>> gl_pos(n), want(n);
+        glGetNamedBufferSubData(particles.pos_vbo, 0, GLsizeiptr(n * 16), gl_pos.data());
+        backend->copy_positions(want.data());
+        for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(gl_pos[i].x, want[i].x) << "N=" << n << " body " << i;
+            ASSERT_EQ(gl_pos[i].w, want[i].w) << "N=" << n << " body " << i;
+        }
+    }
 }
 
 }  // namespace

@@ -1,0 +1,183 @@
+// The window's simulation thread (app/sim_session): requests never wait behind a step, drawing gets the
+// bodies between long steps, and the NaN-recovery checkpoint is counted. A gated backend makes "a step
+// in progress" a state the test controls, so nothing here depends on timing.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "app/sim_session.hpp"
+#include "sim/presets.hpp"
+#include "sim/registry.hpp"
+
+namespace nbody {
+namespace {
+
+// A serial backend whose step() calls each wait for a permit from the test.
+class GatedBackend : public Backend {
+  public:
+    struct Gate {
+        std::mutex m;
+        std::condition_variable cv;
+        int entered = 0, permits = 0;
+        std::vector<std::int64_t> step_args;
+        void permit(int k) {
+            {
+                std::lock_guard<std::mutex> lk(m);
+                permits += k;
+            }
+            cv.notify_all();
+        }
+        // Waits until `n` step() calls have started; false after 10 s (a test failure, not a hang).
+        bool wait_entered(int n) {
+            std::unique_lock<std::mutex> lk(m);
+            return cv.wait_for(lk, std::chrono::seconds(10), [&] { return entered >= n; });
+        }
+        int entered_now() {
+            std::lock_guard<std::mutex> lk(m);
+            return entered;
+        }
+    };
+
+    GatedBackend(std::shared_ptr<Gate> gate, const HostState& s)
+        : gate_(std::move(gate)), inner_(create_backend("serial", Precision::f32)) {
+        inner_->set_state(s);
+    }
+    std::string name() const override { return "gated"; }
+    Precision precision() const override { return inner_->precision(); }
+    std::size_t size() const override { return inner_->size(); }
+    void set_state(const HostState& s) override { inner_->set_state(s); }
+    HostState get_state() const override { return inner_->get_state(); }
+    StepReport step(const Params& p, std::int64_t steps) override {
+        {
+            std::unique_lock<std::mutex> lk(gate_->m);
+            int me = ++gate_->entered;
+            gate_->step_args.push_back(steps);
+            gate_->cv.notify_all();
+            gate_->cv.wait(lk, [&] { return gate_->permits >= me; });
+        }
+        return inner_->step(p, steps);
+    }
+    std::vector<Vec4<double>> accelerations(const Params& p) override { return inner_->accelerations(p); }
+    Diagnostics diagnostics(const Params& p, bool with_potential) override {
+        return inner_->diagnostics(p, with_potential);
+    }
+    void copy_positions(Vec4<float>* out) const override { inner_->copy_positions(out); }
+    void copy_velocities(Vec4<float>* out) const override { inner_->copy_velocities(out); }
+
+  private:
+    std::shared_ptr<Gate> gate_;
+    std::unique_ptr<Backend> inner_;
+};
+
+struct Fixture {
+    std::shared_ptr<GatedBackend::Gate> gate = std::make_shared<GatedBackend::Gate>();
+    HostState state = make_preset(presets().front().name, 256, 7);
+    std::unique_ptr<SimSession> session;
+
+    Fixture(bool draw_from_backend, const SessionTuning& tuning = {}) {
+        session = std::make_unique<SimSession>(std::make_unique<GatedBackend>(gate, state), state, Params{},
+                                               draw_from_backend, tuning);
+    }
+    ~Fixture() {
+        gate->permit(1 << 30);  // let any blocked step finish so the session can stop
+        session.reset();
+    }
+};
+
+bool draw(SimSession& s, bool force = false) {
+    return s.with_newest_bodies(force, [](Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t) {});
+}
+
+TEST(SimSession, RequestsAreQueuedNotBlockedByARunningStep) {
+    Fixture f(false);
+    f.session->set_steps_per_frame(64);
+    f.session->frame_tick();
+    ASSERT_TRUE(f.gate->wait_entered(1));
+    // The step is stuck in the gate; the request must come back at once, applied later.
+    std::uint64_t id = f.session->switch_backend("openmp", Precision::f32);
+    EXPECT_EQ(f.session->pending_requests(), 1);
+    EXPECT_TRUE(f.session->take_results().empty());
+    EXPECT_EQ(f.session->backend_name(), "gated");
+    f.gate->permit(1);
+    f.session->wait_for_requests();
+    auto results = f.session->take_results();
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].id, id);
+    EXPECT_EQ(results[0].error, "");
+    EXPECT_EQ(f.session->backend_name(), "openmp");
+    EXPECT_EQ(f.session->size(), 256u);
+    // While the step time was unknown the first call took one step, not the 64 granted.
+    ASSERT_FALSE(f.gate->step_args.empty());
+    EXPECT_EQ(f.gate->step_args[0], 1);
+}
+
+TEST(SimSession, FailedRequestsKeepTheOldStateAndSaySo) {
+    Fixture f(false);
+    f.session->set_paused(true);
+    f.session->switch_backend("bogus", Precision::f32);
+    f.session->load_state(make_preset(presets().front().name, 100, 1));
+    f.session->wait_for_requests();
+    auto results = f.session->take_results();
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_EQ(results[0].kind, SessionResult::Kind::switch_backend);
+    EXPECT_NE(results[0].error.find("kept gated"), std::string::npos) << results[0].error;
+    EXPECT_EQ(results[1].kind, SessionResult::Kind::load);
+    EXPECT_EQ(results[1].error, "");
+    EXPECT_EQ(f.session->backend_name(), "gated");
+    EXPECT_EQ(f.session->size(), 100u);
+    EXPECT_EQ(f.session->stats().steps_total, 0);
+}
+
+// GPU-style drawing (through the backend's lock): a draw that finds a step running must get the bodies
+// right after that step, before the next one starts — else at 0.5 s per step the window never updates.
+TEST(SimSession, DrawingGetsTheBodiesBetweenLongSteps) {
+    SessionTuning tuning;
+    tuning.draw_wait_seconds = 10.0;  // generous: this test must not depend on how fast it polls
+    tuning.draw_starved_seconds = 0;  // (the test's draws come much faster than a window's frames)
+    Fixture f(true, tuning);
+    EXPECT_TRUE(draw(*f.session));      // the initial bodies
+    f.session->set_steps_per_frame(8);  // more steps owed after the first: the sim thread wants to go on
+    f.session->frame_tick();
+    ASSERT_TRUE(f.gate->wait_entered(1));
+    EXPECT_FALSE(draw(*f.session));  // busy: the step holds the backend
+    f.session->frame_tick();         // more steps are granted, as every frame does
+    f.gate->permit(1);
+    bool drawn = false;
+    int entered_at_draw = -1;
+    auto t_end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!drawn && std::chrono::steady_clock::now() < t_end) {
+        drawn = f.session->with_newest_bodies(
+            false, [&](Backend* b, const Vec4<float>*, const Vec4<float>*, std::size_t n) {
+                EXPECT_NE(b, nullptr);
+                EXPECT_EQ(n, 256u);
+                entered_at_draw = f.gate->entered_now();
+            });
+        if (!drawn) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_TRUE(drawn) << "the draw never got the backend between steps";
+    EXPECT_EQ(entered_at_draw, 1) << "the next step started before the waiting draw";
+}
+
+TEST(SimSession, FitPositionsComeFromTheCheckpointWhileAStepRuns) {
+    Fixture f(true);
+    f.session->frame_tick();
+    ASSERT_TRUE(f.gate->wait_entered(1));
+    std::vector<Vec4<float>> pos = f.session->positions_for_fit();
+    ASSERT_EQ(pos.size(), 256u);
+    EXPECT_EQ(pos[5].x, float(f.state.pos_mass[5].x));
+    EXPECT_EQ(pos[5].w, float(f.state.pos_mass[5].w));
+}
+
+TEST(SimSession, CheckpointIsCountedInStats) {
+    Fixture f(true);
+    SessionStats st = f.session->stats();
+    EXPECT_EQ(st.checkpoint_bytes, 2u * 256u * 16u);  // float4 positions+mass and velocities
+    EXPECT_TRUE(st.checkpoint_from_device);
+    EXPECT_GE(st.checkpoint_interval_s, 0.5);
+}
+
+}  // namespace
+}  // namespace nbody
