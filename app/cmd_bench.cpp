@@ -105,7 +105,10 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     cmd->add_option("--repeats", o.repeats, "timed repeats; the median is reported")->capture_default_str();
     cmd->add_option("--format", o.format, "table, csv or json")->capture_default_str();
     cmd->add_option("--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS or every core)");
-    cmd->add_option("--seed", o.seed, "random seed of the preset")->capture_default_str();
+    cmd->add_option_function<std::string>(
+           "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
+           "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) + ")")
+        ->type_name("S");
     cmd->footer(std::string("Columns: backend, precision, n, ms_per_step, interactions_per_second, gflops") +
                 " (and vs_baseline for cuda: tuned kernel speed / baseline kernel speed).\n" + kFootnote +
                 ".");

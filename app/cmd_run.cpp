@@ -8,8 +8,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "sim/error.hpp"
 #include "sim/io_csv.hpp"
@@ -43,18 +46,51 @@ struct StepPlan {
     bool shorten_last = false;  // the last step is T - t instead of dt, so the run ends exactly at T
 };
 
-StepPlan plan_steps(const RunOptions& o, double t0, double dt) {
+StepPlan plan_steps(const RunOptions& o, double t0, double dt, Precision precision) {
     if (!o.t_end) return {o.steps.value_or(kDefaultRunSteps), false};
     const double t_end = *o.t_end;
     if (!is_finite_bits(t_end)) throw Error("--t-end must be a finite number (got " + format_g(t_end) + ")");
     if (!(t_end > t0)) {
         throw Error("--t-end " + format_g(t_end) + " must be later than the start time t = " + format_g(t0));
     }
+    // A run shorter than one dt is a single step of T - t0, which a float backend must be able to hold.
+    validate_time_interval("the --t-end interval T - t", t_end - t0, precision);
     // The tolerance keeps T = 1, dt = 0.1 at 10 steps although 1/0.1 rounds a hair above 10.
     const double exact = (t_end - t0) / dt;
     const double steps = std::max(1.0, std::ceil(exact - 1e-9 * std::max(1.0, exact)));
     if (steps > 9.0e18) throw Error("--t-end / --dt is too many steps (" + format_g(steps) + ")");
     return {static_cast<std::int64_t>(steps), true};
+}
+
+// Two outputs naming one file would each write it, and the second rename would fail after the first
+// had already replaced it. Compared after resolving ".", ".." and symbolic links.
+void check_distinct_outputs(const RunOptions& o) {
+    namespace fs = std::filesystem;
+    const std::pair<const char*, const std::string*> outputs[] = {
+        {"--output", &o.output}, {"--energy-log", &o.energy_log}, {"--trajectory", &o.trajectory}};
+    auto resolved = [](const std::string& path) {
+        // Absolute first: weakly_canonical leaves a relative name whose first part does not exist as it is.
+        std::error_code ec;
+        const fs::path absolute = fs::absolute(fs::path(path), ec).lexically_normal();
+        const fs::path p = fs::weakly_canonical(absolute, ec);
+        return ec ? absolute : p;
+    };
+    for (std::size_t a = 0; a < std::size(outputs); ++a) {
+        for (std::size_t b = a + 1; b < std::size(outputs); ++b) {
+            if (outputs[a].second->empty() || outputs[b].second->empty()) continue;
+            if (resolved(*outputs[a].second) == resolved(*outputs[b].second)) {
+                throw Error(std::string(outputs[a].first) + " and " + outputs[b].first +
+                            " name the same file '" + *outputs[b].second + "' (give each its own file)");
+            }
+        }
+    }
+}
+
+// A FILE option whose empty value is an error rather than "no file".
+void add_path_option(CLI::App& cmd, const std::string& flag, std::string& target, const std::string& help) {
+    cmd.add_option_function<std::string>(
+           flag, [flag, &target](const std::string& s) { target = parse_path(flag, s); }, help)
+        ->type_name("FILE");
 }
 
 }  // namespace
@@ -71,18 +107,15 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
            "--t-end,--finalTime", [&o](double v) { o.t_end = v; },
            "run until exactly this simulated time (the last step is shortened); excludes --steps")
         ->type_name("T");
-    cmd->add_option("--output", o.output, "write the final bodies to this CSV (x,y,z,vx,vy,vz,m)")
-        ->type_name("FILE");
-    cmd->add_option("--energy-log", o.energy_log,
-                    "write energies, drift and momentum to this CSV every --log-every steps")
-        ->type_name("FILE");
+    add_path_option(*cmd, "--output", o.output, "write the final bodies to this CSV (x,y,z,vx,vy,vz,m)");
+    add_path_option(*cmd, "--energy-log", o.energy_log,
+                    "write energies, drift and momentum to this CSV every --log-every steps");
     cmd->add_option_function<std::string>(
            "--log-every", [&o](const std::string& s) { o.log_every = parse_step_count("--log-every", s, 0); },
            "compute diagnostics (an O(N^2) potential) every K steps; 0: at the start and end only "
            "(default " + std::to_string(kDefaultLogEvery) + " with --energy-log, else 0)")
         ->type_name("K");
-    cmd->add_option("--trajectory", o.trajectory, "write positions (step,t,body,x,y,z) to this CSV")
-        ->type_name("FILE");
+    add_path_option(*cmd, "--trajectory", o.trajectory, "write positions (step,t,body,x,y,z) to this CSV");
     cmd->add_option_function<std::string>(
            "--trajectory-every",
            [&o](const std::string& s) { o.trajectory_every = parse_step_count("--trajectory-every", s, 1); },
@@ -102,16 +135,18 @@ int run_run_command(const RunOptions& o) {
     const auto wall_start = std::chrono::steady_clock::now();
     if (o.steps && o.t_end) throw Error("--steps and --t-end cannot be used together (choose one)");
     if (o.threads < 0) throw Error("--threads must be >= 0 (got " + std::to_string(o.threads) + ")");
+    check_distinct_outputs(o);
 
     Scenario sc = resolve_scenario(o.scenario, kDefaultRunN);
-    const StepPlan plan = plan_steps(o, sc.state.t, sc.params.dt);
+    const StepPlan plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
     const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
     if (o.threads > 0) omp_set_num_threads(o.threads);
 
     // Every file is opened before the run so a bad path fails now, and written under a temporary name
-    // so nothing appears under the real name unless the whole run succeeds.
-    std::unique_ptr<AtomicFile> output_probe;
-    if (!o.output.empty()) output_probe = std::make_unique<AtomicFile>(o.output);
+    // so nothing appears under the real name unless the whole run succeeds. Ctrl-C removes the temporaries.
+    remove_temp_files_on_signal();
+    std::unique_ptr<AtomicFile> output;
+    if (!o.output.empty()) output = std::make_unique<AtomicFile>(o.output);
     std::unique_ptr<EnergyLog> energy_log;
     if (!o.energy_log.empty()) energy_log = std::make_unique<EnergyLog>(o.energy_log);
     std::unique_ptr<TrajectoryLog> trajectory;
@@ -173,12 +208,15 @@ int run_run_command(const RunOptions& o) {
     if (last_diag_step != done) last = backend->diagnostics(sc.params, true);
     const double drift = relative_energy_drift(e0, last.total());
 
-    if (!o.output.empty()) {
-        output_probe.reset();
-        write_bodies_csv(o.output, backend->get_state(), sc.precision);
+    // All files are complete and closed before the first is renamed: a write error leaves none behind.
+    std::vector<AtomicFile*> files;
+    if (output) {
+        write_bodies_csv(*output, backend->get_state(), sc.precision);
+        files.push_back(output.get());
     }
-    if (energy_log) energy_log->commit();
-    if (trajectory) trajectory->commit();
+    if (energy_log) files.push_back(&energy_log->file());
+    if (trajectory) files.push_back(&trajectory->file());
+    commit_all(files);
 
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     if (o.energy_diff) {

@@ -30,6 +30,18 @@ int report_error(std::string message) {
     return 1;
 }
 
+// The window's scenario flags live on the root command, so `nbody --n 100 run` would parse --n for the
+// window and run the subcommand with its defaults. Say so instead of silently ignoring it.
+void reject_root_options_before(const CLI::App& root, const CLI::App& sub) {
+    for (const CLI::Option* opt : root.get_options()) {
+        if (opt->count() == 0 || opt == root.get_help_ptr() || opt == root.get_version_ptr()) continue;
+        const std::string name = opt->get_name();
+        throw Error(name + " was given before the subcommand '" + sub.get_name() +
+                    "', where it would be ignored: flags of '" + sub.get_name() + "' go after it (`nbody " +
+                    sub.get_name() + " --help` lists them)");
+    }
+}
+
 #ifndef NBODY_HAVE_WINDOW
 int print_no_window() {
     std::cout << "This build of nbody has no window (configured with NBODY_BUILD_APP_WINDOW=OFF).\n"
@@ -74,6 +86,7 @@ int nbody_main(int argc, const char* const* argv) {
         } catch (const CLI::ParseError& e) {
             return report_error(e.what());
         }
+        for (const CLI::App* sub : app.get_subcommands()) reject_root_options_before(app, *sub);
         if (run_cmd->parsed()) return run_run_command(run_options);
         if (bench_cmd->parsed()) return run_bench_command(bench_options);
 #ifdef NBODY_HAVE_WINDOW

@@ -31,18 +31,39 @@ std::int64_t parse_body_count(const std::string& flag, const std::string& text) 
     return v;
 }
 
+std::uint64_t parse_seed(const std::string& flag, const std::string& text) {
+    std::uint64_t v = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc() || ptr != end) {
+        throw Error(flag + " must be an integer in [0, 18446744073709551615] (got '" + text + "')");
+    }
+    return v;
+}
+
+std::string parse_path(const std::string& flag, const std::string& text) {
+    if (text.empty()) throw Error(flag + " needs a file name (got an empty one)");
+    return text;
+}
+
 void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     const std::string first_preset = presets().empty() ? "" : presets().front().name;
     app.add_option("--preset", o.preset, "initial conditions: " + join_names(preset_names()) +
                                              " (default " + first_preset + ")");
-    app.add_option("--input,--filename", o.input, "body CSV to start from (header x,y,z,vx,vy,vz,m)");
+    app.add_option_function<std::string>(
+           "--input,--filename", [&o](const std::string& s) { o.input = parse_path("--input", s); },
+           "body CSV to start from (header x,y,z,vx,vy,vz,m)")
+        ->type_name("FILE");
     // Parsed by hand so "--n abc" and "--n -5" both get the same clear message.
     app.add_option_function<std::string>(
            "--n,--nBodies", [&o](const std::string& s) { o.n = parse_body_count("--n", s); },
            "number of bodies (with --preset)")
         ->type_name("N");
-    app.add_option("--seed", o.seed, "random seed of the preset (same seed, same bodies)")
-        ->capture_default_str();
+    app.add_option_function<std::string>(
+           "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
+           "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) +
+               "; same seed, same bodies)")
+        ->type_name("S");
     app.add_option_function<double>(
            "--dt,--timeStep", [&o](double v) { o.dt = v; }, "time step (default: the preset's)")
         ->type_name("DT");
@@ -64,7 +85,7 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
 
 namespace {
 
-Params resolve_params(const ScenarioOptions& o, const PresetInfo* preset) {
+Params resolve_params(const ScenarioOptions& o, const PresetInfo* preset, Precision precision) {
     Params p = preset ? preset->params : Params{};
     if (o.G) p.G = *o.G;
     if (o.dt) p.dt = *o.dt;
@@ -78,7 +99,7 @@ Params resolve_params(const ScenarioOptions& o, const PresetInfo* preset) {
         }
         p.integrator = *i;
     }
-    validate_params(p);
+    validate_params(p, precision);
     return p;
 }
 
@@ -115,10 +136,11 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
     }
 
     Scenario sc;
-    sc.params = resolve_params(o, preset);
+    sc.params = resolve_params(o, preset, *precision);
     sc.backend = resolve_backend(o.backend);
     sc.precision = *precision;
 
+    BodySource source;  // for a file: errors found after reading it name the body's line, "FILE:LINE: ..."
     if (preset) {
         const std::int64_t n = o.n.value_or(default_n);
         if (n <= 0) throw Error("--n must be a positive integer (got " + std::to_string(n) + ")");
@@ -126,10 +148,10 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
         check_host_memory(static_cast<std::size_t>(n), sc.precision);
         sc.state = make_preset(preset->name, static_cast<std::size_t>(n), o.seed);
     } else {
-        sc.state = read_bodies_csv(o.input);
+        sc.state = read_bodies_csv(o.input, &source);
         check_host_memory(sc.state.size(), sc.precision);
     }
-    validate_state(sc.state, sc.params, sc.precision);
+    validate_state(sc.state, sc.params, sc.precision, preset ? nullptr : &source);
     return sc;
 }
 

@@ -46,6 +46,14 @@ std::string join_names(const std::vector<std::string>& names);
 // "FLAG must be a positive integer (got 'TEXT')" for anything but a positive integer.
 std::int64_t parse_body_count(const std::string& flag, const std::string& text);
 
+// Parses a random seed typed on the command line. Throws nbody::Error
+// "FLAG must be an integer in [0, 2^64 - 1] (got 'TEXT')" for anything else.
+std::uint64_t parse_seed(const std::string& flag, const std::string& text);
+
+// Returns a file name typed on the command line; throws nbody::Error "FLAG needs a file name" if empty
+// (an empty name would otherwise read as "no file").
+std::string parse_path(const std::string& flag, const std::string& text);
+
 // Validates the options, loads the file or generates the preset, applies preset defaults to params that
 // were not given on the command line. Throws nbody::Error with one clear line on any bad value.
 Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n);

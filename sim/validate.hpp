@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "params.hpp"
 #include "state.hpp"
@@ -17,8 +18,26 @@ void validate_state(const HostState& s, const Params& p);
 // values that overflow float, masses that underflow to 0, and bodies that only coincide once rounded.
 void validate_state(const HostState& s, const Params& p, Precision precision);
 
+// Where a state was read from: lines[i] is the 1-based line of body i in `file`.
+struct BodySource {
+    std::string file;
+    std::vector<std::size_t> lines;
+};
+
+// As above; with a source (not null, one line per body) each message starts "FILE:LINE: " like the
+// file reader's own, naming the line of the body at fault.
+void validate_state(const HostState& s, const Params& p, Precision precision, const BodySource* source);
+
 // Throws nbody::Error if dt, softening, G or damping are not usable (dt <= 0 / NaN / Inf, eps < 0, ...).
 void validate_params(const Params& p);
+
+// As above, and for f32 also rejects dt, G and softening^2 that are not normal floats (too large or too
+// small for float precision: a dt that rounds to 0 would freeze the bodies while t advances).
+void validate_params(const Params& p, Precision precision);
+
+// For f32, throws nbody::Error if a time interval `what` (e.g. "the --t-end interval") is not a normal
+// float. Does nothing for f64 beyond requiring a finite value > 0.
+void validate_time_interval(const std::string& what, double interval, Precision precision);
 
 // True if every component is finite. Tests the exponent bits, so -ffast-math cannot remove the check.
 inline bool is_finite_bits(float v) {

@@ -108,6 +108,23 @@ protected:
         EXPECT_TRUE(outputs(inputs).empty()) << "left behind: " << outputs(inputs).front();
     }
 
+    // A failing command run exactly as given: non-zero exit, one error line containing `expect`, nothing
+    // on stdout, no file left in the test directory.
+    void expect_error(const std::vector<std::string>& args, const std::string& expect,
+                      const std::vector<std::string>& inputs = {}) {
+        const CliResult r = run_cli(args);
+        std::string cmd;
+        for (const auto& a : args) cmd += "'" + a + "' ";
+        SCOPED_TRACE(cmd);
+        EXPECT_NE(r.code, 0);
+        const auto err_lines = lines_of(r.err);
+        ASSERT_EQ(err_lines.size(), 1u) << r.err;
+        EXPECT_EQ(err_lines[0].rfind("nbody: error: ", 0), 0u) << r.err;
+        EXPECT_NE(r.err.find(expect), std::string::npos) << "expected '" << expect << "' in: " << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_TRUE(outputs(inputs).empty()) << "left behind: " << outputs(inputs).front();
+    }
+
     fs::path dir_;
 };
 
@@ -153,6 +170,77 @@ TEST_F(CliTest, RejectsOtherBadRunValues) {
     expect_rejected({"--trajectory-every", "0"}, "--trajectory-every");
 }
 
+TEST_F(CliTest, RejectsBadSeeds) {
+    for (const char* seed : {"abc", "-1", "1.5", "", "18446744073709551616"})
+        expect_rejected({"--seed", seed}, std::string("--seed must be an integer in [0, "));
+    // The whole range is accepted, and the seed is the preset's.
+    const std::string out = path("max.csv");
+    ASSERT_EQ(run_cli({"run", "--n", "4", "--seed", "18446744073709551615", "--steps", "0", "--output", out,
+                       "--precision", "double"})
+                  .code,
+              0);
+    const HostState want = make_preset("plummer", 4, 18446744073709551615ull);
+    EXPECT_EQ(read_bodies_csv(out).pos_mass[3].x, want.pos_mass[3].x);
+}
+
+TEST_F(CliTest, RejectsEmptyFileNames) {
+    for (const char* flag : {"--output", "--energy-log", "--trajectory", "--input", "--filename"})
+        expect_error({"run", "--n", "4", "--steps", "1", flag, ""}, "needs a file name");
+}
+
+TEST_F(CliTest, RejectsTwoOutputsNamingOneFile) {
+    const std::string x = path("x.csv");
+    const std::string same = (dir_ / "." / "x.csv").string();
+    const std::string via_parent = (dir_ / "sub" / ".." / "x.csv").string();  // sub does not exist
+    expect_error({"run", "--n", "8", "--steps", "1", "--output", x, "--energy-log", same},
+                 "--output and --energy-log name the same file");
+    expect_error({"run", "--n", "8", "--steps", "1", "--output", x, "--trajectory", via_parent},
+                 "--output and --trajectory name the same file");
+    expect_error({"run", "--n", "8", "--steps", "1", "--energy-log", x, "--trajectory", same},
+                 "--energy-log and --trajectory name the same file");
+    // Distinct names are fine and all three appear.
+    ASSERT_EQ(run_cli({"run", "--n", "8", "--steps", "1", "--output", x, "--energy-log", path("e.csv"),
+                       "--trajectory", path("t.csv")})
+                  .code,
+              0);
+    EXPECT_EQ(outputs().size(), 3u);
+}
+
+TEST_F(CliTest, ScenarioFlagsBeforeTheSubcommandAreNotIgnored) {
+    // Before the subcommand they belong to the window (or to nothing, without one): never silently dropped.
+    const std::string out = path("out.csv");
+    const CliResult r = run_cli({"--n", "100", "run", "--steps", "0", "--output", out});
+    EXPECT_NE(r.code, 0) << r.out;
+    ASSERT_EQ(lines_of(r.err).size(), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("nbody: error: ", 0), 0u) << r.err;
+    // With a window the root has --n and says where it belongs; without one, --n is simply unknown there.
+    EXPECT_TRUE(r.err.find("--n was given before the subcommand 'run'") != std::string::npos ||
+                r.err.find("not expected") != std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    // After it they work.
+    ASSERT_EQ(run_cli({"run", "--n", "100", "--steps", "0", "--output", out}).code, 0);
+    EXPECT_EQ(read_bodies_csv(out).size(), 100u);
+}
+
+TEST_F(CliTest, RejectsParametersOutOfFloatRangeInFloatRuns) {
+    expect_rejected({"--dt", "1e-320"}, "dt = 1e-320 is too small for float precision");
+    expect_rejected({"--G", "1e39"}, "G = 1e+39 is too large for float precision");
+    expect_rejected({"--G", "1e-39"}, "G = 1e-39 is too small for float precision");
+    expect_rejected({"--softening", "1e-30"}, "softening = 1e-30 is too small for float precision");
+    expect_rejected({"--softening", "1e20"}, "softening = 1e+20 is too large for float precision");
+    expect_rejected({"--dt", "1", "--t-end", "1e-320"}, "the --t-end interval T - t = 1e-320 is too small");
+    // Double holds them (a softening whose square underflows double is still refused).
+    for (const std::vector<std::string>& ok :
+         {std::vector<std::string>{"--dt", "1e-300"}, {"--G", "1e39"}, {"--softening", "1e-30"}}) {
+        std::vector<std::string> args = {"run", "--n", "8", "--steps", "1", "--precision", "double"};
+        args.insert(args.end(), ok.begin(), ok.end());
+        EXPECT_EQ(run_cli(args).code, 0) << ok[0] << " " << ok[1];
+    }
+    expect_rejected({"--softening", "1e-170", "--precision", "double"},
+                    "softening = 1e-170 is too small: its square is out of double range");
+}
+
 TEST_F(CliTest, CliParseErrorsAreOneLine) {
     expect_rejected({"--bogus"}, "--bogus");
     expect_rejected({"--dt"}, "--dt");
@@ -184,16 +272,22 @@ TEST_F(CliTest, RejectsBadInputFiles) {
 }
 
 TEST_F(CliTest, RejectsCoincidentBodiesWithoutSoftening) {
-    const std::string in =
-        write_file("same.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,2,3,0,0,0,1\n1,2,3,0,1,0,1\n");
-    const CliResult r = run_cli({"run", "--input", in, "--softening", "0", "--steps", "1"});
-    EXPECT_NE(r.code, 0);
-    EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
-    // Both indices are named; with softening the same file is legal.
-    EXPECT_NE(r.err.find('1'), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find('2'), std::string::npos) << r.err;
-    expect_rejected({"--input", in, "--softening", "0"}, "nbody: error:", {in});
+    // A comment and a blank line make the file lines differ from the body indices.
+    const std::string in = write_file(
+        "same.csv", "x,y,z,vx,vy,vz,m\n# two bodies meet\n0,0,0,0,0,0,1\n1,2,3,0,0,0,1\n\n1,2,3,0,1,0,1\n");
+    // Both bodies are named, by index and by line; with softening the same file is legal.
+    expect_rejected({"--input", in, "--softening", "0"},
+                    in + ":6: bodies 1 and 2 (0-based, lines 4 and 6) are at the same point", {in});
     EXPECT_EQ(run_cli({"run", "--input", in, "--softening", "0.1", "--steps", "1"}).code, 0);
+}
+
+TEST_F(CliTest, ChecksAfterReadingAFileNameItsLine) {
+    const std::string light =
+        write_file("light.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n# a speck\n1,0,0,0,0,0,1e-60\n");
+    expect_rejected({"--input", light, "--precision", "float"},
+                    light + ":4: body 1 (0-based): mass 1e-60 rounds to 0 in float precision", {light});
+    const std::string fast = write_file("fast.csv", "x,y,z,vx,vy,vz,m\n0,0,0,1e39,0,0,1\n");
+    expect_rejected({"--input", fast}, fast + ":2: body 0 (0-based): vx = 1e+39 is too large", {light, fast});
 }
 
 TEST_F(CliTest, UnavailableCudaIsOneLineListingAvailableBackends) {
@@ -439,9 +533,13 @@ TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
     ASSERT_EQ(table.code, 0) << table.err;
     EXPECT_NE(table.out.find("20 flops per interaction"), std::string::npos) << table.out;
 
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"bench", "--backend", "nope"}, {"bench", "--n", "0"}, {"bench", "--n", "x"},
-          {"bench", "--format", "xml"}, {"bench", "--precision", "half"}, {"bench", "--repeats", "0"}}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"bench", "--backend", "nope"},
+                                                 {"bench", "--n", "0"},
+                                                 {"bench", "--n", "x"},
+                                                 {"bench", "--format", "xml"},
+                                                 {"bench", "--precision", "half"},
+                                                 {"bench", "--repeats", "0"},
+                                                 {"bench", "--seed", "-1"}}) {
         const CliResult r = run_cli(args);
         EXPECT_NE(r.code, 0) << args.back();
         EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;

@@ -120,6 +120,30 @@ TEST(ValidateState, MismatchedArraysRejected) {
     EXPECT_THROW(validate_state(s, Params{}), Error);
 }
 
+TEST(ValidateState, BodiesFromAFileAreNamedByLine) {
+    HostState s = grid(4);
+    s.pos_mass[3] = s.pos_mass[1];
+    BodySource source{"in.csv", {2, 5, 6, 9}};
+    std::string msg = error_of([&] { validate_state(s, no_softening(), Precision::f64, &source); });
+    EXPECT_EQ(msg.rfind("in.csv:9: bodies 1 and 3 (0-based, lines 5 and 9) are at the same point", 0), 0u)
+        << msg;
+
+    s = grid(4);
+    s.pos_mass[2].w = 1e-60;
+    msg = error_of([&] { validate_state(s, Params{}, Precision::f32, &source); });
+    EXPECT_EQ(msg.rfind("in.csv:6: body 2 (0-based): mass 1e-60 rounds to 0 in float precision", 0), 0u)
+        << msg;
+    s.pos_mass[2].w = 1;
+    s.vel[0].z = kNaN;
+    msg = error_of([&] { validate_state(s, Params{}, Precision::f64, &source); });
+    EXPECT_EQ(msg.rfind("in.csv:2: body 0 (0-based): vz is not finite", 0), 0u) << msg;
+
+    // A source that does not describe this state (wrong length) is not trusted: bodies named by index.
+    BodySource other{"in.csv", {2, 5}};
+    msg = error_of([&] { validate_state(s, Params{}, Precision::f64, &other); });
+    EXPECT_EQ(msg.rfind("body 0 (0-based): vz is not finite", 0), 0u) << msg;
+}
+
 TEST(ValidateParams, DefaultsAndPresetsAccepted) {
     EXPECT_NO_THROW(validate_params(Params{}));
     Params p;
@@ -160,6 +184,56 @@ TEST(ValidateParams, EachBadValueNamesItsParameter) {
             << c.name << " = " << c.value << ": " << msg;
         EXPECT_TRUE(contains(msg, "(got ")) << msg;
     }
+}
+
+TEST(ValidateParams, FloatRunsRejectValuesOutsideFloatRange) {
+    struct Case {
+        double Params::*field;
+        double value;
+        const char* expect;   // the start of the message in a float run
+        bool double_rejects;  // out of double range as well
+    };
+    const Case cases[] = {
+        {&Params::dt, 1e-320, "dt = 1e-320 is too small for float precision", false},
+        {&Params::dt, 1e-45, "dt = 1e-45 is too small for float precision", false},  // a subnormal float
+        {&Params::dt, 1e39, "dt = 1e+39 is too large for float precision", false},
+        {&Params::G, 1e39, "G = 1e+39 is too large for float precision", false},
+        {&Params::G, 1e-39, "G = 1e-39 is too small for float precision", false},
+        {&Params::softening, 1e-30, "softening = 1e-30 is too small for float precision", false},
+        {&Params::softening, 1e20, "softening = 1e+20 is too large for float precision", false},
+        // Out of double range too: the same message in both precisions, without suggesting double.
+        {&Params::softening, 1e-170, "softening = 1e-170 is too small: its square is out of double range",
+         true},
+        {&Params::softening, 1e160, "softening = 1e+160 is too large: its square is out of double range",
+         true},
+    };
+    for (const Case& c : cases) {
+        Params p;
+        p.*c.field = c.value;
+        const std::string msg = error_of([&] { validate_params(p, Precision::f32); });
+        EXPECT_EQ(msg.rfind(c.expect, 0), 0u) << msg;
+        EXPECT_EQ(contains(msg, "--precision double"), !c.double_rejects) << msg;
+        const std::string in_double = error_of([&] { validate_params(p, Precision::f64); });
+        EXPECT_EQ(in_double, c.double_rejects ? msg : "") << c.expect;
+    }
+    // The edges of the normal float range are accepted.
+    Params p;
+    p.dt = double(std::numeric_limits<float>::min());
+    p.G = double(std::numeric_limits<float>::max());
+    p.softening = 1e-18;  // square 1e-36, a normal float
+    EXPECT_EQ(error_of([&] { validate_params(p, Precision::f32); }), "");
+    for (const auto& info : presets())
+        EXPECT_NO_THROW(validate_params(info.params, Precision::f32)) << info.name;
+}
+
+TEST(ValidateParams, TimeIntervals) {
+    EXPECT_EQ(error_of([] { validate_time_interval("T", 1e-300, Precision::f64); }), "");
+    EXPECT_EQ(error_of([] { validate_time_interval("T", 1e-300, Precision::f32); }),
+              "T = 1e-300 is too small for float precision (use --precision double)");
+    EXPECT_TRUE(contains(error_of([] { validate_time_interval("T", 1e39, Precision::f32); }), "too large"));
+    EXPECT_TRUE(contains(error_of([] { validate_time_interval("T", 0.0, Precision::f64); }), "T must be"));
+    EXPECT_TRUE(contains(error_of([] { validate_time_interval("T", kNaN, Precision::f64); }), "T must be"));
+    EXPECT_EQ(error_of([] { validate_time_interval("T", 0.5, Precision::f32); }), "");
 }
 
 TEST(IsFiniteBits, MatchesTheDefinition) {
