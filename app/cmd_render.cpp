@@ -20,8 +20,7 @@
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
 #include "render/particle_renderer.hpp"
-#include "render/splat_renderer.hpp"
-#include "render/tone_mapper.hpp"
+#include "render/scene_renderer.hpp"
 #include "render/video_pipe.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
@@ -141,9 +140,7 @@ void prepare_frame_dir(const std::string& dir) {
 // Offscreen GL state and the bodies' source, torn down in reverse on every path out.
 struct OffscreenRenderer {
     OffscreenContext ctx;
-    ParticleRenderer particles;
-    ToneMapper tone;
-    SplatRenderer splat;
+    SceneRenderer scene;
     BodyFeed feed;
     Camera camera;
     ParticleSettings ps;
@@ -152,23 +149,13 @@ struct OffscreenRenderer {
     ~OffscreenRenderer() {
         if (!ctx.context) return;
         feed.shutdown();
-        splat.shutdown();
-        particles.shutdown();
-        tone.shutdown();
+        scene.shutdown();
         ctx.shutdown();
     }
-    bool compute_path() const { return use_compute_splat(ps, particles.count); }
-    void draw() {
-        tone.begin(ctx.width, ctx.height);
-        if (compute_path()) {
-            splat.draw(particles, camera, ps, tone);
-        } else {
-            particles.draw(camera, ps, ctx.width, ctx.height);
-        }
-        tone.resolve(ctx.fbo, ts);
-    }
+    bool compute_path() const { return scene.uses_compute_splat(ps); }
+    void draw() { scene.draw(camera, ps, ts, ctx.fbo, ctx.width, ctx.height); }
     Image frame(Backend& b) {
-        feed.feed(b, particles);
+        feed.feed(b, scene.particles);
         draw();
         check_gl("rendering a frame");
         return read_framebuffer(ctx.fbo, ctx.width, ctx.height);
@@ -191,7 +178,7 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
     for (int i = 0; !paused && i < frames + 3; ++i) {  // 3 warm-up frames
         double t0 = now_s();
         b.step(p, 1);
-        FeedStats fs = r.feed.feed(b, r.particles);
+        FeedStats fs = r.feed.feed(b, r.scene.particles);
         r.draw();
         glFinish();
         double t1 = now_s();
@@ -226,11 +213,9 @@ int run_render_command(const RenderOptions& o) {
 
     OffscreenRenderer r;
     r.ctx.init(o.width, o.height);
-    r.particles.init();
-    r.tone.init();
-    r.splat.init();
+    r.scene.init();
     r.feed.try_interop = !o.host_copy;
-    r.particles.stats = compute_body_stats(sc.state);
+    r.scene.particles.stats = compute_body_stats(sc.state);
     r.ps.size_px = o.size_px > 0 ? o.size_px : default_sprite_size(sc.state.size());
     r.ps.brightness = o.brightness;
     r.ps.color = parse_color(o.color);

@@ -26,8 +26,7 @@
 #include "render/gl_util.hpp"
 #include "render/image.hpp"
 #include "render/particle_renderer.hpp"
-#include "render/splat_renderer.hpp"
-#include "render/tone_mapper.hpp"
+#include "render/scene_renderer.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
@@ -133,9 +132,7 @@ struct WindowApp {
     PanelModel model;
     PanelInfo info;
     Camera camera;
-    ParticleRenderer particles;
-    ToneMapper tone;
-    SplatRenderer splat;
+    SceneRenderer scene;
     BodyFeed feed;
     std::unique_ptr<SimSession> session;
     std::vector<ScriptStep> script;
@@ -215,9 +212,7 @@ void WindowApp::open(const WindowOptions& o) {
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 450 core");
 
-    particles.init();
-    tone.init();
-    splat.init();
+    scene.init();
     info.gl_device = gl_description();
     model.vsync = o.vsync;
     model.show_panel = !o.hide_panel;
@@ -231,7 +226,7 @@ void WindowApp::start(const Scenario& sc, std::int64_t n) {
     model.n = model.n_edit = n;
     model.particles.size_px = default_sprite_size(std::size_t(n));
     session = std::make_unique<SimSession>(sc.state, sc.params, sc.backend, sc.precision);
-    particles.stats = compute_body_stats(sc.state);
+    scene.particles.stats = compute_body_stats(sc.state);
     State<float> fs = convert_state<float>(sc.state);
     camera.fit(fs.pos_mass.data(), fs.size());
 #ifdef NBODY_HAVE_CUDA
@@ -353,7 +348,7 @@ void WindowApp::take_results() {
         } else if (r.n) {
             model.n = *r.n;
             model.particles.size_px = default_sprite_size(std::size_t(*r.n));
-            particles.stats = r.stats;
+            scene.particles.stats = r.stats;
             camera = r.camera;
         }
         force_upload = true;
@@ -377,7 +372,7 @@ void WindowApp::upload_bodies() {
     FeedStats fs;
     bool updated = session->with_newest_bodies(
         force_upload, [&](Backend* b, const Vec4<float>* pos, const Vec4<float>* vel, std::size_t n) {
-            fs = b ? feed.feed(*b, particles) : feed.feed_host(pos, vel, n, particles, 0);
+            fs = b ? feed.feed(*b, scene.particles) : feed.feed_host(pos, vel, n, scene.particles, 0);
         });
     if (updated) force_upload = false;
     const std::string& name = model.backend;
@@ -397,15 +392,8 @@ void WindowApp::draw() {
     int fw, fh;
     glfwGetFramebufferSize(window, &fw, &fh);
     if (fw <= 0 || fh <= 0) return;  // minimised
-    tone.begin(fw, fh);
-    if (use_compute_splat(model.particles, particles.count)) {
-        splat.draw(particles, camera, model.particles, tone);
-        info.draw_path = "compute splat";
-    } else {
-        particles.draw(camera, model.particles, fw, fh);
-        info.draw_path = "point sprites";
-    }
-    tone.resolve(0, model.tone);
+    info.draw_path = scene.uses_compute_splat(model.particles) ? "compute splat" : "point sprites";
+    scene.draw(camera, model.particles, model.tone, 0, fw, fh);
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
@@ -506,9 +494,7 @@ void WindowApp::run_script(int frame) {
 void WindowApp::close() {
     session.reset();  // stop the simulation thread before its backend's context goes away
     feed.shutdown();
-    splat.shutdown();
-    particles.shutdown();
-    tone.shutdown();
+    scene.shutdown();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

@@ -24,8 +24,7 @@ std::string device_problem() {
         (void)cudaGetLastError();
         // The common laptop case: no NVIDIA driver at all reads "driver version is insufficient".
         if (e == cudaErrorInsufficientDriver) {
-            return "no NVIDIA driver is loaded, or it is older than this CUDA runtime (" +
-                   std::string(cudaGetErrorString(e)) + ")";
+            return "no NVIDIA driver is loaded, or it is older than this CUDA runtime";
         }
         return cudaGetErrorString(e);
     }

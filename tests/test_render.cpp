@@ -19,6 +19,7 @@
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
 #include "render/particle_renderer.hpp"
+#include "render/scene_renderer.hpp"
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
 #include "render/video_pipe.hpp"
@@ -37,27 +38,17 @@ protected:
         } catch (const Error& e) {
             GTEST_SKIP() << "no EGL device to render offscreen: " << e.what();
         }
-        particles.init();
-        tone.init();
-        splat.init();
+        scene.init();
     }
     void TearDown() override {
         if (!ctx.context) return;
         feed.shutdown();
-        splat.shutdown();
-        particles.shutdown();
-        tone.shutdown();
+        scene.shutdown();
         ctx.shutdown();
     }
     // Draws with the path ps.splat picks (auto: sprites at test sizes).
     Image render(const Camera& cam, const ParticleSettings& ps = {}, const ToneSettings& ts = {}) {
-        tone.begin(ctx.width, ctx.height);
-        if (use_compute_splat(ps, particles.count)) {
-            splat.draw(particles, cam, ps, tone);
-        } else {
-            particles.draw(cam, ps, ctx.width, ctx.height);
-        }
-        tone.resolve(ctx.fbo, ts);
+        scene.draw(cam, ps, ts, ctx.fbo, ctx.width, ctx.height);
         check_gl("test render");
         return read_framebuffer(ctx.fbo, ctx.width, ctx.height);
     }
@@ -67,9 +58,8 @@ protected:
     }
 
     OffscreenContext ctx;
-    ParticleRenderer particles;
-    ToneMapper tone;
-    SplatRenderer splat;
+    SceneRenderer scene;
+    ParticleRenderer& particles = scene.particles;  // the tests upload into and resize it directly
     BodyFeed feed;
 };
 
