@@ -1,6 +1,6 @@
 // nbody_cuda_bench: times one force evaluation of the tuned kernel (automatic or swept launch shapes)
 // and of the GPU Gems 3 baseline, in one process, and prints interactions/s, GFLOP/s and the ratio.
-//   nbody_cuda_bench [--n 16384,65536] [--precision float|double|both] [--repeats 7] [--sweep]
+//   nbody_cuda_bench [--n 16384,65536] [--precision float|double|both] [--repeats 7] [--sweep] [--pairwise]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
@@ -37,6 +37,11 @@ int main(int argc, char** argv) {
     app.add_option("--repeats", repeats, "timed evaluations per row (median reported)")
         ->check(CLI::PositiveNumber);
     app.add_flag("--sweep", sweep, "also time K x block shapes (splits automatic) and split counts");
+    bool pairwise = false;
+    app.add_flag(
+        "--pairwise", pairwise,
+        "fp32 only: the tuned kernel (automatic shape), then pairwise K x block shapes, then tuned again "
+        "(no baseline)");
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -47,6 +52,23 @@ int main(int argc, char** argv) {
         std::vector<Precision> precs;
         if (precision != "double") precs.push_back(Precision::f32);
         if (precision != "float") precs.push_back(Precision::f64);
+        if (pairwise) {
+            for (const std::size_t n : ns) {
+                const ForceLaunch a = resolve_force_launch({ForceKernel::tuned, 0, 0, 0}, n, Precision::f32);
+                row("float", n, "tuned: " + to_string(a), time_force_launch(a, n, Precision::f32, repeats),
+                    0);
+                for (int k : {2, 4, 8}) {
+                    for (int b : {64, 128, 256}) {
+                        const ForceLaunch l =
+                            resolve_force_launch({ForceKernel::pairwise, k, b, 0}, n, Precision::f32);
+                        row("float", n, to_string(l), time_force_launch(l, n, Precision::f32, repeats), 0);
+                    }
+                }
+                row("float", n, "tuned: " + to_string(a), time_force_launch(a, n, Precision::f32, repeats),
+                    0);
+            }
+            return 0;
+        }
         for (const Precision p : precs) {
             for (const std::size_t n : ns) {
                 const ForceKernelTiming t = time_force_kernels(n, p, repeats);

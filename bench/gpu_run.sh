@@ -5,7 +5,8 @@
 #   cmake --build build-gpu -j2 --target test_cuda nbody_cuda_bench nbody
 #   ../shared/device/prepare.sh build-gpu/tests/test_cuda build-gpu/bench/nbody_cuda_bench build-gpu/app/nbody
 # then run with the device tool: carry [".device"], command "source .device/env.sh && bench/gpu_run.sh [steps]"
-#   steps: any of smi,tests,sanitize,sweep,bench,cli,sass (default: all of them)
+#   steps: any of smi,tests,sanitize,sweep,pairwise,bench,cli,sass (default: all but pairwise)
+#   SAN_FILTER / SAN_TIMEOUT override the sanitizers' gtest filter and per-tool time limit (s).
 set -uo pipefail
 out=${OUT:-/tmp/nbody_gpu_out}
 mkdir -p "$out"
@@ -25,10 +26,10 @@ if has tests; then
 fi
 if has sanitize; then
   # The deliberate 1 PiB allocation is left out: memcheck reports every failed CUDA call as an error.
-  filter='Sizes/CudaAccelerations.*/N1000_*:Sizes/CudaAccelerations.*/N31_*:Cuda.*:Integrators/CudaVsSerial.HundredStepsMatch/leapfrog_*:-Cuda.BadLaunchAndHugeAllocationThrow'
+  filter=${SAN_FILTER:-'Sizes/CudaAccelerations.*/N1000_*:Sizes/CudaAccelerations.*/N31_*:Cuda.*:Integrators/CudaVsSerial.HundredStepsMatch/leapfrog_*:-Cuda.BadLaunchAndHugeAllocationThrow'}
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool"
-    timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin/test_cuda" --gtest_filter="$filter" \
+    timeout "${SAN_TIMEOUT:-200}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$bin/test_cuda" --gtest_filter="$filter" \
       > "$out/sanitize_$tool.log" 2>&1
     rc=$?
     grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$out/sanitize_$tool.log" | tail -4
@@ -40,6 +41,12 @@ if has sweep; then
   echo "== launch-shape sweep"
   "$bin/nbody_cuda_bench" --sweep --n 16384,65536,262144 --precision both --repeats 5 2>&1 | tee "$out/sweep.log" |
     grep -E 'auto|baseline|device'
+fi
+if has pairwise; then
+  echo "== pairwise kernel shapes vs the automatic one-sided kernel (fp32, same process)"
+  timeout "${PAIRWISE_TIMEOUT:-120}" "$bin/nbody_cuda_bench" --pairwise --n "${PAIRWISE_N:-65536,262144,1048576}" \
+    --repeats 3 2>&1 | tee "$out/pairwise.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if has bench; then
   echo "== benchmark table"
@@ -67,6 +74,12 @@ if has sass; then
   echo "== SASS opcode mix, fp32 K=8 (whole kernel)"
   grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9T] )?[A-Z0-9.]+' /tmp/sass_f32_k8.txt | awk '{print $NF}' |
     sed 's/\..*//' | sort | uniq -c | sort -rn | head -12
+  awk '/Function : .*pairwise_roundILi4ELb0E/{p=1} p&&/Function : /&&!/pairwise_roundILi4ELb0E/{p=0} p' /tmp/all.sass \
+    > /tmp/sass_pw_k4.txt
+  cat /tmp/sass_pw_k4.txt >> "$out/sass.txt"
+  echo "== SASS opcode mix, fp32 pairwise round K=4 (whole kernel)"
+  grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9T] )?[A-Z0-9.]+' /tmp/sass_pw_k4.txt | awk '{print $NF}' |
+    sed 's/\..*//' | sort | uniq -c | sort -rn | head -14
   echo "== SASS opcode mix, fp64 K=2 (whole kernel)"
   grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9T] )?[A-Z0-9.]+' /tmp/sass_f64_k2.txt | awk '{print $NF}' |
     sed 's/\..*//' | sort | uniq -c | sort -rn | head -12

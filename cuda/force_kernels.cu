@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <type_traits>
 
 #include "bench/baseline_kernel.hpp"
 #include "cuda/cuda_check.hpp"
@@ -96,8 +97,8 @@ __global__ void __launch_bounds__(256)
         tile[threadIdx.x] = next;
         __syncthreads();
         if (t + 1 < t_end) next = load_j(t + 1);
-        // Unrolled 16x: ptxas then spaces the MUFU.RSQs more evenly among the FP32 work, so warps queue
-        // less at the MUFU (Nsight Compute, docs/CUDA_NOTES.md v5: +1.5% over 8x; 32x misses i-cache).
+            // Unrolled 16x: ptxas then spaces the MUFU.RSQs more evenly among the FP32 work, so warps queue
+            // less at the MUFU (Nsight Compute, docs/CUDA_NOTES.md v5: +1.5% over 8x; 32x misses i-cache).
 #pragma unroll 16
         for (unsigned jj = 0; jj < B; ++jj) {
             const Vec4<T> pj = tile[jj];
@@ -193,10 +194,34 @@ int occupancy(int K, int block) {
     return std::max(blocks, 1);
 }
 
+constexpr std::size_t kPairwiseMinBodies = 262144;
+
 }  // namespace
 
 ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
+    if (req.kernel == ForceKernel::automatic) {
+        // Measured on an H200 (docs/CUDA_NOTES.md v7): the pairwise kernel K=8 block=128 beats the tuned
+        // one from N = 262,144 (+9% there, +28% at 1M: 256+ tiles, 128+ blocks per round) and loses badly
+        // at 65,536 (too few blocks per round, one launch per round).
+        req.kernel =
+            p == Precision::f32 && n >= kPairwiseMinBodies ? ForceKernel::pairwise : ForceKernel::tuned;
+        if (req.kernel == ForceKernel::pairwise && req.bodies_per_thread == 0 && req.block == 0) {
+            req.bodies_per_thread = 8, req.block = 128;
+        }
+    }
     if (req.kernel == ForceKernel::baseline) return {ForceKernel::baseline, 1, 256, 1};
+    if (req.kernel == ForceKernel::pairwise) {
+        if (p != Precision::f32) throw Error("force kernel: the pairwise kernel is fp32 only");
+        if (req.bodies_per_thread != 0 && req.bodies_per_thread != 2 && req.bodies_per_thread != 4 &&
+            req.bodies_per_thread != 8) {
+            throw Error("force kernel: pairwise bodies per thread must be 2, 4 or 8");
+        }
+        if (req.block != 0 && (req.block % 32 != 0 || req.block < 32 || req.block > 256)) {
+            throw Error("force kernel: block size must be a multiple of 32 in [32, 256]");
+        }
+        return {ForceKernel::pairwise, req.bodies_per_thread ? req.bodies_per_thread : 4,
+                req.block ? req.block : 128, 1};
+    }
     if (req.bodies_per_thread != 0 && req.bodies_per_thread != 1 && req.bodies_per_thread != 2 &&
         req.bodies_per_thread != 4 && req.bodies_per_thread != 8) {
         throw Error("force kernel: bodies per thread must be 1, 2, 4 or 8");
@@ -244,6 +269,9 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
 
 std::string to_string(const ForceLaunch& l) {
     if (l.kernel == ForceKernel::baseline) return "baseline K=1 block=256";
+    if (l.kernel == ForceKernel::pairwise) {
+        return "pairwise K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block);
+    }
     return "tuned K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block) +
            " splits=" + std::to_string(l.splits);
 }
@@ -270,6 +298,14 @@ void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<
     if (l.kernel == ForceKernel::baseline) {
         launch_baseline_forces(pos, acc, n, G, eps2, stream_ptr);
         return;
+    }
+    if (l.kernel == ForceKernel::pairwise) {
+        if constexpr (std::is_same_v<T, float>) {
+            launch_pairwise_forces(l, pos, acc, n, G, eps2, guard, bad, bad_before, stream_ptr);
+            return;
+        } else {
+            throw Error("force kernel: the pairwise kernel is fp32 only");
+        }
     }
     const std::size_t splits = used_splits(l, n);
     Vec4<T>* out = splits > 1 ? scratch : acc;

@@ -12,13 +12,15 @@
 namespace nbody {
 
 enum class ForceKernel {
-    tuned,     // cuda/force_kernels.cu
-    baseline,  // bench/baseline_kernel.cu: GPU Gems 3 ch. 31, one body per thread, 256 threads
+    automatic,  // resolve_force_launch picks: pairwise for fp32 at N >= 262,144, else tuned
+    tuned,      // cuda/force_kernels.cu
+    baseline,   // bench/baseline_kernel.cu: GPU Gems 3 ch. 31, one body per thread, 256 threads
+    pairwise,   // cuda/pairwise_forces.cu: each pair once, both sides (fp32 only; splits unused)
 };
 
 // A launch shape. Zero fields are chosen by resolve_force_launch from N, the precision and the device.
 struct ForceLaunch {
-    ForceKernel kernel = ForceKernel::tuned;
+    ForceKernel kernel = ForceKernel::automatic;
     int bodies_per_thread = 0;  // K: 1, 2, 4 or 8
     int block = 0;              // threads per block: a multiple of 32 in [32, 256]
     int splits = 0;             // blocks sharing one body's j-sum (1 = no partial sums)
@@ -46,5 +48,11 @@ template <typename T>
 void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch, std::size_t n,
                    T G, T eps2, bool guard, const unsigned long long* bad, unsigned long long bad_before,
                    void* stream);
+
+// The pairwise kernel (cuda/pairwise_forces.cu), called by launch_forces<float> for ForceKernel::pairwise:
+// a diagonal launch, then one launch per round of a round-robin tournament over the tiles.
+void launch_pairwise_forces(const ForceLaunch& l, const Vec4<float>* pos, Vec4<float>* acc, std::size_t n,
+                            float G, float eps2, bool guard, const unsigned long long* bad,
+                            unsigned long long bad_before, void* stream);
 
 }  // namespace nbody

@@ -62,11 +62,16 @@ std::vector<Vec4<double> > reference_parallel(const HostState& s, double G, doub
 }
 
 // Every kernel variant and launch shape the tests cover: automatic, the baseline, and K x block x splits.
-std::vector<ForceLaunch> all_launches() {
+std::vector<ForceLaunch> all_launches(Precision p) {
     std::vector<ForceLaunch> v{ForceLaunch{}, ForceLaunch{ForceKernel::baseline, 0, 0, 0}};
     for (int k : {1, 2, 4, 8}) {
         for (int b : {32, 128, 256}) {
             for (int s : {1, 5}) v.push_back({ForceKernel::tuned, k, b, s});
+        }
+    }
+    if (p == Precision::f32) {  // the pairwise kernel is fp32 only
+        for (int k : {2, 4, 8}) {
+            for (int b : {32, 64, 128, 256}) v.push_back({ForceKernel::pairwise, k, b, 0});
         }
     }
     return v;
@@ -91,7 +96,7 @@ TEST_P(CudaAccelerations, MatchFloat64DirectSum) {
     p.softening = eps;
     const HostState in = test::random_bodies(n, 1000 + n);
     std::vector<Vec4<double> > ref;
-    for (const ForceLaunch& l : all_launches()) {
+    for (const ForceLaunch& l : all_launches(prec)) {
         if (l.kernel == ForceKernel::baseline && eps == 0) continue;  // the textbook kernel needs eps > 0
         SCOPED_TRACE(to_string(resolve_force_launch(l, n, prec)));
         auto b = make_cuda_backend(prec, l);
@@ -122,19 +127,23 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CudaAccelerations,
 
 TEST(Cuda, AccelerationsAreDeterministic) {
     SKIP_WITHOUT_DEVICE();
-    auto b = make_cuda_backend(Precision::f32, {ForceKernel::tuned, 4, 64, 7});
-    b->set_state(test::random_bodies(5000, 3));
-    Params p;
-    p.softening = 0.01;
-    const auto a1 = b->accelerations(p);
-    p.softening = 0.02;  // a different eps forces a fresh evaluation, then back
-    (void)b->accelerations(p);
-    p.softening = 0.01;
-    const auto a2 = b->accelerations(p);
-    for (std::size_t i = 0; i < a1.size(); ++i) {
-        ASSERT_EQ(a1[i].x, a2[i].x) << i;
-        ASSERT_EQ(a1[i].y, a2[i].y) << i;
-        ASSERT_EQ(a1[i].z, a2[i].z) << i;
+    for (const ForceLaunch l :
+         {ForceLaunch{ForceKernel::tuned, 4, 64, 7}, ForceLaunch{ForceKernel::pairwise, 2, 64, 0}}) {
+        SCOPED_TRACE(to_string(l));
+        auto b = make_cuda_backend(Precision::f32, l);
+        b->set_state(test::random_bodies(5000, 3));
+        Params p;
+        p.softening = 0.01;
+        const auto a1 = b->accelerations(p);
+        p.softening = 0.02;  // a different eps forces a fresh evaluation, then back
+        (void)b->accelerations(p);
+        p.softening = 0.01;
+        const auto a2 = b->accelerations(p);
+        for (std::size_t i = 0; i < a1.size(); ++i) {
+            ASSERT_EQ(a1[i].x, a2[i].x) << i;
+            ASSERT_EQ(a1[i].y, a2[i].y) << i;
+            ASSERT_EQ(a1[i].z, a2[i].z) << i;
+        }
     }
 }
 
@@ -190,6 +199,26 @@ TEST_P(CudaVsSerial, HundredStepsMatch) {
     EXPECT_LE(max_abs_diff(gpu.state, cpu.state), prec == Precision::f32 ? 1e-4 : 1e-10);
     const double slack = prec == Precision::f32 ? 1e-5 : 1e-12;
     EXPECT_LE(std::abs(gpu.drift), 2 * std::abs(cpu.drift) + slack) << "cpu drift " << cpu.drift;
+}
+
+// The pairwise kernel (8 tiles of 128, a partial last tile: diagonal, rounds and a bye-free tournament)
+// over 100 leapfrog steps against the serial backend, as above.
+TEST(Cuda, PairwiseHundredStepsMatchSerial) {
+    SKIP_WITHOUT_DEVICE();
+    Params p;
+    p.dt = 1e-3;
+    p.softening = 0.05;
+    const HostState in = test::random_bodies(1000, 11);
+    for (const ForceLaunch l :
+         {ForceLaunch{ForceKernel::pairwise, 2, 64, 0}, ForceLaunch{ForceKernel::pairwise, 4, 32, 0}}) {
+        SCOPED_TRACE(to_string(l));
+        const RunResult cpu = run(create_backend("serial", Precision::f32), in, p, 100);
+        const RunResult gpu = run(make_cuda_backend(Precision::f32, l), in, p, 100);
+        ASSERT_TRUE(gpu.report.finite);
+        EXPECT_EQ(gpu.report.steps_done, 100);
+        EXPECT_LE(max_abs_diff(gpu.state, cpu.state), 1e-4);
+        EXPECT_LE(std::abs(gpu.drift), 2 * std::abs(cpu.drift) + 1e-5) << "cpu drift " << cpu.drift;
+    }
 }
 
 TEST_P(CudaVsSerial, DampingAndMixedIntegratorsMatch) {
@@ -385,6 +414,15 @@ TEST(Cuda, BadLaunchAndHugeAllocationThrow) {
                      ->set_state(test::random_bodies(10, 1)),
                  Error);
     EXPECT_THROW(resolve_force_launch({ForceKernel::tuned, 0, 100, 0}, 10, Precision::f32), Error);
+    EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 0, 0, 0}, 10, Precision::f64), Error);
+    EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 1, 0, 0}, 10, Precision::f32), Error);
+    // The automatic choice: pairwise (K=8, block 128) for fp32 from 262,144 bodies, tuned otherwise.
+    const ForceLaunch big = resolve_force_launch({}, 262144, Precision::f32);
+    EXPECT_EQ(big.kernel, ForceKernel::pairwise);
+    EXPECT_EQ(big.bodies_per_thread, 8);
+    EXPECT_EQ(big.block, 128);
+    EXPECT_EQ(resolve_force_launch({}, 262143, Precision::f32).kernel, ForceKernel::tuned);
+    EXPECT_EQ(resolve_force_launch({}, 262144, Precision::f64).kernel, ForceKernel::tuned);
     try {
         DeviceBuffer<char> huge(std::size_t(1) << 50);
         FAIL() << "a 1 PiB allocation succeeded";
