@@ -11,6 +11,7 @@
 
 #include "scenario.hpp"
 #include "sim/error.hpp"
+#include "sim/interaction.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"

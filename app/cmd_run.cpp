@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/error.hpp"
+#include "sim/interaction.hpp"
 #include "sim/io_csv.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"

@@ -28,6 +28,7 @@
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"
 #include "sim/error.hpp"
+#include "sim/interaction.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"

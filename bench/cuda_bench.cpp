@@ -8,6 +8,7 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "sim/error.hpp"
+#include "sim/interaction.hpp"
 #include "sim/params.hpp"
 
 namespace {

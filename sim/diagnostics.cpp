@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "interaction.hpp"
+
 namespace nbody {
 
 template <typename T>
@@ -34,9 +36,8 @@ Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_po
             double row = 0;
 #pragma omp simd reduction(+ : row)
             for (std::ptrdiff_t j = i + 1; j < nn; ++j) {
-                const double dx = double(s.pos_mass[j].x) - xi, dy = double(s.pos_mass[j].y) - yi,
-                             dz = double(s.pos_mass[j].z) - zi;
-                row += double(s.pos_mass[j].w) / std::sqrt(dx * dx + dy * dy + dz * dz + eps2);
+                row += potential_term(double(s.pos_mass[j].x) - xi, double(s.pos_mass[j].y) - yi,
+                                      double(s.pos_mass[j].z) - zi, double(s.pos_mass[j].w), eps2);
             }
             w += double(s.pos_mass[i].w) * row;
         }

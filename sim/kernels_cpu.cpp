@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "interaction.hpp"
+
 namespace nbody {
 namespace {
 
@@ -20,9 +22,7 @@ void from_soa(const ForceScratch<T>& s, std::size_t n, T G, Vec4<T>* acc) {
     for (std::size_t i = 0; i < n; ++i) acc[i] = {G * s.ax[i], G * s.ay[i], G * s.az[i], T(0)};
 }
 
-// sum over j in [j0, j1) of m_j r_ij / (r^2 + eps^2)^{3/2}, added to (ax, ay, az). 20 flops per
-// interaction by the usual convention (3 sub, 3 mul + 2 add for r^2, add eps^2, rsqrt, 2 mul for the
-// cube, 1 mul by m_j, 3 fma).
+// sum over j in [j0, j1) of m_j r_ij / (r^2 + eps^2)^{3/2}, added to (ax, ay, az).
 template <typename T>
 inline void row_sum(const ForceScratch<T>& s, T xi, T yi, T zi, T eps2, std::size_t j0, std::size_t j1,
                     T& ax, T& ay, T& az) {
@@ -33,11 +33,7 @@ inline void row_sum(const ForceScratch<T>& s, T xi, T yi, T zi, T eps2, std::siz
     T sx = 0, sy = 0, sz = 0;
 #pragma omp simd reduction(+ : sx, sy, sz)
     for (std::size_t j = j0; j < j1; ++j) {
-        const T dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
-        const T r2 = dx * dx + dy * dy + dz * dz + eps2;
-        const T inv = T(1) / std::sqrt(r2);
-        const T w = m[j] * inv * inv * inv;
-        sx += w * dx, sy += w * dy, sz += w * dz;
+        add_interaction(x[j] - xi, y[j] - yi, z[j] - zi, m[j], eps2, sx, sy, sz);
     }
     ax += sx, ay += sy, az += sz;
 }
@@ -63,10 +59,8 @@ void accelerations_pairwise(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n
 #pragma omp simd reduction(+ : sx, sy, sz)
         for (std::size_t j = i + 1; j < n; ++j) {
             const T dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
-            const T r2 = dx * dx + dy * dy + dz * dz + eps2;
-            const T inv = T(1) / std::sqrt(r2);
-            const T s3 = inv * inv * inv;
-            const T wi = m[j] * s3, wj = mi * s3;
+            const T inv = inv_sqrt(softened_distance2(dx, dy, dz, eps2));
+            const T wi = interaction_weight(m[j], inv), wj = interaction_weight(mi, inv);
             sx += wi * dx, sy += wi * dy, sz += wi * dz;
             ax[j] -= wj * dx, ay[j] -= wj * dy, az[j] -= wj * dz;
         }

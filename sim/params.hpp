@@ -34,7 +34,4 @@ const char* to_string(ForceAlgorithm a);
 std::optional<ForceAlgorithm> parse_force_algorithm(std::string_view name);
 std::vector<std::string> force_algorithm_names();
 
-// FLOPs counted per body-body interaction wherever GFLOP/s is shown (the CUDA sample's convention).
-inline constexpr double kFlopsPerInteraction = 20.0;
-
 }  // namespace nbody

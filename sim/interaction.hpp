@@ -1,0 +1,89 @@
+#pragma once
+// The one body-body interaction of Plummer-softened Newtonian gravity. Every force loop includes this:
+// the CPU kernels (sim/), the CUDA kernels (cuda/), the tree's leaf and cell evaluations and the
+// potential. It carries no CUDA header: NBODY_HD marks the functions __host__ __device__ only when nvcc
+// compiles the file.
+//
+//   a_i   += m_j r / (|r|^2 + eps^2)^{3/2},   r = x_j - x_i          (times G once per body, by the caller)
+//   phi_i -= m_j / (|r|^2 + eps^2)^{1/2}                             (likewise)
+//
+// Counted as kFlopsPerInteraction = 20 FLOPs by the CUDA sample's convention: 3 sub for r, 3 mul + 3 add
+// for |r|^2 + eps^2, the reciprocal square root, 3 mul for m / r^3, 3 mul + 3 add for the sum. On the
+// GPU that is 3 FADD, 6 FFMA, 3 FMUL and one MUFU.RSQ.
+#include <cmath>
+
+#if defined(__CUDACC__)
+#define NBODY_HD __host__ __device__ __forceinline__
+#else
+#define NBODY_HD inline
+#endif
+
+namespace nbody {
+
+// FLOPs counted per body-body interaction wherever GFLOP/s is shown (the CUDA sample's convention).
+inline constexpr double kFlopsPerInteraction = 20.0;
+
+// |r|^2 + eps^2. On the device as three FFMAs seeded with eps^2; on the host in the order the SIMD loops
+// (built with -ffast-math, which fuses where the CPU has FMA) have always used, so CPU results keep their
+// bits. The two orders differ only by rounding.
+template <typename T>
+NBODY_HD T softened_distance2(T dx, T dy, T dz, T eps2) {
+#if defined(__CUDA_ARCH__)
+    return fma(dx, dx, fma(dy, dy, fma(dz, dz, eps2)));
+#else
+    return dx * dx + dy * dy + dz * dz + eps2;
+#endif
+}
+
+// 1 / sqrt(x). The device's float path is one MUFU.RSQ (files built with -ftz=true); its double path is
+// the hardware's ~23-bit approximation refined by one third-order Newton step, y *= 1 + e/2 + 3e^2/8
+// with e = 1 - x y^2, leaving a relative error ~e^3, below double rounding (five DP operations instead
+// of the library's rsqrt with its special-case branches).
+NBODY_HD float inv_sqrt(float x) {
+#if defined(__CUDA_ARCH__)
+    return rsqrtf(x);
+#else
+    return 1.0f / std::sqrt(x);
+#endif
+}
+NBODY_HD double inv_sqrt(double x) {
+#if defined(__CUDA_ARCH__)
+    double y;
+    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    const double e = fma(-x * y, y, 1.0);
+    return fma(y * e, fma(0.375, e, 0.5), y);
+#else
+    return 1.0 / std::sqrt(x);
+#endif
+}
+
+// m / (|r|^2 + eps^2)^{3/2} from inv = 1 / sqrt(|r|^2 + eps^2): the factor w in a += w r. Written as
+// (m inv) inv^2 so that a zero mass gives exactly 0 whenever inv^2 is finite (padding bodies add nothing).
+template <typename T>
+NBODY_HD T interaction_weight(T m, T inv) {
+    return (m * inv) * (inv * inv);
+}
+
+// a += m_j r / (|r|^2 + eps^2)^{3/2} for r = (dx, dy, dz) = x_j - x_i: one interaction, all of it.
+template <typename T>
+NBODY_HD void add_interaction(T dx, T dy, T dz, T m, T eps2, T& ax, T& ay, T& az) {
+    const T w = interaction_weight(m, inv_sqrt(softened_distance2(dx, dy, dz, eps2)));
+#if defined(__CUDA_ARCH__)
+    ax = fma(dx, w, ax), ay = fma(dy, w, ay), az = fma(dz, w, az);
+#else
+    ax += w * dx, ay += w * dy, az += w * dz;
+#endif
+}
+
+// m_j / sqrt(|r|^2 + eps^2): one source's contribution to -phi / G at a target. The host divides (the
+// energy diagnostics are not built with -ffast-math and keep a correctly rounded quotient).
+template <typename T>
+NBODY_HD T potential_term(T dx, T dy, T dz, T m, T eps2) {
+#if defined(__CUDA_ARCH__)
+    return m * inv_sqrt(softened_distance2(dx, dy, dz, eps2));
+#else
+    return m / std::sqrt(softened_distance2(dx, dy, dz, eps2));
+#endif
+}
+
+}  // namespace nbody
