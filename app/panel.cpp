@@ -35,8 +35,8 @@ void tooltip_for_last(const char* text) {
 
 bool input_positive(const char* label, double& v, double lo, double hi, const char* fmt) {
     double x = v;
-    bool changed = ImGui::SliderScalar(label, ImGuiDataType_Double, &x, &lo, &hi, fmt,
-                                       ImGuiSliderFlags_Logarithmic);
+    bool changed =
+        ImGui::SliderScalar(label, ImGuiDataType_Double, &x, &lo, &hi, fmt, ImGuiSliderFlags_Logarithmic);
     if (changed && x > 0) v = x;
     return changed;
 }
@@ -50,13 +50,15 @@ void simulation_section(PanelModel& m, PanelActions& a) {
     ImGui::SameLine();
     if (ImGui::Button("Step (S)")) a.single_step = true;
     ImGui::SliderInt("steps / frame", &m.steps_per_frame, 1, 64, "%d", ImGuiSliderFlags_Logarithmic);
-    tooltip_for_last("Steps granted per rendered frame. The simulation runs on its own thread: when one step "
-                     "takes longer than a frame, the window stays responsive and steps/s shows the real rate.");
+    tooltip_for_last(
+        "Steps granted per rendered frame. The simulation runs on its own thread: when one step "
+        "takes longer than a frame, the window stays responsive and steps/s shows the real rate.");
 
     input_positive("dt", m.params.dt, 1e-6, 1.0, "%.2e");
     double eps = m.params.softening;
     double lo = 0.0, hi = 1.0;
-    if (ImGui::SliderScalar("softening", ImGuiDataType_Double, &eps, &lo, &hi, "%.4f", ImGuiSliderFlags_Logarithmic)) {
+    if (ImGui::SliderScalar("softening", ImGuiDataType_Double, &eps, &lo, &hi, "%.4f",
+                            ImGuiSliderFlags_Logarithmic)) {
         m.params.softening = std::max(0.0, eps);
     }
     double dlo = 0.9, dhi = 1.0;
@@ -124,7 +126,8 @@ void backend_section(PanelModel& m, PanelActions& a, const PanelInfo& info) {
         }
         ImGui::EndCombo();
     }
-    tooltip_for_last("Switching keeps the exact state: positions and velocities are copied, not regenerated.");
+    tooltip_for_last(
+        "Switching keeps the exact state: positions and velocities are copied, not regenerated.");
     int prec = m.precision == Precision::f64 ? 1 : 0;
     ImGui::RadioButton("float", &prec, 0);
     ImGui::SameLine();
@@ -148,10 +151,12 @@ void backend_section(PanelModel& m, PanelActions& a, const PanelInfo& info) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("%s", info.checkpoint.c_str());
         ImGui::PopTextWrapPos();
-        tooltip_for_last("A full copy of the bodies kept to restore after a NaN/Inf. Not per frame: its cadence "
-                         "grows with its cost so it stays near 1% of the simulation time.");
+        tooltip_for_last(
+            "A full copy of the bodies kept to restore after a NaN/Inf. Not per frame: its cadence "
+            "grows with its cost so it stays near 1% of the simulation time.");
     }
-    if (!info.interop_note.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", info.interop_note.c_str());
+    if (!info.interop_note.empty())
+        ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", info.interop_note.c_str());
 }
 
 void stats_section(const PanelInfo& info) {
@@ -161,7 +166,8 @@ void stats_section(const PanelInfo& info) {
     plot("FPS", info.fps, "%.0f fps");
     plot("ms/frame", info.ms_frame, "%.2f ms");
     plot("ms/step", info.ms_step, "%.3f ms", "Wall time per simulation step (on the simulation thread).");
-    plot("interactions/s", info.interactions, "%.3g /s", "N^2 body-body interactions per step, times steps/s.");
+    plot("interactions/s", info.interactions, "%.3g /s",
+         "N^2 body-body interactions per step, times steps/s.");
     plot("GFLOP/s", info.gflops, "%.1f GFLOP/s",
          "20 floating-point operations counted per interaction (the CUDA sample's convention).");
 }
@@ -174,30 +180,33 @@ void energy_section(const PanelInfo& info) {
     }
     ImGui::Text("KE %.6g   PE %.6g", info.kinetic, info.potential);
     ImGui::Text("E  %.8g   |dE/E| %.3e", info.total, info.drift_now);
-    plot("|dE/E|", info.drift, "%.2e", "Relative energy change since the state was loaded; measured a few times "
-                                       "per second (the potential costs N^2).");
+    plot("|dE/E|", info.drift, "%.2e",
+         "Relative energy change since the state was loaded; measured a few times "
+         "per second (the potential costs N^2).");
 }
 
 void view_section(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     if (!ImGui::CollapsingHeader("View")) return;
     ImGui::SliderFloat("size (px)", &m.particles.size_px, 0.5f, 32.0f, "%.1f", ImGuiSliderFlags_Logarithmic);
     tooltip_for_last("Sprite diameter of a mean-mass body at the focus distance; grows with mass^(1/3).");
-    ImGui::SliderFloat("brightness", &m.particles.brightness, 0.01f, 10.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("brightness", &m.particles.brightness, 0.01f, 10.0f, "%.2f",
+                       ImGuiSliderFlags_Logarithmic);
     int color = int(m.particles.color);
     ImGui::Combo("colour", &color, "by speed\0by mass\0white\0");
     m.particles.color = ColorMode(color);
     int splat = int(m.particles.splat);
     ImGui::Combo("drawing", &splat, "auto\0point sprites\0compute splat\0");
     m.particles.splat = SplatMode(splat);
-    tooltip_for_last("Point sprites use the raster pipeline; the compute splat adds each body's light with "
-                     "atomics in a compute shader (much faster for a million small bodies on compute GPUs, "
-                     "bodies above 4 px shrink to 4 px). Auto: compute from N = 262144 up.");
+    tooltip_for_last(
+        "Point sprites use the raster pipeline; the compute splat adds each body's light with "
+        "atomics in a compute shader (much faster for a million small bodies on compute GPUs, "
+        "bodies above 4 px shrink to 4 px). Auto: compute from N = 262144 up.");
     if (!info.draw_path.empty()) {
         ImGui::SameLine();
         ImGui::TextDisabled("(%s)", info.draw_path.c_str());
     }
     ImGui::Checkbox("tone mapping", &m.tone.tone_map);
-    tooltip_for_last("Exponential tone mapping keeps dense cores from saturating to flat white.");
+    tooltip_for_last("Logarithmic tone mapping keeps dense cores from saturating to flat white.");
     ImGui::SliderFloat("exposure", &m.tone.exposure, 0.05f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
     if (ImGui::Checkbox("vsync", &m.vsync)) a.vsync_changed = true;
     ImGui::SameLine();
@@ -211,11 +220,13 @@ void view_section(PanelModel& m, PanelActions& a, const PanelInfo& info) {
 
 void help_overlay() {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
-                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowPos(
+        ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+        ImGuiCond_Always, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowBgAlpha(0.8f);
-    ImGui::Begin("Help", nullptr,
-                 ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
+    ImGui::Begin(
+        "Help", nullptr,
+        ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
     ImGui::Text("Mouse: left drag orbit, right/middle drag pan, wheel zoom");
     ImGui::Text("Space  pause / run        S  single step");
     ImGui::Text("R      reset view         H  hide / show panel");

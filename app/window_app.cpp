@@ -2,12 +2,13 @@
 
 // epoxy before GLFW, so GLFW does not pull in the system GL header.
 #include <epoxy/gl.h>
+// (keep this blank line: clang-format must not sort GLFW above epoxy)
 #include <GLFW/glfw3.h>
-#include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
-#include <CLI/CLI.hpp>
+#include <imgui.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,7 +18,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "panel.hpp"
@@ -33,6 +33,7 @@
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
 #include "sim_session.hpp"
+#include "test_script.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
@@ -49,13 +50,14 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
     root.add_option("--height", o.height, "window height in screen coordinates")->capture_default_str();
     root.add_flag("--fullscreen", o.fullscreen, "start fullscreen on the primary monitor");
     root.add_flag("--hide-panel", o.hide_panel, "start with the panel hidden (H shows it)");
-    root.add_option("--splat", o.splat,
-                    "how bodies are drawn: sprites, compute (compute-shader splat) or auto (compute from N=262144 "
-                    "up, for sprites up to 4 px)")
+    root.add_option(
+            "--splat", o.splat,
+            "how bodies are drawn: sprites, compute (compute-shader splat) or auto (compute from N=262144 "
+            "up, for sprites up to 4 px)")
         ->capture_default_str();
     root.add_option("--test-script", o.test_script,
-                    "testing aid: 'FRAME:ACTION;...' with ACTION backend=NAME, precision=float|double, n=N, "
-                    "preset=NAME, pause, run, step, fit (e.g. '10:backend=serial;20:n=256')")
+                    "testing aid: 'FRAME:ACTION[=VALUE];...' with ACTION one of " + script_help() +
+                        " (e.g. '10:backend=serial;20:n=256')")
         ->group("Testing aids");
 }
 
@@ -66,51 +68,6 @@ double now_s() {
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-struct ScriptStep {
-    int frame = 0;
-    std::string action, value;
-};
-
-std::vector<ScriptStep> parse_script(const std::string& text) {
-    std::vector<ScriptStep> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ';')) {
-        if (item.empty()) continue;
-        auto colon = item.find(':');
-        if (colon == std::string::npos) throw Error("--test-script item '" + item + "' needs FRAME:ACTION");
-        ScriptStep s;
-        try {
-            s.frame = std::stoi(item.substr(0, colon));
-        } catch (const std::exception&) {
-            throw Error("--test-script item '" + item + "' has no frame number");
-        }
-        std::string rest = item.substr(colon + 1);
-        auto eq = rest.find('=');
-        s.action = rest.substr(0, eq);
-        if (eq != std::string::npos) s.value = rest.substr(eq + 1);
-        static const char* known[] = {"backend", "precision", "n", "preset", "pause", "run", "step", "fit"};
-        bool ok = false;
-        for (const char* k : known) ok = ok || s.action == k;
-        if (!ok) throw Error("--test-script action '" + s.action + "' is unknown");
-        // Malformed values are mistakes in the script, not actions that fail: refuse them up front.
-        if (s.action == "precision" && !parse_precision(s.value)) {
-            throw Error("--test-script item '" + item + "': precision must be float or double");
-        }
-        if (s.action == "n") {
-            std::size_t used = 0;
-            try {
-                (void)std::stoll(s.value, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            if (used == 0 || used != s.value.size()) throw Error("--test-script item '" + item + "': n needs an integer");
-        }
-        out.push_back(s);
-    }
-    return out;
-}
-
 std::string glfw_error_text;
 void on_glfw_error(int code, const char* text) {
     glfw_error_text = text ? text : ("GLFW error " + std::to_string(code));
@@ -119,8 +76,8 @@ void on_glfw_error(int code, const char* text) {
 // A load or switch queued on the simulation thread; what to apply when it succeeds.
 struct PendingRequest {
     std::uint64_t id = 0;
-    std::string label;             // "regenerating 4096 bodies", "switching to cuda (float)"
-    int script_frame = 0;          // > 0: queued by --test-script at this frame
+    std::string label;     // "regenerating 4096 bodies", "switching to cuda (float)"
+    int script_frame = 0;  // > 0: queued by --test-script at this frame
     std::string script_action;
     std::optional<std::int64_t> n;  // load: the new N, its body stats and the framed camera
     BodyStats stats;
@@ -168,13 +125,15 @@ void WindowApp::open(const WindowOptions& o) {
     const char* x11 = std::getenv("DISPLAY");
     const char* wl = std::getenv("WAYLAND_DISPLAY");
     if ((!x11 || !*x11) && (!wl || !*wl)) {
-        throw Error("no display (DISPLAY and WAYLAND_DISPLAY are unset): use `nbody render --out FILE.png` to "
-                    "render offscreen, or `nbody run` to simulate headless");
+        throw Error(
+            "no display (DISPLAY and WAYLAND_DISPLAY are unset): use `nbody render --out FILE.png` to "
+            "render offscreen, or `nbody run` to simulate headless");
     }
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) {
-        throw Error("cannot open a window (" + glfw_error_text +
-                    "): use `nbody render --out FILE.png` to render offscreen, or `nbody run` to simulate headless");
+        throw Error(
+            "cannot open a window (" + glfw_error_text +
+            "): use `nbody render --out FILE.png` to render offscreen, or `nbody run` to simulate headless");
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
@@ -196,7 +155,8 @@ void WindowApp::open(const WindowOptions& o) {
         }
     });
     glfwSetScrollCallback(window, [](GLFWwindow* w, double, double dy) {
-        if (!ImGui::GetIO().WantCaptureMouse) static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->camera.zoom(float(dy));
+        if (!ImGui::GetIO().WantCaptureMouse)
+            static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->camera.zoom(float(dy));
     });
 
     IMGUI_CHECKVERSION();
@@ -261,18 +221,31 @@ void WindowApp::on_key(int key) {
             model.paused = !model.paused;
             a.pause_changed = true;
             break;
-        case GLFW_KEY_S: a.single_step = true; break;
-        case GLFW_KEY_H: model.show_panel = !model.show_panel; break;
+        case GLFW_KEY_S:
+            a.single_step = true;
+            break;
+        case GLFW_KEY_H:
+            model.show_panel = !model.show_panel;
+            break;
         case GLFW_KEY_F:
             model.fullscreen = !model.fullscreen;
             a.fullscreen_changed = true;
             break;
-        case GLFW_KEY_P: a.screenshot = true; break;
-        case GLFW_KEY_R: a.reset_camera = true; break;
+        case GLFW_KEY_P:
+            a.screenshot = true;
+            break;
+        case GLFW_KEY_R:
+            a.reset_camera = true;
+            break;
         case GLFW_KEY_F1:
-        case GLFW_KEY_SLASH: model.show_help = !model.show_help; break;
-        case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window, GLFW_TRUE); break;
-        default: break;
+        case GLFW_KEY_SLASH:
+            model.show_help = !model.show_help;
+            break;
+        case GLFW_KEY_ESCAPE:
+            glfwSetWindowShouldClose(window, GLFW_TRUE);
+            break;
+        default:
+            break;
     }
     apply(a);
 }
@@ -305,7 +278,7 @@ void WindowApp::regenerate() {
     } catch (const std::exception& e) {
         info.message = e.what();
         model.n_edit = model.n;
-        if (script_step) script_failed(script_step->frame, script_step->action + "=" + script_step->value, e.what());
+        if (script_step) script_failed(script_step->frame, script_step->text(), e.what());
         return;
     }
     // The body stats and the framing come from the host copy now; applied once the load succeeds.
@@ -318,7 +291,7 @@ void WindowApp::regenerate() {
     r.camera.fit(fs.pos_mass.data(), fs.size());
     if (script_step) {
         r.script_frame = script_step->frame;
-        r.script_action = script_step->action + "=" + script_step->value;
+        r.script_action = script_step->text();
     }
     r.id = session->load_state(std::move(s));
     pending.push_back(std::move(r));
@@ -329,7 +302,7 @@ void WindowApp::switch_backend() {
     r.label = "switching to " + model.backend + " (" + to_string(model.precision) + ")...";
     if (script_step) {
         r.script_frame = script_step->frame;
-        r.script_action = script_step->action + "=" + script_step->value;
+        r.script_action = script_step->text();
     }
     r.id = session->switch_backend(model.backend, model.precision);
     pending.push_back(std::move(r));
@@ -338,7 +311,8 @@ void WindowApp::switch_backend() {
 // Applies the outcome of finished loads and switches (the simulation thread runs them between steps).
 void WindowApp::take_results() {
     for (const SessionResult& res : session->take_results()) {
-        auto it = std::find_if(pending.begin(), pending.end(), [&](const PendingRequest& p) { return p.id == res.id; });
+        auto it = std::find_if(pending.begin(), pending.end(),
+                               [&](const PendingRequest& p) { return p.id == res.id; });
         if (it == pending.end()) continue;
         PendingRequest r = std::move(*it);
         pending.erase(it);
@@ -380,11 +354,11 @@ void WindowApp::upload_bodies() {
     if (fs.interop) {
         info.transfer = "interop: 0 B copied device->host per frame (kernel writes the vertex buffer)";
     } else if (updated) {
-        info.transfer = "host copy: " + format_bytes(double(fs.host_to_device_bytes)) + " uploaded" +
-                        (fs.device_to_host_bytes ? ", " + format_bytes(double(fs.device_to_host_bytes)) +
-                                                       " device->host"
-                                                 : std::string()) +
-                        " per update (" + name + ")";
+        info.transfer =
+            "host copy: " + format_bytes(double(fs.host_to_device_bytes)) + " uploaded" +
+            (fs.device_to_host_bytes ? ", " + format_bytes(double(fs.device_to_host_bytes)) + " device->host"
+                                     : std::string()) +
+            " per update (" + name + ")";
     }
     info.interop_note = feed.interop_note;
 }
@@ -546,7 +520,8 @@ int run_window_app(const WindowOptions& o) {
                 std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S.png", std::localtime(&t));
                 app.save_screenshot(name);
             }
-            if (last && !o.screenshot.empty() && !app.save_screenshot(o.screenshot)) throw Error(app.info.message);
+            if (last && !o.screenshot.empty() && !app.save_screenshot(o.screenshot))
+                throw Error(app.info.message);
             glfwSwapBuffers(app.window);
             double t = now_s();
             app.update_info(1e3 * (t - app.last_frame));
@@ -569,8 +544,8 @@ int run_window_app(const WindowOptions& o) {
     if (app.script.empty()) return 0;
     // One line for the smoke test to match; a failed scripted action fails the run.
     std::cout << "nbody: test-script done: backend=" << backend << " precision=" << to_string(precision)
-              << " n=" << n << ", " << app.script_failures << " of " << app.script_actions << " actions failed"
-              << std::endl;
+              << " n=" << n << ", " << app.script_failures << " of " << app.script_actions
+              << " actions failed" << std::endl;
     return app.script_failures > 0 ? 1 : 0;
 }
 

@@ -1,14 +1,13 @@
 #include "render/image.hpp"
 
-#include <stb_image.h>
 #include <stb_image_write.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "sim/error.hpp"
 #include "sim/io_csv.hpp"
@@ -44,7 +43,8 @@ void write_png(const std::string& path, const Image& img) {
     auto put = [](void* ctx, void* data, int size) {
         static_cast<std::ofstream*>(ctx)->write(static_cast<const char*>(data), std::streamsize(size));
     };
-    if (!stbi_write_png_to_func(put, &file.stream(), img.width, img.height, 4, opaque.data(), img.width * 4)) {
+    if (!stbi_write_png_to_func(put, &file.stream(), img.width, img.height, 4, opaque.data(),
+                                img.width * 4)) {
         throw Error("cannot write PNG '" + path + "': encoding failed");
     }
     file.commit();
@@ -63,43 +63,6 @@ void check_output_path(const std::string& path, const std::string& flag) {
     if (::access(dir.c_str(), W_OK) != 0) {
         throw Error(flag + " '" + path + "': directory '" + dir.string() + "' is not writable");
     }
-}
-
-Image read_png(const std::string& path) {
-    int w = 0, h = 0, comp = 0;
-    unsigned char* data = stbi_load(path.c_str(), &w, &h, &comp, 4);
-    if (!data) throw Error("cannot read image '" + path + "': " + stbi_failure_reason());
-    Image img;
-    img.width = w;
-    img.height = h;
-    img.rgba.assign(data, data + std::size_t(w) * std::size_t(h) * 4);
-    stbi_image_free(data);
-    return img;
-}
-
-double lit_fraction(const Image& img, int threshold) {
-    std::size_t n = std::size_t(img.width) * std::size_t(img.height);
-    if (n == 0) return 0;
-    std::size_t lit = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint8_t* p = &img.rgba[i * 4];
-        if (std::max({p[0], p[1], p[2]}) > threshold) ++lit;
-    }
-    return double(lit) / double(n);
-}
-
-ImageDiff compare_images(const Image& a, const Image& b, int tolerance) {
-    if (a.width != b.width || a.height != b.height) throw Error("compare_images: sizes differ");
-    ImageDiff d;
-    std::size_t n = std::size_t(a.width) * std::size_t(a.height), over = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        int worst = 0;
-        for (int c = 0; c < 3; ++c) worst = std::max(worst, std::abs(int(a.rgba[i * 4 + c]) - int(b.rgba[i * 4 + c])));
-        d.max_abs = std::max(d.max_abs, worst);
-        if (worst > tolerance) ++over;
-    }
-    d.fraction_over = n ? double(over) / double(n) : 0;
-    return d;
 }
 
 }  // namespace nbody

@@ -3,70 +3,20 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <glm/gtc/type_ptr.hpp>
 #include <vector>
 
-#include <glm/gtc/type_ptr.hpp>
-
 #include "render/gl_util.hpp"
+#include "render/shader_locations.hpp"
 #include "shaders/body_look_glsl.hpp"
 #include "shaders/particle_frag.hpp"
 #include "shaders/particle_vert.hpp"
 
 namespace nbody {
 
-template <typename T>
-BodyStats compute_body_stats(const State<T>& s) {
-    BodyStats st;
-    std::size_t n = s.size();
-    if (n == 0) return st;
-    double lo = INFINITY, hi = 0;
-    std::vector<float> speeds(n), masses(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        double m = double(s.pos_mass[i].w);
-        masses[i] = float(m);
-        lo = std::min(lo, m);
-        hi = std::max(hi, m);
-        const auto& v = s.vel[i];
-        speeds[i] = float(std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z));
-    }
-    auto k = speeds.begin() + std::ptrdiff_t(std::min(n - 1, n * 95 / 100));
-    std::nth_element(speeds.begin(), k, speeds.end());
-    // The median, not the mean: one central black hole must not shrink every star to a dot.
-    auto mid = masses.begin() + std::ptrdiff_t(n / 2);
-    std::nth_element(masses.begin(), mid, masses.end());
-    st.mean_mass = *mid;
-    st.min_mass = float(lo);
-    st.max_mass = float(hi);
-    st.speed_scale = *k > 0 ? *k : 1.0f;
-    if (!(st.mean_mass > 0)) st.mean_mass = 1.0f;
-    return st;
-}
-
-template BodyStats compute_body_stats(const State<float>&);
-template BodyStats compute_body_stats(const State<double>&);
-
-const char* to_string(SplatMode m) {
-    switch (m) {
-        case SplatMode::sprites: return "sprites";
-        case SplatMode::compute: return "compute";
-        default: return "auto";
-    }
-}
-
-std::optional<SplatMode> parse_splat_mode(const std::string& s) {
-    if (s == "auto") return SplatMode::automatic;
-    if (s == "sprites") return SplatMode::sprites;
-    if (s == "compute") return SplatMode::compute;
-    return std::nullopt;
-}
-
-float default_sprite_size(std::size_t n) {
-    if (n <= 65536) return 4.0f;
-    return std::max(1.5f, 4.0f * std::cbrt(65536.0f / float(n)));
-}
-
 void ParticleRenderer::init() {
-    program = compile_program({shaders::kBodyLookGlsl, shaders::kParticleVert}, {shaders::kParticleFrag}, "particle");
+    program = compile_program({shaders::kBodyLookGlsl, shaders::kParticleVert}, {shaders::kParticleFrag},
+                              "particle");
     glCreateVertexArrays(1, &vao);
     label_object(GL_VERTEX_ARRAY, vao, "particle.vao");
     // Attribute formats never change; only the buffers bound to binding points 0 and 1 do.
@@ -114,29 +64,26 @@ std::size_t ParticleRenderer::upload(const Vec4<float>* pos_mass, const Vec4<flo
     return total;
 }
 
-void set_body_look_uniforms(GLuint program, const Camera& cam, const ParticleSettings& s, const BodyStats& stats,
-                            int w, int h) {
+void set_body_look_uniforms(GLuint program, const Camera& cam, const ParticleSettings& s,
+                            const BodyStats& stats, int w, int h) {
+    namespace loc = body_look_loc;
     glm::mat4 view = cam.view();
     glm::mat4 proj = cam.projection(float(w) / float(h));
-    glProgramUniformMatrix4fv(program, 0, 1, GL_FALSE, glm::value_ptr(view));
-    glProgramUniformMatrix4fv(program, 1, 1, GL_FALSE, glm::value_ptr(proj));
+    glProgramUniformMatrix4fv(program, loc::view, 1, GL_FALSE, glm::value_ptr(view));
+    glProgramUniformMatrix4fv(program, loc::proj, 1, GL_FALSE, glm::value_ptr(proj));
     // The slider is in pixels at a 1080-line viewport, so screenshots of any size look alike.
-    glProgramUniform1f(program, 2, s.size_px * float(h) / 1080.0f);
-    glProgramUniform1f(program, 3, cam.distance);
-    glProgramUniform1f(program, 4, stats.mean_mass);
-    glProgramUniform1f(program, 5, s.brightness);
-    glProgramUniform1i(program, 6, int(s.color));
-    if (s.color == ColorMode::mass) {
-        glProgramUniform2f(program, 7, std::log(std::max(stats.min_mass, 1e-30f)),
-                           std::log(std::max(stats.max_mass, 1e-30f)));
-    } else {
-        float vmax = s.speed_max > 0 ? s.speed_max : 1.5f * stats.speed_scale;
-        glProgramUniform2f(program, 7, 0.0f, vmax);
-    }
+    glProgramUniform1f(program, loc::size_px, s.size_px * float(h) / 1080.0f);
+    glProgramUniform1f(program, loc::focus_dist, cam.distance);
+    glProgramUniform1f(program, loc::median_mass, stats.median_mass);
+    glProgramUniform1f(program, loc::brightness, s.brightness);
+    glProgramUniform1i(program, loc::color_mode, int(s.color));
+    ColorRange cr = color_range(s, stats);
+    glProgramUniform2f(program, loc::color_range, cr.lo, cr.hi);
     // The point-size limit applies to both paths, so they agree on the largest body.
     GLfloat range[2] = {1.0f, 64.0f};
     glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, range);
-    glProgramUniform2f(program, 8, s.min_px, std::min(range[1], std::max(s.min_px, s.max_px * float(h) / 1080.0f)));
+    glProgramUniform2f(program, loc::px_limits, s.min_px,
+                       std::min(range[1], std::max(s.min_px, s.max_px * float(h) / 1080.0f)));
 }
 
 void ParticleRenderer::draw(const Camera& cam, const ParticleSettings& s, int w, int h) const {

@@ -1,6 +1,7 @@
 #include "render/splat_renderer.hpp"
 
 #include "render/gl_util.hpp"
+#include "render/shader_locations.hpp"
 #include "shaders/body_look_glsl.hpp"
 #include "shaders/splat_comp.hpp"
 #include "shaders/splat_resolve_comp.hpp"
@@ -9,9 +10,12 @@ namespace nbody {
 
 bool use_compute_splat(const ParticleSettings& s, std::size_t n) {
     switch (s.splat) {
-        case SplatMode::sprites: return false;
-        case SplatMode::compute: return true;
-        default: return n >= kSplatAutoN && s.size_px <= kSplatMaxPx;
+        case SplatMode::sprites:
+            return false;
+        case SplatMode::compute:
+            return true;
+        default:
+            return n >= kSplatAutoN && s.size_px <= kSplatMaxPx;
     }
 }
 
@@ -39,10 +43,10 @@ void SplatRenderer::draw(const ParticleRenderer& bodies, const Camera& cam, cons
 
     if (bodies.count > 0) {
         set_body_look_uniforms(splat_program, cam, s, bodies.stats, w, h);
-        glProgramUniform1ui(splat_program, 9, GLuint(bodies.count));
-        glProgramUniform2f(splat_program, 10, float(w), float(h));
-        glProgramUniform1f(splat_program, 11, kSplatFixedOne);
-        glProgramUniform1f(splat_program, 12, kSplatMaxPx);
+        glProgramUniform1ui(splat_program, splat_loc::count, GLuint(bodies.count));
+        glProgramUniform2f(splat_program, splat_loc::viewport, float(w), float(h));
+        glProgramUniform1f(splat_program, splat_loc::fixed_one, kSplatFixedOne);
+        glProgramUniform1f(splat_program, splat_loc::max_px, kSplatMaxPx);
         glUseProgram(splat_program);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, bodies.pos_vbo);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, bodies.vel_vbo);
@@ -56,7 +60,7 @@ void SplatRenderer::draw(const ParticleRenderer& bodies, const Camera& cam, cons
 
     glUseProgram(resolve_program);
     // Brightness applies here, not per body, so it cannot overflow the fixed-point sums.
-    glProgramUniform1f(resolve_program, 0, s.brightness / kSplatFixedOne);
+    glProgramUniform1f(resolve_program, splat_resolve_loc::scale, s.brightness / kSplatFixedOne);
     glBindImageTexture(0, accum, 0, GL_TRUE, 0, GL_READ_ONLY, GL_R32UI);
     glBindImageTexture(1, tone.color, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA16F);
     glDispatchCompute(GLuint((w + 15) / 16), GLuint((h + 15) / 16), 1);

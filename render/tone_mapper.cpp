@@ -1,6 +1,7 @@
 #include "render/tone_mapper.hpp"
 
 #include "render/gl_util.hpp"
+#include "render/shader_locations.hpp"
 #include "shaders/tonemap_frag.hpp"
 #include "shaders/tonemap_vert.hpp"
 
@@ -41,10 +42,10 @@ void ToneMapper::resolve(GLuint dst_fbo, const ToneSettings& s) const {
     glDisable(GL_DEPTH_TEST);
     glUseProgram(program);
     glBindTextureUnit(0, color);
-    glUniform1f(0, s.exposure);
-    glUniform1i(1, s.tone_map ? 1 : 0);
-    glUniform1f(2, s.gamma > 0 ? s.gamma : 1.0f);
-    glUniform1f(3, s.white > 0 ? s.white : 1.0f);
+    glUniform1f(tonemap_loc::exposure, s.exposure);
+    glUniform1i(tonemap_loc::tone_map, s.tone_map ? 1 : 0);
+    glUniform1f(tonemap_loc::gamma, s.gamma > 0 ? s.gamma : 1.0f);
+    glUniform1f(tonemap_loc::white, s.white > 0 ? s.white : 1.0f);
     glBindVertexArray(vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindVertexArray(0);

@@ -1,12 +1,13 @@
 #version 450 core
 // How a body looks (diameter in pixels, light, colour), shared by the sprite path (particle.vert) and the
 // compute splat path (splat.comp) so both draw the same picture. Compiled first: it carries #version.
+// Locations are named in render/shader_locations.hpp (body_look_loc).
 
 layout(location = 0) uniform mat4 u_view;
 layout(location = 1) uniform mat4 u_proj;
 layout(location = 2) uniform float u_size_px;      // diameter of a mean-mass body at the focus distance
 layout(location = 3) uniform float u_focus_dist;   // camera distance to its target (world units)
-layout(location = 4) uniform float u_mean_mass;    // typical (median) mass
+layout(location = 4) uniform float u_median_mass;  // typical (median) mass
 layout(location = 5) uniform float u_brightness;
 layout(location = 6) uniform int u_color_mode;     // 0 speed, 1 mass, 2 white
 layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass: (log m_min, log m_max)
@@ -38,7 +39,7 @@ BodyLook body_look(vec4 pos_mass, vec3 vel, vec4 view_pos) {
     float depth = max(-view_pos.z, 1e-6 * u_focus_dist);
     // Size grows with the cube root of mass (radius of a body of fixed density), capped so a central
     // black hole stays a bright dot rather than a disc, and shrinks with depth.
-    float d = u_size_px * min(pow(mass / u_mean_mass, 1.0 / 3.0), 4.0) * (u_focus_dist / depth);
+    float d = u_size_px * min(pow(mass / u_median_mass, 1.0 / 3.0), 4.0) * (u_focus_dist / depth);
     b.energy = 1.0;
     if (d < u_px_limits.x) {
         // Sprites smaller than a pixel fade instead of vanishing or flickering: keep the area's light.

@@ -1,13 +1,13 @@
 #version 450 core
 // Maps the additive float image to display range. The logarithmic curve keeps a gradient up to `white`
 // (in units of one sprite's light), so dense cores where thousands of sprites overlap don't clip to flat
-// white; without it the light is only clamped.
+// white; without it the light is only clamped. Locations: tonemap_loc in render/shader_locations.hpp.
 in vec2 v_uv;
 layout(location = 0) out vec4 o_color;
 
 layout(binding = 0) uniform sampler2D u_hdr;
 layout(location = 0) uniform float u_exposure;
-layout(location = 1) uniform int u_tone_map;   // 0 clamp, 1 exponential
+layout(location = 1) uniform int u_tone_map;   // 0 clamp, 1 logarithmic
 layout(location = 2) uniform float u_gamma;
 layout(location = 3) uniform float u_white;   // light that maps to full white (tone mapping on)
 

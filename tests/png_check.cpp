@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <exception>
 
-#include "render/image.hpp"
+#include "image_compare.hpp"
 
 int main(int argc, char** argv) {
     if (argc < 2) {
@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
     try {
         nbody::Image img = nbody::read_png(argv[1]);
         double lit = nbody::lit_fraction(img, 8);
-        std::printf("%s: %dx%d, %.4f of pixels lit (need >= %.4f)\n", argv[1], img.width, img.height, lit, min_lit);
+        std::printf("%s: %dx%d, %.4f of pixels lit (need >= %.4f)\n", argv[1], img.width, img.height, lit,
+                    min_lit);
         return lit >= min_lit && img.width > 0 ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "png_check: %s\n", e.what());

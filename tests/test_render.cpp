@@ -16,7 +16,7 @@
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
-#include "render/image.hpp"
+#include "image_compare.hpp"
 #include "render/offscreen_context.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"

@@ -1,0 +1,80 @@
+#include "test_script.hpp"
+
+#include <sstream>
+
+#include "sim/error.hpp"
+#include "sim/state.hpp"
+
+namespace nbody {
+
+const std::vector<ScriptAction>& script_actions() {
+    static const std::vector<ScriptAction> actions = {
+        {"backend", "backend=NAME switches backend keeping the state"},
+        {"precision", "precision=float|double"},
+        {"n", "n=N regenerates the preset with N bodies"},
+        {"preset", "preset=NAME loads a preset with its own parameters"},
+        {"pause", "pause"},
+        {"run", "run"},
+        {"step", "step (one step, then paused)"},
+        {"fit", "fit (frame the bodies)"},
+    };
+    return actions;
+}
+
+namespace {
+
+bool is_integer(const std::string& v) {
+    std::size_t used = 0;
+    try {
+        (void)std::stoll(v, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    return used != 0 && used == v.size();
+}
+
+}  // namespace
+
+std::vector<ScriptStep> parse_script(const std::string& text) {
+    std::vector<ScriptStep> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ';')) {
+        if (item.empty()) continue;
+        auto colon = item.find(':');
+        if (colon == std::string::npos) throw Error("--test-script item '" + item + "' needs FRAME:ACTION");
+        ScriptStep s;
+        try {
+            s.frame = std::stoi(item.substr(0, colon));
+        } catch (const std::exception&) {
+            throw Error("--test-script item '" + item + "' has no frame number");
+        }
+        std::string rest = item.substr(colon + 1);
+        auto eq = rest.find('=');
+        s.action = rest.substr(0, eq);
+        if (eq != std::string::npos) s.value = rest.substr(eq + 1);
+        bool ok = false;
+        for (const ScriptAction& a : script_actions()) ok = ok || s.action == a.name;
+        if (!ok) throw Error("--test-script action '" + s.action + "' is unknown");
+        // Malformed values are mistakes in the script, not actions that fail: refuse them up front.
+        if (s.action == "precision" && !parse_precision(s.value)) {
+            throw Error("--test-script item '" + item + "': precision must be float or double");
+        }
+        if (s.action == "n" && !is_integer(s.value)) {
+            throw Error("--test-script item '" + item + "': n needs an integer");
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
+std::string script_help() {
+    std::string out;
+    for (const ScriptAction& a : script_actions()) {
+        if (!out.empty()) out += ", ";
+        out += a.name;
+    }
+    return out;
+}
+
+}  // namespace nbody

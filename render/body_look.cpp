@@ -1,0 +1,70 @@
+#include "render/body_look.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace nbody {
+
+template <typename T>
+BodyStats compute_body_stats(const State<T>& s) {
+    BodyStats st;
+    std::size_t n = s.size();
+    if (n == 0) return st;
+    double lo = INFINITY, hi = 0;
+    std::vector<float> speeds(n), masses(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        double m = double(s.pos_mass[i].w);
+        masses[i] = float(m);
+        lo = std::min(lo, m);
+        hi = std::max(hi, m);
+        const auto& v = s.vel[i];
+        speeds[i] = float(std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z));
+    }
+    auto k = speeds.begin() + std::ptrdiff_t(std::min(n - 1, n * 95 / 100));
+    std::nth_element(speeds.begin(), k, speeds.end());
+    // The median, not the mean: one central black hole must not shrink every star to a dot.
+    auto mid = masses.begin() + std::ptrdiff_t(n / 2);
+    std::nth_element(masses.begin(), mid, masses.end());
+    st.median_mass = *mid;
+    st.min_mass = float(lo);
+    st.max_mass = float(hi);
+    st.speed_scale = *k > 0 ? *k : 1.0f;
+    if (!(st.median_mass > 0)) st.median_mass = 1.0f;
+    return st;
+}
+
+template BodyStats compute_body_stats(const State<float>&);
+template BodyStats compute_body_stats(const State<double>&);
+
+const char* to_string(SplatMode m) {
+    switch (m) {
+        case SplatMode::sprites:
+            return "sprites";
+        case SplatMode::compute:
+            return "compute";
+        default:
+            return "auto";
+    }
+}
+
+std::optional<SplatMode> parse_splat_mode(const std::string& s) {
+    if (s == "auto") return SplatMode::automatic;
+    if (s == "sprites") return SplatMode::sprites;
+    if (s == "compute") return SplatMode::compute;
+    return std::nullopt;
+}
+
+float default_sprite_size(std::size_t n) {
+    if (n <= 65536) return 4.0f;
+    return std::max(1.5f, 4.0f * std::cbrt(65536.0f / float(n)));
+}
+
+ColorRange color_range(const ParticleSettings& s, const BodyStats& stats) {
+    if (s.color == ColorMode::mass) {
+        return {std::log(std::max(stats.min_mass, 1e-30f)), std::log(std::max(stats.max_mass, 1e-30f))};
+    }
+    return {0.0f, s.speed_max > 0 ? s.speed_max : 1.5f * stats.speed_scale};
+}
+
+}  // namespace nbody

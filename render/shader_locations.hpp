@@ -1,0 +1,42 @@
+#pragma once
+// Uniform locations of the shaders in shaders/, named once: each value must match the shader's
+// `layout(location = N)`, which the shader's comments point back to.
+#include <epoxy/gl.h>
+
+namespace nbody {
+
+// shaders/body_look.glsl (sprites and compute splat share these).
+namespace body_look_loc {
+inline constexpr GLint view = 0;
+inline constexpr GLint proj = 1;
+inline constexpr GLint size_px = 2;
+inline constexpr GLint focus_dist = 3;
+inline constexpr GLint median_mass = 4;
+inline constexpr GLint brightness = 5;
+inline constexpr GLint color_mode = 6;
+inline constexpr GLint color_range = 7;
+inline constexpr GLint px_limits = 8;
+}  // namespace body_look_loc
+
+// shaders/splat.comp (after body_look's).
+namespace splat_loc {
+inline constexpr GLint count = 9;
+inline constexpr GLint viewport = 10;
+inline constexpr GLint fixed_one = 11;
+inline constexpr GLint max_px = 12;
+}  // namespace splat_loc
+
+// shaders/splat_resolve.comp.
+namespace splat_resolve_loc {
+inline constexpr GLint scale = 0;
+}  // namespace splat_resolve_loc
+
+// shaders/tonemap.frag.
+namespace tonemap_loc {
+inline constexpr GLint exposure = 0;
+inline constexpr GLint tone_map = 1;
+inline constexpr GLint gamma = 2;
+inline constexpr GLint white = 3;
+}  // namespace tonemap_loc
+
+}  // namespace nbody
