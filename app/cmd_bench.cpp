@@ -15,6 +15,7 @@
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
+#include "sim/util.hpp"
 
 #if defined(NBODY_HAVE_CUDA)
 #include "cuda/cuda_backend.hpp"
@@ -26,12 +27,6 @@ namespace {
 constexpr const char* kBenchPreset = "plummer";
 constexpr const char* kFootnote =
     "interactions/s count N^2 per step for every backend; GFLOP/s counts 20 flops per interaction";
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 std::string fmt(const char* format, double v) {
     char buf[64];
@@ -86,9 +81,9 @@ BenchRow measure(const std::string& backend_name, Precision precision, std::int6
 
 CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     CLI::App* cmd = root.add_subcommand("bench", "time the force backends on the plummer preset");
-    cmd->add_option("--backend", o.backends,
-                    "backends to time, comma-separated: " + join_names(backend_names()) +
-                        " (default: every available one)")
+    cmd->add_option(
+           "--backend", o.backends,
+           "backends to time, comma-separated: " + join(backend_names()) + " (default: every available one)")
         ->delimiter(',');
     cmd->add_option_function<std::vector<std::string>>(
            "--n",
@@ -136,7 +131,7 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
     const std::vector<std::string> backends = o.backends.empty() ? available_backend_names() : o.backends;
     for (const auto& b : backends) {
         if (!find_backend(b)) {
-            throw Error("unknown backend '" + b + "' (valid: " + join_names(backend_names()) + ")");
+            throw Error("unknown backend '" + b + "' (valid: " + join(backend_names()) + ")");
         }
     }
     if (o.threads > 0) omp_set_num_threads(o.threads);

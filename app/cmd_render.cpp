@@ -1,7 +1,8 @@
 #include "cmd_render.hpp"
 
-#include <CLI/CLI.hpp>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,7 +12,6 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <unistd.h>
 #include <vector>
 
 #include "render/body_feed.hpp"
@@ -25,6 +25,7 @@
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/registry.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
 
@@ -67,11 +68,6 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
 
 namespace {
 
-double now_s() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
 bool on_path(const char* program) {
     const char* path = std::getenv("PATH");
     if (!path) return false;
@@ -93,12 +89,6 @@ ColorMode parse_color(const std::string& s) {
 SplatMode parse_splat(const std::string& s) {
     if (auto m = parse_splat_mode(s)) return *m;
     throw Error("unknown --splat '" + s + "' (valid: auto, sprites, compute)");
-}
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 void check_options(const RenderOptions& o) {

@@ -8,15 +8,10 @@
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
+#include "sim/util.hpp"
 #include "sim/validate.hpp"
 
 namespace nbody {
-
-std::string join_names(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
 
 std::int64_t parse_body_count(const std::string& flag, const std::string& text) {
     std::int64_t v = 0;
@@ -48,8 +43,8 @@ std::string parse_path(const std::string& flag, const std::string& text) {
 
 void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     const std::string first_preset = presets().empty() ? "" : presets().front().name;
-    app.add_option("--preset", o.preset, "initial conditions: " + join_names(preset_names()) +
-                                             " (default " + first_preset + ")");
+    app.add_option("--preset", o.preset,
+                   "initial conditions: " + join(preset_names()) + " (default " + first_preset + ")");
     app.add_option_function<std::string>(
            "--input,--filename", [&o](const std::string& s) { o.input = parse_path("--input", s); },
            "body CSV to start from (header x,y,z,vx,vy,vz,m)")
@@ -77,9 +72,9 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     app.add_option_function<double>(
            "--damping", [&o](double v) { o.damping = v; }, "velocity factor per step (default 1 = none)")
         ->type_name("D");
-    app.add_option("--integrator", o.integrator, join_names(integrator_names()) + " (default leapfrog)");
+    app.add_option("--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
     app.add_option("--backend", o.backend,
-                   join_names(backend_names()) + " (default: cuda if available, else openmp)");
+                   join(backend_names()) + " (default: cuda if available, else openmp)");
     app.add_option("--precision", o.precision, "float or double")->capture_default_str();
 }
 
@@ -94,7 +89,7 @@ Params resolve_params(const ScenarioOptions& o, const PresetInfo* preset, Precis
     if (!o.integrator.empty()) {
         const auto i = parse_integrator(o.integrator);
         if (!i) {
-            throw Error("unknown integrator '" + o.integrator + "' (valid: " + join_names(integrator_names()) +
+            throw Error("unknown integrator '" + o.integrator + "' (valid: " + join(integrator_names()) +
                         ")");
         }
         p.integrator = *i;
@@ -109,7 +104,7 @@ std::string resolve_backend(const std::string& name) {
         return cuda && cuda->available ? "cuda" : "openmp";
     }
     if (!find_backend(name)) {
-        throw Error("unknown backend '" + name + "' (valid: " + join_names(backend_names()) + ")");
+        throw Error("unknown backend '" + name + "' (valid: " + join(backend_names()) + ")");
     }
     return name;  // an unavailable one is reported by create_backend, which knows why
 }
@@ -131,7 +126,7 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
         const std::string name = o.preset.empty() ? presets().front().name : o.preset;
         preset = find_preset(name);
         if (!preset) {
-            throw Error("unknown preset '" + name + "' (valid: " + join_names(preset_names()) + ")");
+            throw Error("unknown preset '" + name + "' (valid: " + join(preset_names()) + ")");
         }
     }
 

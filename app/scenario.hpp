@@ -39,9 +39,6 @@ struct Scenario {
     Precision precision;
 };
 
-// "a, b, c": the valid names in "unknown x 'y' (valid: ...)" messages.
-std::string join_names(const std::vector<std::string>& names);
-
 // Parses a body count typed on the command line. Throws nbody::Error
 // "FLAG must be a positive integer (got 'TEXT')" for anything but a positive integer.
 std::int64_t parse_body_count(const std::string& flag, const std::string& text);

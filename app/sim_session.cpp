@@ -8,14 +8,10 @@
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/registry.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
 namespace {
-
-double now_s() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 constexpr double kStatsWindow = 0.5;
 constexpr double kMinCheckpointInterval = 0.5;

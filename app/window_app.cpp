@@ -32,6 +32,7 @@
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
+#include "sim/util.hpp"
 #include "sim_session.hpp"
 #include "test_script.hpp"
 
@@ -62,11 +63,6 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
 }
 
 namespace {
-
-double now_s() {
-    using namespace std::chrono;
-    return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 std::string glfw_error_text;
 void on_glfw_error(int code, const char* text) {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <vector>
+#include <utility>
+
+#include "sim/util.hpp"
 
 namespace nbody {
 
@@ -24,9 +27,7 @@ BodyStats compute_body_stats(const State<T>& s) {
     auto k = speeds.begin() + std::ptrdiff_t(std::min(n - 1, n * 95 / 100));
     std::nth_element(speeds.begin(), k, speeds.end());
     // The median, not the mean: one central black hole must not shrink every star to a dot.
-    auto mid = masses.begin() + std::ptrdiff_t(n / 2);
-    std::nth_element(masses.begin(), mid, masses.end());
-    st.median_mass = *mid;
+    st.median_mass = median(std::move(masses));
     st.min_mass = float(lo);
     st.max_mass = float(hi);
     st.speed_scale = *k > 0 ? *k : 1.0f;

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <glm/gtc/matrix_transform.hpp>
 #include <vector>
 
-#include <glm/gtc/matrix_transform.hpp>
+#include "sim/util.hpp"
 
 namespace nbody {
 namespace {
@@ -45,11 +46,6 @@ void Camera::fit(const Vec4<float>* pos_mass, std::size_t n) {
         ys[i] = pos_mass[i].y;
         zs[i] = pos_mass[i].z;
     }
-    auto median = [](std::vector<float>& v) {
-        auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
-        std::nth_element(v.begin(), mid, v.end());
-        return *mid;
-    };
     glm::vec3 c(median(xs), median(ys), median(zs));
     std::vector<float> r(n);
     for (std::size_t i = 0; i < n; ++i) {

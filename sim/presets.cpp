@@ -8,6 +8,7 @@
 
 #include "error.hpp"
 #include "rng.hpp"
+#include "util.hpp"
 
 namespace nbody {
 namespace {
@@ -338,15 +339,6 @@ const std::vector<PresetEntry>& entries() {
     return list;
 }
 
-std::string join_names() {
-    std::string out;
-    for (const auto& e : entries()) {
-        if (!out.empty()) out += ", ";
-        out += e.info.name;
-    }
-    return out;
-}
-
 }  // namespace
 
 const std::vector<PresetInfo>& presets() {
@@ -381,7 +373,7 @@ HostState make_preset(std::string_view name, std::size_t n, std::uint64_t seed) 
         s.t = 0;
         return s;
     }
-    throw Error("unknown preset '" + std::string(name) + "' (valid: " + join_names() + ")");
+    throw Error("unknown preset '" + std::string(name) + "' (valid: " + join(preset_names()) + ")");
 }
 
 }  // namespace nbody

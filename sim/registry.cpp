@@ -2,6 +2,7 @@
 
 #include "cpu_backend.hpp"
 #include "error.hpp"
+#include "util.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
@@ -9,12 +10,6 @@
 
 namespace nbody {
 namespace {
-
-std::string join(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
-}
 
 std::vector<BackendInfo> make_registry() {
     std::vector<BackendInfo> r;
