@@ -4,10 +4,18 @@
 
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <random>
+#include <string>
+#include <tuple>
+#include <vector>
 
+#include "sim/force_error.hpp"
 #include "sim/morton.hpp"
 #include "sim/multipole.hpp"
+#include "sim/octree.hpp"
+#include "sim/presets.hpp"
+#include "sim/tree_walk.hpp"
 
 namespace nbody {
 namespace {
@@ -134,6 +142,338 @@ TEST(Multipole, OpeningRuleAndBodyInteractionEdges) {
     float ax = 0, ay = 0, az = 0;
     add_body_interaction(2.0f, 0.0f, 0.0f, 1.0f, 0.0f, ax, ay, az);
     EXPECT_FLOAT_EQ(ax, 0.25f);
+}
+
+TEST(RadixSort, MatchesAStableSortOnDuplicatesAndFullWidthKeys) {
+    std::mt19937_64 g(11);
+    for (std::size_t n : {0, 1, 2, 100, 70000}) {
+        std::vector<std::uint64_t> keys(n);
+        for (auto& k : keys) k = (g() >> 1) & (n % 2 ? 0x7fffffffffffffffull : 0xffull);  // many duplicates
+        std::vector<std::uint32_t> values(n);
+        std::iota(values.begin(), values.end(), 0u);
+        std::vector<std::uint32_t> expect = values;
+        std::stable_sort(expect.begin(), expect.end(), [&](auto a, auto b) { return keys[a] < keys[b]; });
+        std::vector<std::uint64_t> ks, sorted_keys = keys;
+        std::vector<std::uint32_t> vs;
+        radix_sort_by_key(sorted_keys, values, ks, vs);
+        ASSERT_EQ(values, expect) << "n = " << n;
+        ASSERT_TRUE(std::is_sorted(sorted_keys.begin(), sorted_keys.end()));
+    }
+}
+
+TEST(ForceError, StatisticsOfKnownErrors) {
+    // Relative errors 0, 1/100, 2/100, ..., 99/100 (reference |a| = 1 along x).
+    std::vector<Vec4<double>> ref(100, Vec4<double>{1, 0, 0, 0}), approx(100);
+    for (int k = 0; k < 100; ++k)
+        approx[std::size_t(k)] = {1.0 + (k % 2 ? 1 : -1) * (99 - k) / 100.0, 0, 0, 0};
+    const ForceErrorStats s = force_error_stats(approx.data(), ref.data(), ref.size());
+    EXPECT_EQ(s.count, 100u);
+    EXPECT_NEAR(s.median, 0.495, 1e-12);
+    EXPECT_NEAR(s.p99, 0.9801, 1e-12);
+    EXPECT_NEAR(s.max, 0.99, 1e-12);
+    // A zero reference: 0 if the approximation is 0 too, infinite otherwise; NaN poisons everything.
+    std::vector<Vec4<double>> zero(2, Vec4<double>{0, 0, 0, 0});
+    std::vector<Vec4<float>> az(2, Vec4<float>{0, 0, 0, 0});
+    EXPECT_EQ(force_error_stats(az.data(), zero.data(), 2).max, 0.0);
+    az[1].y = 1;
+    EXPECT_TRUE(std::isinf(force_error_stats(az.data(), zero.data(), 2).max));
+    az[0].x = std::nanf("");
+    EXPECT_TRUE(std::isnan(force_error_stats(az.data(), zero.data(), 2).median));
+    // Samples: distinct, sorted, in range, all when asking for more than N.
+    const auto smp = error_sample(1000, 100);
+    EXPECT_EQ(smp.size(), 100u);
+    EXPECT_TRUE(std::is_sorted(smp.begin(), smp.end()));
+    EXPECT_EQ(std::adjacent_find(smp.begin(), smp.end()), smp.end());
+    EXPECT_LT(smp.back(), 1000u);
+    EXPECT_EQ(error_sample(5, 10).size(), 5u);
+}
+
+template <typename T>
+std::vector<Vec4<T>> positions(const HostState& s) {
+    std::vector<Vec4<T>> b(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i)
+        b[i] = {T(s.pos_mass[i].x), T(s.pos_mass[i].y), T(s.pos_mass[i].z), T(s.pos_mass[i].w)};
+    return b;
+}
+
+// The float64 direct sum on a sample: every body up to 1000, else 1000 of them (fixed seed). Computed
+// once per body set from the double positions and shared by the float and double trees.
+struct Reference {
+    std::vector<std::size_t> sample;
+    std::vector<Vec4<double>> acc;
+    std::vector<double> pot;
+};
+Reference direct_reference(const std::vector<Vec4<double>>& bodies, double G, double softening) {
+    Reference r;
+    r.sample = error_sample(bodies.size(), 1000);
+    r.acc.resize(r.sample.size()), r.pot.resize(r.sample.size());
+    direct_accelerations_at(bodies.data(), bodies.size(), r.sample.data(), r.sample.size(), G, softening,
+                            r.acc.data(), r.pot.data());
+    return r;
+}
+
+struct TreeResult {
+    ForceErrorStats acc, pot;
+    TreeWalkCounts counts;
+};
+
+// The tree's accelerations of the reference's sample, compared. `walk_sample_groups`: instead of walking
+// every group, walk only the groups (32 consecutive bodies in key order) that hold a sample body, as
+// arbitrary targets; the groups, hence every opening decision, are exactly those of the full walk, for a
+// fraction of its cost (used at theta = 0.1 on large N).
+template <typename T>
+TreeResult tree_vs_direct(const std::vector<Vec4<T>>& bodies, const TreeWalkParams& p, const Reference& ref,
+                          std::size_t leaf = kDefaultLeafSize, bool with_potential = false,
+                          bool walk_sample_groups = false) {
+    Octree<T> tree;
+    tree.build(bodies.data(), bodies.size(), leaf);
+    const std::size_t n = bodies.size(), ns = ref.sample.size();
+    std::vector<Vec4<T>> got(ns);
+    std::vector<T> got_pot(ns);
+    TreeResult r;
+    if (!walk_sample_groups) {
+        std::vector<Vec4<T>> acc(n);
+        std::vector<T> pot(with_potential ? n : 0);
+        r.counts = tree_accelerations(tree, p, acc.data(), with_potential ? pot.data() : nullptr);
+        for (std::size_t k = 0; k < ns; ++k) {
+            got[k] = acc[ref.sample[k]];
+            if (with_potential) got_pot[k] = pot[ref.sample[k]];
+        }
+    } else {
+        std::vector<std::size_t> rank(n);  // body -> position in key order
+        for (std::size_t k = 0; k < n; ++k) rank[tree.order()[k]] = k;
+        std::vector<std::size_t> groups;
+        for (std::size_t i : ref.sample) groups.push_back(rank[i] / p.group_size);
+        std::sort(groups.begin(), groups.end());
+        groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+        std::vector<Vec4<T>> targets;
+        std::vector<std::size_t> where(n, 0);  // body -> index in targets
+        for (std::size_t g : groups) {
+            for (std::size_t k = g * p.group_size; k < std::min(n, (g + 1) * p.group_size); ++k) {
+                where[tree.order()[k]] = targets.size();
+                targets.push_back(bodies[tree.order()[k]]);
+            }
+        }
+        std::vector<Vec4<T>> acc(targets.size());
+        std::vector<T> pot(targets.size());
+        TreeWalkScratch<T> scratch;
+        r.counts =
+            tree_accelerations_at(tree, targets.data(), targets.size(), p, acc.data(), pot.data(), scratch);
+        for (std::size_t k = 0; k < ns; ++k)
+            got[k] = acc[where[ref.sample[k]]], got_pot[k] = pot[where[ref.sample[k]]];
+    }
+    r.acc = force_error_stats(got.data(), ref.acc.data(), ns);
+    if (with_potential) {
+        // The potential's relative error through the same function: phi as the x component.
+        std::vector<Vec4<T>> gp(ns);
+        std::vector<Vec4<double>> rp(ns);
+        for (std::size_t k = 0; k < ns; ++k) gp[k] = {got_pot[k], 0, 0, 0}, rp[k] = {ref.pot[k], 0, 0, 0};
+        r.pot = force_error_stats(gp.data(), rp.data(), ns);
+    }
+    return r;
+}
+template <typename T>
+TreeResult tree_vs_direct(const std::vector<Vec4<T>>& bodies, const TreeWalkParams& p,
+                          std::size_t leaf = kDefaultLeafSize, bool with_potential = false) {
+    std::vector<Vec4<double>> b(bodies.size());
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = {bodies[i].x, bodies[i].y, bodies[i].z, bodies[i].w};
+    return tree_vs_direct(bodies, p, direct_reference(b, p.G, p.softening), leaf, with_potential);
+}
+
+TreeWalkParams preset_walk(const std::string& preset, double theta) {
+    const Params pp = find_preset(preset)->params;
+    TreeWalkParams p;
+    p.theta = theta, p.G = pp.G, p.softening = pp.softening;
+    return p;
+}
+
+class TreeVsDirect : public ::testing::TestWithParam<std::tuple<std::string, std::size_t>> {};
+
+TEST_P(TreeVsDirect, MedianErrorAtDefaultThetaAndThetaPointOne) {
+    const auto& [preset, n] = GetParam();
+    const HostState s = make_preset(preset, n, 42);
+    const auto b = positions<double>(s);
+    const TreeWalkParams p = preset_walk(preset, kDefaultTheta);
+    const Reference ref = direct_reference(b, p.G, p.softening);
+    const TreeResult d = tree_vs_direct(b, p, ref, kDefaultLeafSize, true);
+    EXPECT_LE(d.acc.median, 1e-3) << "p99 " << d.acc.p99 << " max " << d.acc.max;
+    EXPECT_LE(d.pot.median, 1e-3);
+    const TreeResult f = tree_vs_direct(positions<float>(s), p, ref);
+    EXPECT_LE(f.acc.median, 1e-3) << "p99 " << f.acc.p99 << " max " << f.acc.max;
+    // theta = 0.1 costs ~40x the default's walk: at large N only the groups of (a subset of) the sample.
+    Reference sub = ref;
+    if (n > 1000) {
+        sub.sample.clear(), sub.acc.clear(), sub.pot.clear();
+        for (std::size_t k = 0; k < ref.sample.size(); k += 8) {
+            sub.sample.push_back(ref.sample[k]), sub.acc.push_back(ref.acc[k]), sub.pot.push_back(ref.pot[k]);
+        }
+    }
+    const TreeResult t = tree_vs_direct(b, preset_walk(preset, 0.1), sub, kDefaultLeafSize, true, n > 1000);
+    EXPECT_LE(t.acc.median, 1e-5) << "p99 " << t.acc.p99 << " max " << t.acc.max;
+    EXPECT_LE(t.pot.median, 1e-6);
+    if (n > 1000) {  // the tree must actually save work at large N
+        EXPECT_LT(double(d.counts.total()) / double(n), 0.2 * double(n));
+    }
+    std::printf(
+        "%s N=%zu: theta %.2f median %.2e p99 %.2e (float %.2e %.2e), phi median %.2e, %.0f "
+        "interactions/body; theta 0.1 median %.2e phi %.2e\n",
+        preset.c_str(), n, kDefaultTheta, d.acc.median, d.acc.p99, f.acc.median, f.acc.p99, d.pot.median,
+        double(d.counts.total()) / double(n), t.acc.median, t.pot.median);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, TreeVsDirect,
+                         ::testing::Combine(::testing::Values("plummer", "disk", "cube"),
+                                            ::testing::Values(1, 2, 31, 1000, 65536)),
+                         [](const auto& param_info) {
+                             return std::get<0>(param_info.param) + "_" +
+                                    std::to_string(std::get<1>(param_info.param));
+                         });
+
+// theta -> 0 opens every cell: each target sums every body of every leaf, i.e. the direct sum.
+TEST(Tree, ThetaToZeroIsTheDirectSum) {
+    const HostState s = make_preset("plummer", 1000, 5);
+    const TreeResult r = tree_vs_direct(positions<double>(s), preset_walk("plummer", 1e-6));
+    EXPECT_LE(r.acc.max, 1e-12);
+    EXPECT_EQ(r.counts.body_cell, 0u);
+    EXPECT_EQ(r.counts.body_body, 1000u * 1000u);
+}
+
+// Every body is in exactly one leaf, children partition their parent, leaves respect leaf_size (unless
+// at depth 21), and the root holds the total mass at the centre of mass.
+TEST(Tree, StructureInvariants) {
+    const HostState s = make_preset("disk", 5000, 9);
+    const auto b = positions<double>(s);
+    Octree<double> tree;
+    tree.build(b.data(), b.size(), 8);
+    const auto& cells = tree.cells();
+    std::vector<int> seen(b.size(), 0);
+    double M = 0, cx = 0;
+    for (const auto& x : b) M += x.w, cx += x.w * x.x;
+    EXPECT_NEAR(cells[0].mass, M, 1e-12 * M);
+    EXPECT_NEAR(cells[0].com_x, cx / M, 1e-12);
+    for (const auto& c : cells) {
+        if (c.child_count == 0) {
+            EXPECT_LE(c.body_end - c.body_begin, 8u);
+            for (auto k = c.body_begin; k < c.body_end; ++k) ++seen[tree.order()[k]];
+        } else {
+            EXPECT_EQ(cells[c.first_child].body_begin, c.body_begin);
+            EXPECT_EQ(cells[c.first_child + c.child_count - 1].body_end, c.body_end);
+            double m = 0;
+            for (auto h = c.first_child; h < c.first_child + c.child_count; ++h) {
+                if (h > c.first_child) {
+                    EXPECT_EQ(cells[h].body_begin, cells[h - 1].body_end);
+                }
+                EXPECT_NEAR(cells[h].side, 0.5 * c.side, 1e-15 * c.side);
+                m += cells[h].mass;
+            }
+            EXPECT_NEAR(m, c.mass, 1e-12 * c.mass);
+        }
+    }
+    for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(seen[i], 1) << "body " << i;
+    EXPECT_TRUE(std::is_sorted(tree.keys().begin(), tree.keys().end()));
+}
+
+// N below one leaf, exactly one leaf, one more than a leaf (the root splits), for two leaf sizes.
+TEST(Tree, LeafSizeEdges) {
+    for (std::size_t leaf : {std::size_t(1), kDefaultLeafSize}) {
+        for (std::size_t n : {leaf > 1 ? leaf - 1 : 1, leaf, leaf + 1, 2 * leaf + 1}) {
+            const HostState s = make_preset("cube", n, 3);
+            const auto b = positions<double>(s);
+            Octree<double> tree;
+            tree.build(b.data(), n, leaf);
+            EXPECT_EQ(tree.cells()[0].child_count == 0, n <= leaf) << "leaf " << leaf << " n " << n;
+            const TreeResult r = tree_vs_direct(b, preset_walk("cube", kDefaultTheta), leaf, true);
+            EXPECT_LE(r.acc.median, 1e-3) << "leaf " << leaf << " n " << n;
+            EXPECT_LE(r.acc.max, 2e-2) << "leaf " << leaf << " n " << n;
+            EXPECT_LE(r.pot.max, 1e-2) << "leaf " << leaf << " n " << n;
+        }
+    }
+}
+
+// One body 10^4 away from a Plummer sphere: the root cube becomes huge, so the sphere's bodies share
+// depth-21 cells (over-full leaves); every force must still be right, the far body's included.
+TEST(Tree, BodyFarFromAllOthers) {
+    HostState s = make_preset("plummer", 2000, 8);
+    s.resize(2001);
+    s.pos_mass[2000] = {1e4, -2e3, 5e3, 1e-3};
+    const auto b = positions<double>(s);
+    const TreeWalkParams p = preset_walk("plummer", kDefaultTheta);
+    const TreeResult r = tree_vs_direct(b, p);
+    EXPECT_LE(r.acc.median, 1e-3);
+    Octree<double> tree;
+    tree.build(b.data(), b.size());
+    std::vector<Vec4<double>> acc(b.size());
+    tree_accelerations(tree, p, acc.data(), static_cast<double*>(nullptr));
+    std::vector<Vec4<double>> ref(1);
+    const std::size_t far = 2000;
+    direct_accelerations_at(b.data(), b.size(), &far, 1, p.G, p.softening, ref.data());
+    EXPECT_LE(force_error_stats(&acc[far], ref.data(), 1).max, 1e-6);
+    EXPECT_GT(tree.depth(), 15);
+}
+
+// Coincident bodies: with eps > 0 they pull each other with exactly nothing and everyone else feels
+// their full mass; with eps = 0 nothing becomes NaN either.
+TEST(Tree, CoincidentBodies) {
+    HostState s = make_preset("cube", 500, 4);
+    for (std::size_t i = 0; i < 100; ++i) s.pos_mass[i] = {0.25, -0.5, 0.125, 0.002};  // 100 on one point
+    for (double eps : {0.05, 0.0}) {
+        TreeWalkParams p = preset_walk("cube", kDefaultTheta);
+        p.softening = eps;
+        const auto b = positions<double>(s);
+        const TreeResult r = tree_vs_direct(b, p, kDefaultLeafSize, true);
+        EXPECT_LE(r.acc.median, 1e-3) << "eps " << eps;
+        EXPECT_LE(r.pot.median, 1e-3) << "eps " << eps;
+        EXPECT_FALSE(std::isnan(r.acc.max));
+    }
+    // All bodies on one point: one over-full leaf at depth 21, zero forces.
+    std::vector<Vec4<float>> same(40, Vec4<float>{1, 2, 3, 0.5f});
+    Octree<float> tree;
+    tree.build(same.data(), same.size());
+    std::vector<Vec4<float>> acc(40);
+    std::vector<float> pot(40);
+    TreeWalkParams p;
+    p.softening = 0.01;
+    tree_accelerations(tree, p, acc.data(), pot.data());
+    for (std::size_t i = 0; i < 40; ++i) {
+        EXPECT_EQ(acc[i].x, 0.0f);
+        EXPECT_EQ(pot[i], 0.0f);
+    }
+    EXPECT_EQ(tree.depth(), kMortonBitsPerAxis);
+}
+
+// Arbitrary targets (not bodies): points on a line through and far beyond a disk, in the caller's order,
+// against the direct sum there, potential included.
+TEST(Tree, ArbitraryTargetsWithPotential) {
+    const HostState s = make_preset("disk", 4000, 6);
+    const auto b = positions<double>(s);
+    const TreeWalkParams p = preset_walk("disk", kDefaultTheta);
+    Octree<double> tree;
+    tree.build(b.data(), b.size());
+    std::vector<Vec4<double>> pts;
+    for (int k = 0; k < 200; ++k) pts.push_back({-50.0 + 0.5 * k, 0.3 * (k % 7), 0.01 * k, 0});
+    std::vector<Vec4<double>> acc(pts.size());
+    std::vector<double> pot(pts.size());
+    TreeWalkScratch<double> scratch;
+    tree_accelerations_at(tree, pts.data(), pts.size(), p, acc.data(), pot.data(), scratch);
+    // The reference: the float64 direct sum at each point.
+    std::vector<double> errs, perrs;
+    for (std::size_t k = 0; k < pts.size(); ++k) {
+        double ax = 0, ay = 0, az = 0, phi = 0;
+        for (const auto& x : b) {
+            add_body_interaction(x.x - pts[k].x, x.y - pts[k].y, x.z - pts[k].z, x.w,
+                                 p.softening * p.softening, ax, ay, az);
+            phi += body_potential_term(x.x - pts[k].x, x.y - pts[k].y, x.z - pts[k].z, x.w,
+                                       p.softening * p.softening);
+        }
+        const Vec4<double> ref{p.G * ax, p.G * ay, p.G * az, 0};
+        errs.push_back(force_error_stats(&acc[k], &ref, 1).max);
+        perrs.push_back(std::abs(pot[k] + p.G * phi) / std::abs(p.G * phi));
+    }
+    std::sort(errs.begin(), errs.end());
+    std::sort(perrs.begin(), perrs.end());
+    EXPECT_LE(errs[errs.size() / 2], 1e-3);
+    EXPECT_LE(perrs[perrs.size() / 2], 1e-3);
+    EXPECT_LE(perrs.back(), 1e-2);
 }
 
 }  // namespace
