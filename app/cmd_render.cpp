@@ -22,6 +22,7 @@
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"
 #include "render/video_pipe.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/registry.hpp"

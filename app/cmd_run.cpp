@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "sim/error.hpp"
+#include "sim/csv_io.hpp"
 #include "sim/interaction.hpp"
-#include "sim/io_csv.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
 #include "sim/validate.hpp"

@@ -4,7 +4,7 @@
 #include <charconv>
 
 #include "sim/error.hpp"
-#include "sim/io_csv.hpp"
+#include "sim/csv_io.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"

@@ -27,6 +27,7 @@
 #include "render/image.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/interaction.hpp"
 #include "sim/memory.hpp"

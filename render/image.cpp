@@ -1,16 +1,14 @@
 #include "render/image.hpp"
 
 #include <stb_image_write.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 
+#include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
-#include "sim/io_csv.hpp"
 
 namespace nbody {
 
@@ -48,21 +46,6 @@ void write_png(const std::string& path, const Image& img) {
         throw Error("cannot write PNG '" + path + "': encoding failed");
     }
     file.commit();
-}
-
-void check_output_path(const std::string& path, const std::string& flag) {
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (path.empty()) throw Error(flag + " needs a file name");
-    if (fs::is_directory(target, ec)) throw Error(flag + " '" + path + "' is a directory, not a file");
-    if (!fs::is_directory(dir, ec)) {
-        throw Error(flag + " '" + path + "': directory '" + dir.string() + "' does not exist");
-    }
-    if (::access(dir.c_str(), W_OK) != 0) {
-        throw Error(flag + " '" + path + "': directory '" + dir.string() + "' is not writable");
-    }
 }
 
 }  // namespace nbody

@@ -24,8 +24,4 @@ Image read_framebuffer(GLuint fbo, int w, int h);
 // complete: a failure or crash never leaves a half-written image. Throws nbody::Error (one line).
 void write_png(const std::string& path, const Image& img);
 
-// Throws nbody::Error (one line naming `flag`) unless a file can be written at path: its directory exists
-// and is writable, and path is not a directory. For checking output paths before a long run.
-void check_output_path(const std::string& path, const std::string& flag);
-
 }  // namespace nbody

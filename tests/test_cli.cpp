@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "sim/io_csv.hpp"
+#include "sim/csv_io.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
 

@@ -1,9 +1,8 @@
-// Body CSV reading and writing, atomic files, energy and trajectory logs.
+// Body CSV reading and writing, energy and trajectory logs.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/csv_io.hpp"
 #include "sim/error.hpp"
-#include "sim/io_csv.hpp"
 #include "sim/rng.hpp"
 #include "sim/validate.hpp"
 
@@ -221,101 +220,6 @@ TEST_F(IoTest, BadInputNamesLineAndProblem) {
     }
 }
 
-TEST_F(IoTest, AtomicFileLeavesNothingWhenNotCommitted) {
-    const std::string target = file("result.csv");
-    {
-        AtomicFile f(target);
-        f.stream() << "half a file";
-        EXPECT_EQ(listing().size(), 1u);  // only the temporary exists meanwhile
-        EXPECT_FALSE(fs::exists(target));
-    }
-    EXPECT_TRUE(listing().empty());
-
-    // An existing file is untouched by an uncommitted replacement, and replaced by a committed one.
-    write_text("result.csv", "old");
-    {
-        AtomicFile f(target);
-        f.stream() << "new";
-    }
-    EXPECT_EQ(slurp(target), "old");
-    {
-        AtomicFile f(target);
-        f.stream() << "new";
-        f.commit();
-    }
-    EXPECT_EQ(slurp(target), "new");
-    EXPECT_EQ(listing(), std::vector<std::string>{"result.csv"});
-}
-
-TEST_F(IoTest, TwoAtomicFilesForOnePathDoNotShareATemporary) {
-    const std::string target = file("same.csv");
-    AtomicFile a(target), b(target);
-    EXPECT_NE(a.temp_path(), b.temp_path());
-    a.stream() << "first";
-    b.stream() << "second";
-    EXPECT_NO_THROW(a.commit());
-    EXPECT_EQ(slurp(target), "first");
-    EXPECT_NO_THROW(b.commit());
-    EXPECT_EQ(slurp(target), "second");
-    EXPECT_EQ(listing(), std::vector<std::string>{"same.csv"});
-}
-
-TEST_F(IoTest, TemporariesAreHiddenBesideTheTarget) {
-    const std::string target = file("out.csv");
-    AtomicFile f(target);
-    EXPECT_EQ(fs::path(f.temp_path()).parent_path(), dir_);  // same file system: the rename is atomic
-    EXPECT_EQ(fs::path(f.temp_path()).filename().string().rfind(".out.csv.tmp.", 0), 0u) << f.temp_path();
-    EXPECT_TRUE(fs::exists(f.temp_path()));
-}
-
-TEST_F(IoTest, CommitAllRenamesNoneIfOneFailsToWrite) {
-    const std::string good = file("good.csv"), bad = file("bad.csv");
-    AtomicFile g(good), b(bad);
-    g.stream() << "complete";
-    b.stream() << "broken";
-    b.stream().setstate(std::ios::badbit);  // as a full disk would leave it
-    try {
-        commit_all({&g, &b});
-        FAIL() << "no error";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("bad.csv"), std::string::npos) << e.what();
-    }
-    EXPECT_FALSE(fs::exists(good));  // finished, but never renamed
-    EXPECT_FALSE(fs::exists(bad));
-    EXPECT_THROW(b.commit(), Error);  // a failed file cannot be committed later either
-    EXPECT_FALSE(fs::exists(bad));
-}
-
-TEST_F(IoTest, CommitAllUndoesEarlierRenamesIfALaterOneFails) {
-    const std::string first = file("first.csv"), second = file("second.csv");
-    AtomicFile a(first), b(second);
-    a.stream() << "a";
-    b.stream() << "b";
-    fs::create_directories(dir_ / "second.csv" / "occupied");  // rename onto a non-empty directory fails
-    EXPECT_THROW(commit_all({&a, &b}), Error);
-    EXPECT_FALSE(fs::exists(first));
-    fs::remove_all(dir_ / "second.csv");
-}
-
-TEST_F(IoTest, SignalRemovesTemporariesAndExits) {
-    const std::string target = file("out.csv");
-    for (const int sig : {SIGINT, SIGTERM}) {
-        // In a forked child: one file committed (it stays), one half-written when the signal arrives.
-        auto interrupted_run = [&] {
-            remove_temp_files_on_signal();
-            AtomicFile kept(file("a.csv"));
-            kept.stream() << "complete";
-            kept.commit();
-            AtomicFile other(target);
-            other.stream() << "partial";
-            std::raise(sig);
-        };
-        EXPECT_EXIT(interrupted_run(), ::testing::ExitedWithCode(128 + sig), "");
-        EXPECT_EQ(listing(), std::vector<std::string>{"a.csv"});
-        fs::remove(file("a.csv"));
-    }
-}
-
 TEST_F(IoTest, ReaderReportsEachBodysLine) {
     const std::string path =
         write_text("lines.csv",
@@ -339,7 +243,6 @@ TEST_F(IoTest, WritingIntoMissingDirectoryFailsClearly) {
         EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
     }
     EXPECT_TRUE(listing().empty());
-    EXPECT_THROW(AtomicFile{dir_.string()}, Error);  // the target is a directory
 }
 
 std::vector<std::vector<std::string>> read_rows(const std::string& path) {

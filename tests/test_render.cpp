@@ -23,6 +23,7 @@
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
 #include "render/video_pipe.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"

@@ -1,17 +1,11 @@
-#include "io_csv.hpp"
-
-#include <fcntl.h>
-#include <unistd.h>
+#include "csv_io.hpp"
 
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <csignal>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <random>
+#include <fstream>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -174,145 +168,6 @@ HostState read_bodies_csv(const std::string& path, BodySource* source) {
 }
 
 // --- writing ----------------------------------------------------------------------------------------
-
-// The temporaries a signal handler must delete. Plain arrays and lock-free atomics only: the handler may
-// run at any instruction, so it reads a slot's path only once the slot is marked ready.
-namespace {
-
-constexpr std::size_t kSignalSlots = 32;
-constexpr std::size_t kSignalPathMax = 4096;
-enum SlotState : int { kFree = 0, kClaimed = 1, kReady = 2 };
-struct SignalSlot {
-    std::atomic<int> state{kFree};
-    char path[kSignalPathMax];
-};
-SignalSlot g_signal_slots[kSignalSlots];
-static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
-
-// Returns the slot index, or -1 if the table is full or the path too long (then a signal leaves it).
-int register_temp(const std::string& tmp) {
-    if (tmp.size() >= kSignalPathMax) return -1;
-    for (std::size_t i = 0; i < kSignalSlots; ++i) {
-        int expected = kFree;
-        if (!g_signal_slots[i].state.compare_exchange_strong(expected, kClaimed)) continue;
-        std::memcpy(g_signal_slots[i].path, tmp.c_str(), tmp.size() + 1);
-        g_signal_slots[i].state.store(kReady, std::memory_order_release);
-        return static_cast<int>(i);
-    }
-    return -1;
-}
-
-void unregister_temp(int slot) {
-    if (slot >= 0) g_signal_slots[slot].state.store(kFree, std::memory_order_release);
-}
-
-void remove_temps_and_exit(int sig) {
-    for (auto& slot : g_signal_slots) {
-        if (slot.state.load(std::memory_order_acquire) == kReady) ::unlink(slot.path);
-    }
-    ::_exit(128 + sig);
-}
-
-// Hidden, beside the target (so the rename cannot cross file systems), unique: pid, a counter and a
-// random draw, created with O_EXCL so a name already taken (another writer, a stale file) is skipped.
-std::string create_unique_temp(const fs::path& dir, const std::string& base) {
-    static std::atomic<unsigned> counter{0};
-    static const unsigned salt = [] {
-        std::random_device rd;
-        return static_cast<unsigned>(rd());
-    }();
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        // (Built by appending: GCC 12 warns falsely (-Wrestrict) about "." + std::string.)
-        std::string name = ".";
-        name += base;
-        name += ".tmp.";
-        name += std::to_string(::getpid());
-        name += '.';
-        char hex[16];
-        std::snprintf(hex, sizeof hex, "%08x", salt ^ (counter.fetch_add(1) * 2654435761u));
-        name += hex;
-        const std::string tmp = (dir / name).string();
-        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            ::close(fd);
-            return tmp;
-        }
-        if (errno != EEXIST) throw Error("cannot create '" + tmp + "': " + errno_text(errno));
-    }
-    throw Error("cannot create a temporary file for '" + (dir / base).string() +
-                "': every name tried exists");
-}
-
-}  // namespace
-
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-    if (path_.empty()) throw Error("cannot write a file with an empty name");
-    const fs::path target(path_);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        throw Error("cannot write '" + path_ + "': directory '" + dir.string() + "' does not exist");
-    if (fs::is_directory(target, ec)) throw Error("cannot write '" + path_ + "': " + errno_text(EISDIR));
-    tmp_ = create_unique_temp(dir, target.filename().string());
-    signal_slot_ = register_temp(tmp_);
-    out_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!out_) {
-        const int err = errno;
-        std::remove(tmp_.c_str());
-        unregister_temp(signal_slot_);
-        throw Error("cannot create '" + tmp_ + "': " + errno_text(err));
-    }
-}
-
-AtomicFile::~AtomicFile() {
-    if (!committed_) {
-        if (out_.is_open()) out_.close();
-        std::remove(tmp_.c_str());
-    }
-    unregister_temp(signal_slot_);
-}
-
-void AtomicFile::finish() {
-    if (finished_) return;
-    out_.flush();
-    const bool written = bool(out_);
-    out_.close();
-    if (!written || out_.fail())
-        throw Error("cannot write '" + path_ + "': " + errno_text(errno ? errno : EIO));
-    finished_ = true;  // only now: a failed file must never be renamed by a later commit()
-}
-
-void AtomicFile::commit() {
-    if (committed_) return;
-    finish();
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
-        throw Error("cannot rename '" + tmp_ + "' to '" + path_ + "': " + errno_text(errno));
-    committed_ = true;
-    unregister_temp(signal_slot_);
-    signal_slot_ = -1;
-}
-
-void commit_all(const std::vector<AtomicFile*>& files) {
-    for (AtomicFile* f : files) f->finish();
-    std::size_t done = 0;
-    try {
-        for (; done < files.size(); ++done) files[done]->commit();
-    } catch (...) {
-        for (std::size_t k = 0; k < done; ++k) std::remove(files[k]->path().c_str());
-        throw;
-    }
-}
-
-void remove_temp_files_on_signal() {
-    for (const int sig : {SIGINT, SIGTERM}) {
-        struct sigaction old {};
-        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-        struct sigaction sa {};
-        sa.sa_handler = remove_temps_and_exit;
-        sigemptyset(&sa.sa_mask);
-        ::sigaction(sig, &sa, nullptr);
-    }
-}
 
 void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p) {
     std::ofstream& out = file.stream();
