@@ -19,6 +19,7 @@
 #include "sim/interaction.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/validate.hpp"
 
 namespace nbody {
@@ -108,7 +109,10 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
            "--t-end,--finalTime", [&o](double v) { o.t_end = v; },
            "run until exactly this simulated time (the last step is shortened); excludes --steps")
         ->type_name("T");
-    add_path_option(*cmd, "--output", o.output, "write the final bodies to this CSV (x,y,z,vx,vy,vz,m)");
+    add_path_option(
+        *cmd, "--output", o.output,
+        "write the final bodies; the extension picks the format: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 "
+        "(a snapshot --restart continues), .tipsy/.std or .bin (Tipsy)");
     add_path_option(*cmd, "--energy-log", o.energy_log,
                     "write energies, drift and momentum to this CSV every --log-every steps");
     cmd->add_option_function<std::string>(
@@ -122,6 +126,7 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
            [&o](const std::string& s) { o.trajectory_every = parse_step_count("--trajectory-every", s, 1); },
            "record the trajectory every K steps (default 1)")
         ->type_name("K");
+    add_snapshot_flags(*cmd, o.snapshots, o.scenario);
     cmd->add_option("--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS or every core)");
     cmd->add_flag("--energyDiff", o.energy_diff, "print only the final relative energy change |dE/E|");
     cmd->footer(
@@ -138,7 +143,9 @@ int run_run_command(const RunOptions& o) {
     if (o.threads < 0) throw Error("--threads must be >= 0 (got " + std::to_string(o.threads) + ")");
     check_distinct_outputs(o);
 
+    if (!o.output.empty()) check_output_format("--output", o.output);
     Scenario sc = resolve_scenario(o.scenario, kDefaultRunN);
+    const SnapshotSeries series(o.snapshots, sc);
     const StepPlan plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
     const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
     if (o.threads > 0) omp_set_num_threads(o.threads);
@@ -161,6 +168,8 @@ int run_run_command(const RunOptions& o) {
     const double e0 = d0.total();
     if (energy_log) energy_log->write(0, sc.state.t, d0, 0.0);
     if (trajectory) trajectory->write(0, backend->get_state());
+    // A restart begins at a step its snapshot already holds.
+    if (series.due(sc.step) && o.scenario.restart.empty()) series.write(sc, backend->get_state(), sc.step);
 
     // Step in chunks that end at the next log or trajectory point; between them only the backend works.
     // At each chunk end t is read from the backend's own clock (an O(N) copy next to O(N^2) steps), so
@@ -174,6 +183,7 @@ int run_run_command(const RunOptions& o) {
         std::int64_t next = plan.steps;
         if (log_every > 0) next = std::min(next, (done / log_every + 1) * log_every);
         if (trajectory) next = std::min(next, (done / o.trajectory_every + 1) * o.trajectory_every);
+        next = std::min(next, series.next_after(sc.step + done) - sc.step);
         Params p = sc.params;
         if (plan.shorten_last) {
             if (done == plan.steps - 1) {
@@ -204,6 +214,7 @@ int run_run_command(const RunOptions& o) {
             if (energy_log) energy_log->write(done, t, last, relative_energy_drift(e0, last.total()));
         }
         if (trajectory && (done % o.trajectory_every == 0 || done == plan.steps)) trajectory->write(done, now);
+        if (series.due(sc.step + done)) series.write(sc, now, sc.step + done);
     }
     // The end state always has its diagnostics (also for --steps 0), and the energy log its last row.
     if (last_diag_step != done) last = backend->diagnostics(sc.params, true);
@@ -212,7 +223,9 @@ int run_run_command(const RunOptions& o) {
     // All files are complete and closed before the first is renamed: a write error leaves none behind.
     std::vector<AtomicFile*> files;
     if (output) {
-        write_bodies_csv(*output, backend->get_state(), sc.precision);
+        for (const std::string& note :
+             write_snapshot(*output, make_snapshot(sc, backend->get_state(), sc.step + done)))
+            std::cerr << "nbody: note: " << note << '\n';
         files.push_back(output.get());
     }
     if (energy_log) files.push_back(&energy_log->file());
@@ -224,9 +237,10 @@ int run_run_command(const RunOptions& o) {
         std::cout << format_g(drift, 9) << '\n';
         return 0;
     }
-    const std::string source = o.scenario.input.empty()
-                                   ? (o.scenario.preset.empty() ? presets().front().name : o.scenario.preset)
-                                   : o.scenario.input;
+    const std::string source =
+        !o.scenario.restart.empty() ? o.scenario.restart + " (from step " + std::to_string(sc.step) + ")"
+        : o.scenario.input.empty()  ? (o.scenario.preset.empty() ? presets().front().name : o.scenario.preset)
+                                    : o.scenario.input;
     const double per_second = step_seconds > 0 ? n * n * static_cast<double>(done) / step_seconds : 0.0;
     std::cout << "nbody run: " << source << ", N = " << backend->size() << ", " << backend->name() << ", "
               << to_string(sc.precision) << ", " << to_string(sc.params.integrator)

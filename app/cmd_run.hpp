@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scenario.hpp"
+#include "snapshot_options.hpp"
 
 namespace CLI {
 class App;
@@ -16,7 +17,8 @@ struct RunOptions {
     ScenarioOptions scenario;
     std::optional<std::int64_t> steps;  // unset (and no t_end): kDefaultRunSteps
     std::optional<double> t_end;        // run until exactly this simulated time; excludes steps
-    std::string output;                 // final bodies CSV
+    std::string output;                 // final bodies: .csv, .h5/.hdf5 (a full snapshot), .tipsy or .bin
+    SnapshotOptions snapshots;          // --snapshot-every K --snapshot-dir DIR
     std::string energy_log;             // energy CSV
     std::optional<std::int64_t> log_every;  // diagnostics cadence in steps (0: start and end only)
     std::string trajectory;             // positions CSV

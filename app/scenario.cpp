@@ -2,12 +2,14 @@
 
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <iostream>
 
 #include "sim/error.hpp"
 #include "sim/csv_io.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
 
@@ -47,7 +49,7 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
                    "initial conditions: " + join(preset_names()) + " (default " + first_preset + ")");
     app.add_option_function<std::string>(
            "--input,--filename", [&o](const std::string& s) { o.input = parse_path("--input", s); },
-           "body CSV to start from (header x,y,z,vx,vy,vz,m)")
+           "bodies to start from: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 snapshot, .tipsy/.std or .bin (Tipsy)")
         ->type_name("FILE");
     // Parsed by hand so "--n abc" and "--n -5" both get the same clear message.
     app.add_option_function<std::string>(
@@ -75,13 +77,13 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     app.add_option("--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
     app.add_option("--backend", o.backend,
                    join(backend_names()) + " (default: cuda if available, else openmp)");
-    app.add_option("--precision", o.precision, "float or double")->capture_default_str();
+    app.add_option("--precision", o.precision, "float or double (default float)");
 }
 
 namespace {
 
-Params resolve_params(const ScenarioOptions& o, const PresetInfo* preset, Precision precision) {
-    Params p = preset ? preset->params : Params{};
+Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precision precision) {
+    Params p = defaults;
     if (o.G) p.G = *o.G;
     if (o.dt) p.dt = *o.dt;
     if (o.softening) p.softening = *o.softening;
@@ -109,17 +111,74 @@ std::string resolve_backend(const std::string& name) {
     return name;  // an unavailable one is reported by create_backend, which knows why
 }
 
+// --restart: the snapshot decides precision, parameters and the step count; flags may still change
+// the parameters (with a warning: the continuation is then a different run).
+Scenario resolve_restart(const ScenarioOptions& o) {
+    for (const auto& [given, flag] :
+         {std::pair{!o.input.empty(), "--input"}, std::pair{!o.preset.empty(), "--preset"},
+          std::pair{o.n.has_value(), "--n"}}) {
+        if (given)
+            throw Error(std::string("--restart and ") + flag +
+                        " cannot be used together (the snapshot sets the bodies)");
+    }
+    if (require_format("--restart", o.restart) != FileFormat::hdf5) {
+        throw Error("--restart '" + o.restart +
+                    "': needs an HDF5 snapshot (.h5) written by nbody; start a new run "
+                    "from a CSV or Tipsy file with --input");
+    }
+    Snapshot snap = read_snapshot(o.restart);
+    if (!snap.info.has_params) {
+        throw Error("--restart '" + o.restart +
+                    "': the file has no /NBody group (written by another code), so the "
+                    "run cannot be continued exactly; start a new run from its bodies with --input");
+    }
+    for (const std::string& note : snap.notes) std::cerr << "nbody: note: " << note << '\n';
+    if (!o.precision.empty() && parse_precision(o.precision) != snap.info.precision) {
+        throw Error("--restart '" + o.restart + "' holds " + to_string(snap.info.precision) +
+                    " bodies: --precision " + o.precision +
+                    " would not continue the run exactly (drop --precision, "
+                    "or start a new run from it with --input)");
+    }
+    for (const auto& [given, flag] :
+         {std::pair{o.G.has_value(), "--G"}, std::pair{o.dt.has_value(), "--dt"},
+          std::pair{o.softening.has_value(), "--softening"}, std::pair{o.damping.has_value(), "--damping"},
+          std::pair{!o.integrator.empty(), "--integrator"}}) {
+        if (given) {
+            std::cerr << "nbody: warning: " << flag << " overrides the value stored in '" << o.restart
+                      << "': the continuation is not the original run\n";
+        }
+    }
+    Scenario sc;
+    sc.precision = snap.info.precision;
+    sc.params = resolve_params(o, snap.info.params, sc.precision);
+    sc.backend = resolve_backend(o.backend);
+    sc.step = snap.info.step;
+    sc.preset = snap.info.preset;
+    sc.seed = snap.info.seed;
+    sc.theta = snap.info.theta;
+    sc.state = std::move(snap.state);
+    check_host_memory(sc.state.size(), sc.precision);
+    try {
+        validate_state(sc.state, sc.params, sc.precision);
+    } catch (const Error& e) {
+        throw Error(o.restart + ": " + e.what());
+    }
+    return sc;
+}
+
 }  // namespace
 
 Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
+    if (!o.restart.empty()) return resolve_restart(o);
     if (!o.preset.empty() && !o.input.empty()) {
         throw Error("--preset and --input cannot be used together (choose one)");
     }
     if (!o.input.empty() && o.n) {
         throw Error("--n cannot be used with --input (the file sets the number of bodies)");
     }
-    const auto precision = parse_precision(o.precision);
-    if (!precision) throw Error("unknown precision '" + o.precision + "' (valid: float, double)");
+    const std::string precision_name = o.precision.empty() ? "float" : o.precision;
+    const auto precision = parse_precision(precision_name);
+    if (!precision) throw Error("unknown precision '" + precision_name + "' (valid: float, double)");
 
     const PresetInfo* preset = nullptr;
     if (o.input.empty()) {
@@ -130,23 +189,45 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
         }
     }
 
+    // A file is read first: an HDF5 snapshot's parameters are the defaults the flags then override.
+    Snapshot file;
+    BodySource source;  // for a CSV: errors found after reading it name the body's line, "FILE:LINE: ..."
+    if (!preset) {
+        require_format("--input", o.input);
+        file = read_snapshot(o.input, &source);
+        for (const std::string& note : file.notes) std::cerr << "nbody: note: " << note << '\n';
+    }
+
     Scenario sc;
-    sc.params = resolve_params(o, preset, *precision);
+    sc.params = resolve_params(o, preset ? preset->params : file.info.params, *precision);
     sc.backend = resolve_backend(o.backend);
     sc.precision = *precision;
 
-    BodySource source;  // for a file: errors found after reading it name the body's line, "FILE:LINE: ..."
     if (preset) {
         const std::int64_t n = o.n.value_or(default_n);
         if (n <= 0) throw Error("--n must be a positive integer (got " + std::to_string(n) + ")");
         // Before allocating anything: a too-large N is a clear message, not a crash in the allocator.
         check_host_memory(static_cast<std::size_t>(n), sc.precision);
         sc.state = make_preset(preset->name, static_cast<std::size_t>(n), o.seed);
+        sc.preset = preset->name;
+        sc.seed = o.seed;
     } else {
-        sc.state = read_bodies_csv(o.input, &source);
+        sc.state = std::move(file.state);
+        sc.theta = file.info.theta;
+        if (file.info.precision == Precision::f64 && sc.precision == Precision::f32) {
+            std::cerr << "nbody: warning: " << o.input
+                      << " holds double-precision bodies; they are rounded to float "
+                      << "(--precision double keeps them)\n";
+        }
         check_host_memory(sc.state.size(), sc.precision);
     }
-    validate_state(sc.state, sc.params, sc.precision, preset ? nullptr : &source);
+    const bool csv = !preset && !source.lines.empty();
+    try {
+        validate_state(sc.state, sc.params, sc.precision, csv ? &source : nullptr);
+    } catch (const Error& e) {
+        if (preset || csv) throw;
+        throw Error(o.input + ": " + e.what());  // HDF5 / Tipsy bodies: name the file
+    }
     return sc;
 }
 

@@ -18,13 +18,14 @@ namespace nbody {
 // "--dt 0.01" from "no --dt". Names stay strings so bad ones get one clear error listing the valid ones.
 struct ScenarioOptions {
     std::string preset;                // empty: the default preset (presets().front())
-    std::string input;                 // body CSV; excludes preset and --n
+    std::string input;                 // bodies file (.csv, .h5, .tipsy, .bin); excludes preset and --n
+    std::string restart;               // HDF5 snapshot to continue exactly (`nbody run --restart`)
     std::optional<std::int64_t> n;     // unset: the command's default N
     std::uint64_t seed = 1;
     std::optional<double> G, dt, softening, damping;  // unset: the preset's (or Params{}'s) values
     std::string integrator;            // empty: leapfrog
     std::string backend;               // empty: the best available (cuda, else openmp)
-    std::string precision = "float";   // "float" or "double"
+    std::string precision;             // "float" or "double"; empty: float (with --restart: the file's)
 };
 
 // Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --backend,
@@ -37,6 +38,10 @@ struct Scenario {
     Params params;
     std::string backend;  // resolved name
     Precision precision;
+    std::int64_t step = 0;  // steps already taken (non-zero when continuing a snapshot)
+    std::string preset;     // the preset's name, empty for bodies from a file (kept in snapshots)
+    std::uint64_t seed = 0;
+    std::optional<double> theta;  // from a snapshot whose run had a tree opening angle
 };
 
 // Parses a body count typed on the command line. Throws nbody::Error
@@ -52,7 +57,10 @@ std::uint64_t parse_seed(const std::string& flag, const std::string& text);
 std::string parse_path(const std::string& flag, const std::string& text);
 
 // Validates the options, loads the file or generates the preset, applies preset defaults to params that
-// were not given on the command line. Throws nbody::Error with one clear line on any bad value.
+// were not given on the command line (an HDF5 file's /NBody parameters act as defaults the same way).
+// --restart takes everything from the snapshot, including precision and step count; flags that change
+// the physics get a warning. Readers' notes go to stderr as "nbody: note: ...". Throws nbody::Error with
+// one clear line on any bad value.
 Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n);
 
 }  // namespace nbody

@@ -1,0 +1,96 @@
+#include "snapshot.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "error.hpp"
+#include "io_csv.hpp"
+#include "snapshot_hdf5.hpp"
+#include "tipsy_io.hpp"
+
+namespace nbody {
+
+const char* to_string(FileFormat f) {
+    switch (f) {
+        case FileFormat::csv:
+            return "CSV";
+        case FileFormat::hdf5:
+            return "HDF5";
+        case FileFormat::tipsy_xdr:
+            return "Tipsy (XDR big-endian)";
+        case FileFormat::tipsy_native:
+            return "Tipsy (native-endian)";
+    }
+    return "?";
+}
+
+std::optional<FileFormat> format_from_extension(std::string_view path) {
+    const std::size_t slash = path.find_last_of('/');
+    const std::size_t dot = path.find_last_of('.');
+    if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash))
+        return std::nullopt;
+    std::string ext(path.substr(dot + 1));
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (ext == "csv") return FileFormat::csv;
+    if (ext == "h5" || ext == "hdf5") return FileFormat::hdf5;
+    if (ext == "tipsy" || ext == "std") return FileFormat::tipsy_xdr;
+    if (ext == "bin") return FileFormat::tipsy_native;
+    return std::nullopt;
+}
+
+FileFormat require_format(const std::string& flag, const std::string& path) {
+    if (const auto f = format_from_extension(path)) return *f;
+    throw Error(flag + " '" + path +
+                "': unknown file type (use .csv, .h5/.hdf5, .tipsy/.std for big-endian Tipsy, .bin for "
+                "native-endian Tipsy)");
+}
+
+Snapshot read_snapshot(const std::string& path, BodySource* source) {
+    switch (require_format("input", path)) {
+        case FileFormat::csv: {
+            Snapshot s;
+            s.state = read_bodies_csv(path, source);
+            return s;
+        }
+        case FileFormat::hdf5:
+            return read_hdf5_snapshot(path);
+        case FileFormat::tipsy_xdr:
+        case FileFormat::tipsy_native:
+            return read_tipsy(path);  // either byte order, told by the header
+    }
+    throw Error(path + ": unknown file type");
+}
+
+std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
+    std::vector<std::string> notes;
+    switch (require_format("output", file.path())) {
+        case FileFormat::csv:
+            write_bodies_csv(file, s.state, s.info.precision);
+            break;
+        case FileFormat::hdf5:
+            // HDF5 writes by file name: close our stream on the (empty) temporary and let it take over.
+            file.finish();
+            write_hdf5_snapshot(file.temp_path(), s);
+            break;
+        case FileFormat::tipsy_xdr:
+        case FileFormat::tipsy_native: {
+            const bool xdr = require_format("output", file.path()) == FileFormat::tipsy_xdr;
+            write_tipsy(file.stream(), s, xdr ? TipsyByteOrder::big_endian : TipsyByteOrder::native,
+                        file.path());
+            if (s.info.precision == Precision::f64)
+                notes.push_back(file.path() +
+                                ": Tipsy stores float: the double-precision bodies were rounded");
+            break;
+        }
+    }
+    return notes;
+}
+
+std::vector<std::string> write_snapshot(const std::string& path, const Snapshot& s) {
+    AtomicFile file(path);
+    auto notes = write_snapshot(file, s);
+    file.commit();
+    return notes;
+}
+
+}  // namespace nbody

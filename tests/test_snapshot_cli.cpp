@@ -1,0 +1,186 @@
+// Snapshots through the command line: --output by extension, --snapshot-every/--snapshot-dir, --restart
+// continuing bit for bit, and the one-line errors for bad snapshot options and files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/commands.hpp"
+#include "sim/snapshot.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nbody {
+namespace {
+
+struct CliResult {
+    int code = 0;
+    std::string out, err;
+};
+
+// Runs `nbody args...` in-process with std::cout / std::cerr captured.
+CliResult run_cli(const std::vector<std::string>& args) {
+    std::vector<const char*> argv{"nbody"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
+    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
+    CliResult r;
+    r.code = nbody_main(static_cast<int>(argv.size()), argv.data());
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+class SnapshotCliTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        dir_ = fs::temp_directory_path() /
+               ("nbody_test_snapcli_" + std::to_string(::getpid()) + "_" + info->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string file(const std::string& name) const { return (dir_ / name).string(); }
+    std::vector<std::string> listing(const fs::path& d) const {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+    fs::path dir_;
+};
+
+bool same_bits(double a, double b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+::testing::AssertionResult identical(const HostState& a, const HostState& b) {
+    if (a.size() != b.size()) return ::testing::AssertionFailure() << "sizes differ";
+    if (!same_bits(a.t, b.t)) return ::testing::AssertionFailure() << "t " << a.t << " vs " << b.t;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto &p = a.pos_mass[i], &q = b.pos_mass[i];
+        const auto &v = a.vel[i], &w = b.vel[i];
+        if (!(same_bits(p.x, q.x) && same_bits(p.y, q.y) && same_bits(p.z, q.z) && same_bits(p.w, q.w) &&
+              same_bits(v.x, w.x) && same_bits(v.y, w.y) && same_bits(v.z, w.z)))
+            return ::testing::AssertionFailure() << "body " << i << " differs";
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// 200 steps in one run == 100 steps, then --restart from the step-100 snapshot for 100 more: serial and
+// openmp, float and double, through the whole command line.
+TEST_F(SnapshotCliTest, RestartContinuesBitForBit) {
+    for (const std::string backend : {"serial", "openmp"}) {
+        for (const std::string precision : {"float", "double"}) {
+            SCOPED_TRACE(backend + " " + precision);
+            const std::vector<std::string> common = {"--preset",    "plummer", "--n",       "64",
+                                                     "--seed",      "5",       "--backend", backend,
+                                                     "--precision", precision};
+            auto run = [&](std::vector<std::string> args) {
+                args.insert(args.begin(), "run");
+                const CliResult r = run_cli(args);
+                EXPECT_EQ(r.code, 0) << r.err;
+                return r;
+            };
+            std::vector<std::string> whole = {"--steps", "200", "--output", file("whole.h5")};
+            whole.insert(whole.end(), common.begin(), common.end());
+            run(whole);
+            std::vector<std::string> first = {"--steps",        "100",         "--snapshot-every", "50",
+                                              "--snapshot-dir", file("series")};
+            first.insert(first.end(), common.begin(), common.end());
+            run(first);
+            EXPECT_EQ(listing(file("series")),
+                      (std::vector<std::string>{"snap_000000.h5", "snap_000050.h5", "snap_000100.h5"}));
+            const CliResult r = run({"--restart", file("series/snap_000100.h5"), "--steps", "100",
+                                     "--backend", backend, "--output", file("continued.h5"),
+                                     "--snapshot-every", "50", "--snapshot-dir", file("series")});
+            EXPECT_NE(r.out.find("(from step 100)"), std::string::npos) << r.out;
+            // The series goes on numbering where it stopped; the restart's own step is not rewritten.
+            EXPECT_EQ(listing(file("series")),
+                      (std::vector<std::string>{"snap_000000.h5", "snap_000050.h5", "snap_000100.h5",
+                                                "snap_000150.h5", "snap_000200.h5"}));
+            const Snapshot a = read_snapshot(file("whole.h5"));
+            const Snapshot b = read_snapshot(file("continued.h5"));
+            EXPECT_TRUE(identical(a.state, b.state));
+            EXPECT_EQ(a.info.step, 200);
+            EXPECT_EQ(b.info.step, 200);
+            EXPECT_EQ(to_string(b.info.precision), precision);
+            EXPECT_EQ(b.info.preset, "plummer");
+            EXPECT_EQ(b.info.seed, 5u);
+            EXPECT_TRUE(identical(read_snapshot(file("series/snap_000200.h5")).state, a.state));
+            fs::remove_all(file("series"));
+        }
+    }
+}
+
+TEST_F(SnapshotCliTest, OutputFormatFollowsTheExtensionAndInputReadsItBack) {
+    for (const std::string name : {"o.csv", "o.h5", "o.hdf5", "o.tipsy", "o.bin"}) {
+        SCOPED_TRACE(name);
+        const CliResult r = run_cli({"run", "--n", "32", "--steps", "3", "--output", file(name)});
+        ASSERT_EQ(r.code, 0) << r.err;
+        const CliResult back =
+            run_cli({"run", "--input", file(name), "--steps", "0", "--output", file("back.csv")});
+        EXPECT_EQ(back.code, 0) << back.err;
+    }
+    const CliResult bad = run_cli({"run", "--n", "32", "--steps", "3", "--output", file("o.txt")});
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_EQ(bad.err,
+              "nbody: error: --output '" + file("o.txt") +
+                  "': unknown file type (use .csv, .h5/.hdf5, .tipsy/.std for big-endian Tipsy, .bin for "
+                  "native-endian Tipsy)\n");
+}
+
+TEST_F(SnapshotCliTest, BadSnapshotOptionsGetOneLine) {
+    auto err = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), "run");
+        const CliResult r = run_cli(args);
+        EXPECT_EQ(r.code, 1);
+        return r.err;
+    };
+    EXPECT_EQ(err({"--snapshot-every", "10"}),
+              "nbody: error: --snapshot-every needs --snapshot-dir DIR (where to write them)\n");
+    EXPECT_EQ(err({"--snapshot-dir", file("d")}),
+              "nbody: error: --snapshot-dir needs --snapshot-every K (how often to write)\n");
+    EXPECT_EQ(err({"--snapshot-every", "0", "--snapshot-dir", file("d")}),
+              "nbody: error: --snapshot-every must be an integer >= 1 (got '0')\n");
+    std::ofstream(file("plain")) << "x";
+    EXPECT_EQ(err({"--snapshot-every", "1", "--snapshot-dir", file("plain")}),
+              "nbody: error: --snapshot-dir '" + file("plain") + "' exists and is not a directory\n");
+    // --restart needs our HDF5 snapshot, and keeps its precision.
+    ASSERT_EQ(run_cli({"run", "--n", "16", "--steps", "1", "--output", file("f.h5")}).code, 0);
+    ASSERT_EQ(run_cli({"run", "--n", "16", "--steps", "1", "--output", file("f.csv")}).code, 0);
+    EXPECT_EQ(err({"--restart", file("f.csv")}),
+              "nbody: error: --restart '" + file("f.csv") +
+                  "': needs an HDF5 snapshot (.h5) written by nbody; start "
+                  "a new run from a CSV or Tipsy file with --input\n");
+    EXPECT_EQ(err({"--restart", file("f.h5"), "--precision", "double"}),
+              "nbody: error: --restart '" + file("f.h5") +
+                  "' holds float bodies: --precision double would not "
+                  "continue the run exactly (drop --precision, or start a new run from it with --input)\n");
+    EXPECT_EQ(err({"--restart", file("f.h5"), "--n", "5"}),
+              "nbody: error: --restart and --n cannot be used together (the snapshot sets the bodies)\n");
+    const CliResult warned = run_cli({"run", "--restart", file("f.h5"), "--steps", "1", "--dt", "0.001"});
+    EXPECT_EQ(warned.code, 0);
+    EXPECT_NE(warned.err.find("nbody: warning: --dt overrides the value stored in"), std::string::npos)
+        << warned.err;
+    // A corrupt snapshot: one line naming the file; nothing written.
+    std::ofstream(file("junk.h5")) << "not hdf5 at all";
+    EXPECT_EQ(err({"--input", file("junk.h5"), "--output", file("out.h5")}),
+              "nbody: error: " + file("junk.h5") + ": not an HDF5 file\n");
+    EXPECT_FALSE(fs::exists(file("out.h5")));
+}
+
+}  // namespace
+}  // namespace nbody

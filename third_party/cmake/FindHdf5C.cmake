@@ -1,0 +1,23 @@
+# Hdf5C::Hdf5C — the HDF5 C library (Debian's libhdf5-dev, serial flavour). Through pkg-config, else by
+# looking for hdf5.h and libhdf5 where Debian puts them. (CMake's own FindHDF5 test-compiles a C file,
+# and this project enables only CXX.)
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(PC_HDF5 QUIET IMPORTED_TARGET hdf5)
+endif()
+include(FindPackageHandleStandardArgs)
+if(PC_HDF5_FOUND)
+  find_package_handle_standard_args(Hdf5C REQUIRED_VARS PC_HDF5_FOUND VERSION_VAR PC_HDF5_VERSION)
+  if(Hdf5C_FOUND AND NOT TARGET Hdf5C::Hdf5C)
+    add_library(Hdf5C::Hdf5C ALIAS PkgConfig::PC_HDF5)
+  endif()
+else()
+  find_path(HDF5C_INCLUDE_DIR hdf5.h PATH_SUFFIXES hdf5/serial)
+  find_library(HDF5C_LIBRARY NAMES hdf5_serial hdf5 PATH_SUFFIXES hdf5/serial)
+  find_package_handle_standard_args(Hdf5C REQUIRED_VARS HDF5C_LIBRARY HDF5C_INCLUDE_DIR)
+  if(Hdf5C_FOUND AND NOT TARGET Hdf5C::Hdf5C)
+    add_library(Hdf5C::Hdf5C UNKNOWN IMPORTED)
+    set_target_properties(Hdf5C::Hdf5C PROPERTIES IMPORTED_LOCATION "${HDF5C_LIBRARY}"
+                          INTERFACE_INCLUDE_DIRECTORIES "${HDF5C_INCLUDE_DIR}")
+  endif()
+endif()
