@@ -4,7 +4,8 @@
 #include <cctype>
 
 #include "error.hpp"
-#include "io_csv.hpp"
+#include "atomic_file.hpp"
+#include "csv_io.hpp"
 #include "snapshot_hdf5.hpp"
 #include "tipsy_io.hpp"
 
@@ -68,7 +69,8 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
             write_bodies_csv(file, s.state, s.info.precision);
             break;
         case FileFormat::hdf5:
-            // HDF5 writes by file name: close our stream on the (empty) temporary and let it take over.
+            // HDF5 writes by file name: close the stream on the (empty) temporary, if the file has one, and
+            // let HDF5 take the temporary over.
             file.finish();
             write_hdf5_snapshot(file.temp_path(), s);
             break;
@@ -87,7 +89,8 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
 }
 
 std::vector<std::string> write_snapshot(const std::string& path, const Snapshot& s) {
-    AtomicFile file(path);
+    const bool by_name = format_from_extension(path) == FileFormat::hdf5;
+    AtomicFile file(path, by_name ? AtomicFile::Mode::by_name : AtomicFile::Mode::stream);
     auto notes = write_snapshot(file, s);
     file.commit();
     return notes;

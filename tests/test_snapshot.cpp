@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "sim/error.hpp"
-#include "sim/io_csv.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
 #include "sim/snapshot.hpp"
