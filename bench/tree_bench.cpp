@@ -1,0 +1,179 @@
+// nbody_tree_bench: the GPU Barnes-Hut tree (cuda/device_tree.hpp) on the built-in presets. Per row: ms
+// per whole leapfrog step (kick-drift pass, tree forces, kick pass; median over timed steps), where the
+// tree's time went (last step), interactions actually evaluated per body, and the relative force error
+// of the first evaluation against a float64 direct sum on a fixed sample of bodies.
+//   nbody_tree_bench [--n 262144,1048576] [--preset plummer,cube] [--theta 0.6] [--steps 10] [--sample 1000]
+#include <cuda_runtime_api.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_tree.hpp"
+#include "cuda/step_kernels.hpp"
+#include "sim/error.hpp"
+#include "sim/presets.hpp"
+
+namespace {
+
+using namespace nbody;
+
+struct Errors {
+    double median = 0, p99 = 0, max = 0;
+};
+
+// |a - a_direct| / |a_direct| over `sample`, a_direct in double from the float bodies (OpenMP).
+Errors sample_errors(const std::vector<Vec4<float>>& bodies, const std::vector<Vec4<float>>& acc,
+                     const std::vector<std::size_t>& sample, double G, double eps2) {
+    std::vector<double> e(sample.size());
+    const std::ptrdiff_t m = std::ptrdiff_t(sample.size());
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::ptrdiff_t k = 0; k < m; ++k) {
+        const auto& t = bodies[sample[k]];
+        double ax = 0, ay = 0, az = 0;
+        for (const auto& s : bodies) {
+            const double dx = double(s.x) - t.x, dy = double(s.y) - t.y, dz = double(s.z) - t.z;
+            if (dx == 0 && dy == 0 && dz == 0) continue;
+            const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            const double w = s.w / (r2 * std::sqrt(r2));
+            ax += w * dx, ay += w * dy, az += w * dz;
+        }
+        ax *= G, ay *= G, az *= G;
+        const auto& a = acc[sample[k]];
+        const double ex = a.x - ax, ey = a.y - ay, ez = a.z - az;
+        e[k] = std::sqrt(ex * ex + ey * ey + ez * ez) / std::sqrt(ax * ax + ay * ay + az * az);
+    }
+    std::sort(e.begin(), e.end());
+    Errors r;
+    if (e.empty()) return r;
+    r.median = e[e.size() / 2];
+    r.p99 = e[std::min(e.size() - 1, std::size_t(0.99 * double(e.size())))];
+    r.max = e.back();
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Time the GPU Barnes-Hut tree"};
+    std::vector<std::size_t> ns{262144, 1048576};
+    std::vector<std::string> presets_wanted{"plummer", "cube"};
+    float theta = 0.6f;
+    int steps = 10, leaf = 16;
+    std::size_t sample_size = 1000;
+    std::vector<int> group_cuts{DeviceTreeSettings{}.group_cut};
+    app.add_option("--n", ns, "body counts")->delimiter(',');
+    app.add_option("--preset", presets_wanted, "presets")->delimiter(',');
+    app.add_option("--theta", theta, "opening angle")->check(CLI::Range(0.0f, 1.0f));
+    app.add_option("--steps", steps, "timed steps per row (median reported)")->check(CLI::PositiveNumber);
+    app.add_option("--sample", sample_size, "bodies in the error sample (0: no error column)");
+    app.add_option("--leaf", leaf, "leaf size")->check(CLI::PositiveNumber);
+    app.add_option("--group-cut", group_cuts,
+                   "walk groups never span children of cells above this many bodies "
+                   "(0: plain runs of 32); several values: one row each")
+        ->delimiter(',');
+    CLI11_PARSE(app, argc, argv);
+
+    try {
+        const auto dev = cuda_device_info();
+        if (!dev) throw Error("no CUDA device");
+        std::printf("device: %s, %d SMs; theta %.2f, leaf %d, groups of 32\n", dev->name.c_str(),
+                    dev->sm_count, double(theta), leaf);
+        std::printf(
+            "csv,preset,n,theta,group_cut,ms_step,ms_sort,ms_build,ms_moments,ms_walk,interactions_per_body,"
+            "err_median,err_p99,err_max,nodes,leaves,depth\n");
+        cudaStream_t stream = nullptr;
+        CUDA_CHECK(cudaStreamCreate(&stream));
+        for (const std::string& preset : presets_wanted) {
+            const PresetInfo* info = find_preset(preset);
+            if (!info) throw Error("unknown preset '" + preset + "'");
+            for (const std::size_t n : ns) {
+                for (const int group_cut : group_cuts) {
+                    const HostState hs = make_preset(preset, n, 42);
+                    std::vector<Vec4<float>> pos(n), vel(n);
+                    for (std::size_t i = 0; i < n; ++i) {
+                        const auto& p = hs.pos_mass[i];
+                        const auto& v = hs.vel[i];
+                        pos[i] = {float(p.x), float(p.y), float(p.z), float(p.w)};
+                        vel[i] = {float(v.x), float(v.y), float(v.z), 0.0f};
+                    }
+                    const float G = float(info->params.G), eps = float(info->params.softening);
+                    const float eps2 = eps * eps, dt = float(info->params.dt);
+                    DeviceBuffer<Vec4<float>> d_pos(n), d_vel(n), d_acc(n);
+                    DeviceBuffer<unsigned long long> bad(1);
+                    CUDA_CHECK(cudaMemcpy(d_pos.data(), pos.data(), d_pos.bytes(), cudaMemcpyHostToDevice));
+                    CUDA_CHECK(cudaMemcpy(d_vel.data(), vel.data(), d_vel.bytes(), cudaMemcpyHostToDevice));
+                    CUDA_CHECK(cudaMemset(bad.data(), 0xff, bad.bytes()));
+                    DeviceTreeSettings settings;
+                    settings.leaf_size = leaf;
+                    settings.time_phases = true;
+                    settings.group_cut = group_cut;
+                    DeviceTree tree(n, 0, settings);
+
+                    // The first evaluation: counts and the error sample.
+                    tree.reset_interactions(stream);
+                    tree.accelerations(d_pos.data(), n, d_acc.data(), nullptr, G, eps2, theta, stream);
+                    const DeviceTreeStats st = tree.stats(stream);
+                    std::vector<Vec4<float>> acc(n);
+                    CUDA_CHECK(cudaMemcpy(acc.data(), d_acc.data(), d_acc.bytes(), cudaMemcpyDeviceToHost));
+                    std::vector<std::size_t> sample;
+                    std::mt19937_64 g(12345);
+                    for (std::size_t k = 0; k < std::min(sample_size, n); ++k) sample.push_back(g() % n);
+                    const Errors err = sample_errors(pos, acc, sample, G, double(eps2));
+
+                    // Whole leapfrog steps: kick + drift, forces, kick.
+                    cudaEvent_t e0, e1;
+                    CUDA_CHECK(cudaEventCreate(&e0));
+                    CUDA_CHECK(cudaEventCreate(&e1));
+                    std::vector<float> ms;
+                    DeviceTreePhases ph;
+                    for (int s = 0; s < steps + 2; ++s) {
+                        CUDA_CHECK(cudaEventRecord(e0, stream));
+                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n,
+                                             UpdateOrder::kick_drift, 0.5f * dt, dt, 1.0f, bad.data(),
+                                             std::uint64_t(s), stream);
+                        tree.accelerations(d_pos.data(), n, d_acc.data(), nullptr, G, eps2, theta, stream);
+                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n, UpdateOrder::kick,
+                                             0.5f * dt, 0.0f, 1.0f, bad.data(), std::uint64_t(s), stream);
+                        CUDA_CHECK(cudaEventRecord(e1, stream));
+                        CUDA_CHECK(cudaEventSynchronize(e1));
+                        float t = 0;
+                        CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+                        if (s >= 2) ms.push_back(t);  // two warm-up steps
+                        ph = tree.phase_ms(stream);
+                    }
+                    std::sort(ms.begin(), ms.end());
+                    const double med = ms[ms.size() / 2];
+                    const DeviceTreeStats st2 = tree.stats(stream);
+                    std::printf(
+                        "%-8s n=%9zu cut %5d %8.3f ms/step  (sort %.3f build %.3f moments %.3f walk %.3f)  "
+                        "%6.0f int/body  err median %.2e p99 %.2e max %.2e  nodes %zu depth %d%s\n",
+                        preset.c_str(), n, group_cut, med, double(ph.sort), double(ph.build),
+                        double(ph.moments), double(ph.walk), double(st.interactions) / double(n), err.median,
+                        err.p99, err.max, st.nodes, st.depth,
+                        (st2.node_overflow || st2.stack_overflow) ? "  OVERFLOW" : "");
+                    std::printf(
+                        "csv,%s,%zu,%.3f,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.3e,%.3e,%.3e,%zu,%zu,%d\n",
+                        preset.c_str(), n, double(theta), group_cut, med, double(ph.sort), double(ph.build),
+                        double(ph.moments), double(ph.walk), double(st.interactions) / double(n), err.median,
+                        err.p99, err.max, st.nodes, st.leaves, st.depth);
+                    std::fflush(stdout);
+                    CUDA_CHECK(cudaEventDestroy(e0));
+                    CUDA_CHECK(cudaEventDestroy(e1));
+                }
+            }
+        }
+        CUDA_CHECK(cudaStreamDestroy(stream));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "nbody: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

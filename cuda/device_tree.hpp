@@ -1,0 +1,85 @@
+#pragma once
+// The Barnes-Hut octree on the GPU (issue 15; the rules are those of the shared tree specification that
+// the CPU tree in sim/ follows too). Host-facing: no CUDA headers, device pointers in and out, the
+// stream as a void* (a cudaStream_t).
+//
+// One evaluation, all on the stream with no host round trip: bounding cube (two-pass reduction), 63-bit
+// Morton keys, CUB radix sort of (key, index), bodies gathered in key order, a level-by-level octree build
+// (one launch per level, children found by binary search on the sorted keys), moments bottom-up (mass,
+// centre of mass, traceless quadrupole, opening radius l / theta + s), then a walk in which one warp
+// walks once for 32 consecutive targets in key order, gathering interaction lists in shared memory and
+// evaluating them with sim/interaction.hpp. Results land in the caller's order.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "sim/state.hpp"
+
+namespace nbody {
+
+struct DeviceTreeSettings {
+    int leaf_size = 16;  // a cell splits while it holds more bodies than this (and its keys differ)
+    // Walk groups: runs of 32 consecutive targets in key order (tree-spec.md), additionally cut where a
+    // target enters another child of a cell holding more than group_cut bodies (0: never cut). Without
+    // the cut, a run that straddles the boundary of two big sparse cells (a Plummer sphere's outskirts)
+    // gets a box spanning the system and walks it as a direct sum; see docs/CUDA_NOTES.md.
+    int group_cut = 1024;
+    // Guard the body-body term against r = 0 with eps = 0 (a target that is also a source). Needed only
+    // when eps^2 == 0 or m / eps^3 can overflow a float; evaluate() turns it on by itself for eps^2 == 0.
+    // Record CUDA events between the passes so phase_ms() can say where the time went (benchmarks).
+    bool time_phases = false;
+};
+
+// Milliseconds of each pass of the last evaluation (time_phases only): cube + keys + sort + gather,
+// octree build, moments, target sort (at_points only), walk.
+struct DeviceTreePhases {
+    float sort = 0, build = 0, moments = 0, targets = 0, walk = 0;
+};
+
+// What the last build made (read from the device only when asked: stats() synchronises the stream).
+struct DeviceTreeStats {
+    std::size_t nodes = 0, leaves = 0;
+    int depth = 0;                        // deepest level holding a node (root = 0)
+    bool node_overflow = false;           // node storage ran out: some cells stayed leaves (slower, exact)
+    bool stack_overflow = false;          // a walk's stack ran out (results wrong; never seen, see .cu)
+    unsigned long long interactions = 0;  // body-body + body-cell, summed over targets since reset
+};
+
+class DeviceTree {
+  public:
+    // Sizes every buffer for up to max_sources sources and max_targets separate targets (0: none) on the
+    // current device; throws nbody::Error when the device cannot hold them. Larger inputs later grow the
+    // buffers (an allocation outside any step).
+    explicit DeviceTree(std::size_t max_sources, std::size_t max_targets = 0, DeviceTreeSettings s = {});
+    ~DeviceTree();
+    DeviceTree(const DeviceTree&) = delete;
+    DeviceTree& operator=(const DeviceTree&) = delete;
+
+    // acc[i] = G * (tree sum at body i), i in the caller's order; acc[i].w = 0. potential (may be null):
+    // potential[i] = G * phi_i (negative), the self term excluded. pos_mass = (x, y, z, m) on the device.
+    // theta in [0, 1]; theta = 0 opens every cell (the direct sum). Everything runs on `stream`.
+    void accelerations(const Vec4<float>* pos_mass, std::size_t n, Vec4<float>* acc, float* potential,
+                       float G, float eps2, float theta, void* stream);
+
+    // The same field at m arbitrary points (xyz; w ignored), sources unchanged: potential views, error
+    // samples. Builds the tree of the sources first.
+    void at_points(const Vec4<float>* pos_mass, std::size_t n, const Vec4<float>* points, std::size_t m,
+                   Vec4<float>* acc, float* potential, float G, float eps2, float theta, void* stream);
+
+    // Zeroes the interaction counter (on the stream).
+    void reset_interactions(void* stream);
+    // Synchronises the stream and reads the counters.
+    DeviceTreeStats stats(void* stream) const;
+
+    // Synchronises the stream; zeros unless settings.time_phases.
+    DeviceTreePhases phase_ms(void* stream) const;
+
+    // Device bytes held now.
+    std::size_t device_bytes() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nbody

@@ -1,0 +1,264 @@
+// The GPU tree walk: one warp walks once for a group of 32 consecutive targets in key order (their
+// bounding box is what the opening rule tests against), gathering accepted cells and opened leaves'
+// bodies in shared-memory ring lists and evaluating them 32 at a time with sim/multipole.hpp (which
+// builds on sim/interaction.hpp). Warps are persistent: each takes the next group from a counter.
+//
+// Traversal: a depth-first stack of node indices in global memory (one slice per resident warp; hot in
+// L1/L2). Each iteration pops up to 32 nodes, one per lane, and pushes the children of the opened inner
+// cells (at most 8 each). A slice of kStackCapacity entries cannot run out: every iteration leaves at
+// most 8 * 32 - 32 = 224 entries above the ones it popped, and entries are only left behind once per
+// level of the tree (21), so the stack never holds more than 32 + 21 * 224 = 4736 entries. The walk still
+// checks and raises a flag rather than write out of bounds.
+#include <cfloat>
+#include <cstdint>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/launch.cuh"
+#include "cuda/tree_detail.cuh"
+#include "sim/multipole.hpp"
+
+namespace nbody::tree_gpu {
+namespace {
+
+constexpr int kWarps = 4;  // warps per block
+constexpr int kBlock = 32 * kWarps;
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kRing = 64;  // ring lists: at most 31 left over + 32 added per iteration
+
+__device__ __forceinline__ int warp_inclusive_sum(int v, unsigned lane) {
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+        const int u = __shfl_up_sync(kFull, v, o);
+        if (lane >= unsigned(o)) v += u;
+    }
+    return v;
+}
+
+__device__ __forceinline__ float warp_min(float v) {
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) v = fminf(v, __shfl_xor_sync(kFull, v, o));
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(kFull, v, o));
+    return v;
+}
+
+struct WarpShared {
+    int cells[kRing];            // accepted cells, ring
+    int bodies[kRing];           // bodies of opened leaves, ring
+    int offset[32];              // exclusive prefix sum of each lane's opened-leaf body count
+    int first[32];               // each lane's opened leaf's first body
+    float4 a[32], b[32], c[32];  // the 32 sources being evaluated: open / mq / quad, or the bodies in a
+};
+
+struct Target {
+    float x, y, z;
+    float ax = 0, ay = 0, az = 0, phi = 0;  // a / G and -phi / G
+};
+
+// cnt (<= 32) cells from the ring at head, evaluated by every lane for its target.
+template <bool kPotential>
+__device__ __forceinline__ void eval_cells(const TreeView& t, WarpShared& sh, unsigned head, int cnt,
+                                           unsigned lane, float eps2, Target& tg) {
+    if (int(lane) < cnt) {
+        const int c = sh.cells[(head + lane) % kRing];
+        sh.a[lane] = t.open[c], sh.b[lane] = t.mq[c], sh.c[lane] = t.quad[c];
+    }
+    __syncwarp();
+#pragma unroll 4
+    for (int j = 0; j < cnt; ++j) {
+        const float4 o = sh.a[j], m = sh.b[j], q4 = sh.c[j];
+        const Quadrupole<float> q{m.y, m.z, m.w, q4.x, q4.y, q4.z};
+        const float dx = o.x - tg.x, dy = o.y - tg.y, dz = o.z - tg.z;
+        add_cell_interaction(dx, dy, dz, m.x, q, eps2, tg.ax, tg.ay, tg.az);
+        if (kPotential) tg.phi += cell_potential_term(dx, dy, dz, m.x, q, eps2);
+    }
+    __syncwarp();
+}
+
+template <bool kPotential>
+__device__ __forceinline__ void eval_bodies(const TreeView& t, WarpShared& sh, unsigned head, int cnt,
+                                            unsigned lane, float eps2, Target& tg) {
+    if (int(lane) < cnt) sh.a[lane] = t.bodies[sh.bodies[(head + lane) % kRing]];
+    __syncwarp();
+#pragma unroll 8
+    for (int j = 0; j < cnt; ++j) {
+        const float4 b = sh.a[j];
+        const float dx = b.x - tg.x, dy = b.y - tg.y, dz = b.z - tg.z;
+        add_body_interaction(dx, dy, dz, b.w, eps2, tg.ax, tg.ay, tg.az);
+        if (kPotential) tg.phi += body_potential_term(dx, dy, dz, b.w, eps2);
+    }
+    __syncwarp();
+}
+
+// Walks the tree once for the targets in the box [lo, hi] (all lanes take part; each lane accumulates for
+// its own target) and returns the number of sources evaluated (accepted cells + opened leaves' bodies).
+template <bool kPotential>
+__device__ __forceinline__ unsigned walk_box(const TreeView& t, const WalkArgs& w, WarpShared& sh, int* stack,
+                                             unsigned lane, float lo_x, float lo_y, float lo_z, float hi_x,
+                                             float hi_y, float hi_z, Target& tg) {
+    const unsigned lanes_below = (1u << lane) - 1u;
+    if (lane == 0) stack[0] = 0;  // the root
+    __syncwarp();
+    int sp = 1;
+    unsigned cell_head = 0, cell_tail = 0, body_head = 0, body_tail = 0;
+    while (sp > 0) {
+        const int k = sp < 32 ? sp : 32;
+        const int node = int(lane) < k ? stack[sp - k + int(lane)] : -1;
+        sp -= k;
+        __syncwarp();  // every pop is read before any push overwrites the slots
+
+        bool accepted = false;
+        int children = 0, child0 = 0, leaf_bodies = 0, body0 = 0;
+        if (node >= 0) {
+            const float4 o = t.open[node];
+            if (accept_cell(distance2_to_box(o.x, o.y, o.z, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z), o.w)) {
+                accepted = true;
+            } else {
+                const int4 l = t.link[node];
+                if (l.w == 0)
+                    body0 = l.x, leaf_bodies = l.y;
+                else
+                    child0 = l.z, children = l.w;
+            }
+        }
+
+        // Push the opened inner cells' children (octant order within each; the lanes in order).
+        const int child_end = warp_inclusive_sum(children, lane);
+        const int pushed = __shfl_sync(kFull, child_end, 31);
+        if (sp + pushed <= w.stack_capacity) {
+            for (int j = 0; j < children; ++j) stack[sp + child_end - children + j] = child0 + j;
+            sp += pushed;
+        } else if (lane == 0) {
+            atomicExch(w.stack_overflow, 1);
+        }
+
+        // Accepted cells join the cell ring; evaluate whole batches of 32.
+        const unsigned acc_mask = __ballot_sync(kFull, accepted);
+        if (accepted) sh.cells[(cell_tail + __popc(acc_mask & lanes_below)) % kRing] = node;
+        cell_tail += __popc(acc_mask);
+        __syncwarp();
+        while (cell_tail - cell_head >= 32) {
+            eval_cells<kPotential>(t, sh, cell_head, 32, lane, w.eps2, tg);
+            cell_head += 32;
+        }
+
+        // Opened leaves' bodies join the body ring, 32 at a time: body q of this iteration belongs to
+        // the last lane whose exclusive offset is <= q.
+        const int body_end = warp_inclusive_sum(leaf_bodies, lane);
+        const int body_total = __shfl_sync(kFull, body_end, 31);
+        sh.offset[lane] = body_end - leaf_bodies;
+        sh.first[lane] = body0;
+        __syncwarp();
+        for (int base = 0; base < body_total; base += 32) {
+            const int q = base + int(lane);
+            if (q < body_total) {
+                int o = 0;
+#pragma unroll
+                for (int step = 16; step > 0; step /= 2) {
+                    if (sh.offset[o + step] <= q) o += step;
+                }
+                sh.bodies[(body_tail + lane) % kRing] = sh.first[o] + q - sh.offset[o];
+            }
+            body_tail += unsigned(body_total - base < 32 ? body_total - base : 32);
+            __syncwarp();
+            while (body_tail - body_head >= 32) {
+                eval_bodies<kPotential>(t, sh, body_head, 32, lane, w.eps2, tg);
+                body_head += 32;
+            }
+        }
+        __syncwarp();  // offsets and firsts are read before the next iteration writes them
+    }
+    eval_cells<kPotential>(t, sh, cell_head, int(cell_tail - cell_head), lane, w.eps2, tg);
+    eval_bodies<kPotential>(t, sh, body_head, int(body_tail - body_head), lane, w.eps2, tg);
+    return cell_tail + body_tail;
+}
+
+// Each warp takes runs of 32 consecutive targets; a run is cut into groups where w.cut marks a target
+// that starts a new cell of the source tree (see WalkArgs::cut), and the warp walks once per group.
+template <bool kPotential>
+__global__ void __launch_bounds__(kBlock) walk_kernel(TreeView t, WalkArgs w) {
+    __shared__ WarpShared s_warp[kWarps];
+    const unsigned lane = threadIdx.x & 31u;
+    WarpShared& sh = s_warp[threadIdx.x >> 5];
+    int* stack = w.stack + (std::size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * w.stack_capacity;
+    const std::size_t n = w.n_targets;
+    const unsigned runs = unsigned((n + kGroup - 1) / kGroup);
+    unsigned long long counted = 0;
+
+    for (;;) {
+        unsigned g = 0;
+        if (lane == 0) g = atomicAdd(w.next_group, 1u);
+        g = __shfl_sync(kFull, g, 0);
+        if (g >= runs) break;
+        const std::size_t first = std::size_t(g) * kGroup, i = first + lane;
+        const bool active = i < n;
+        const float4 p = w.targets[active ? i : first];
+        const unsigned active_mask = __ballot_sync(kFull, active);
+        const unsigned cuts = __ballot_sync(kFull, active && lane > 0 && w.cut && w.cut[i]) | 1u;
+        unsigned todo = active_mask;
+        while (todo) {
+            const unsigned start = unsigned(__ffs(int(todo)) - 1);
+            const unsigned later = start < 31 ? cuts & ~((2u << start) - 1u) : 0u;
+            const unsigned end = later ? unsigned(__ffs(int(later)) - 1) : 32u;
+            const unsigned below_end = end < 32 ? (1u << end) - 1u : kFull;
+            const unsigned group = todo & below_end;
+            todo &= ~below_end;
+            const bool mine = (group >> lane) & 1u;
+            const float lo_x = warp_min(mine ? p.x : FLT_MAX), lo_y = warp_min(mine ? p.y : FLT_MAX),
+                        lo_z = warp_min(mine ? p.z : FLT_MAX);
+            const float hi_x = warp_max(mine ? p.x : -FLT_MAX), hi_y = warp_max(mine ? p.y : -FLT_MAX),
+                        hi_z = warp_max(mine ? p.z : -FLT_MAX);
+            Target tg{p.x, p.y, p.z};
+            const unsigned evaluated =
+                walk_box<kPotential>(t, w, sh, stack, lane, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, tg);
+            counted += (unsigned long long)(evaluated) * unsigned(__popc(group));
+            if (mine) {
+                const std::uint32_t o = w.perm[i];
+                w.acc[o] = make_float4(w.G * tg.ax, w.G * tg.ay, w.G * tg.az, 0.0f);
+                if (kPotential) w.potential[o] = -w.G * tg.phi;
+            }
+        }
+    }
+    if (lane == 0 && counted > 0) atomicAdd(w.interactions, counted);
+}
+
+int sm_count() {
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+}
+
+template <bool kPotential>
+int resident_blocks() {
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<kPotential>, kBlock, 0));
+    return per_sm * sm_count();
+}
+
+}  // namespace
+
+int walk_resident_warps() {
+    const int a = resident_blocks<false>(), b = resident_blocks<true>();
+    return (a > b ? a : b) * kWarps;
+}
+
+void launch_walk(const TreeView& t, const WalkArgs& w, int warps, cudaStream_t s) {
+    if (w.n_targets == 0) return;
+    CUDA_CHECK(cudaMemsetAsync(w.next_group, 0, sizeof(unsigned), s));
+    // No more warps than groups, and never more than the stacks were sized for.
+    const std::size_t groups = (w.n_targets + kGroup - 1) / kGroup;
+    const int want = int(groups < std::size_t(warps) ? groups : std::size_t(warps));
+    const int blocks = (want + kWarps - 1) / kWarps;
+    const int cap_blocks = warps / kWarps;
+    const unsigned grid = unsigned(blocks < cap_blocks ? blocks : cap_blocks);
+    if (w.potential)
+        launch_kernel(walk_kernel<true>, grid, kBlock, 0, s, t, w);
+    else
+        launch_kernel(walk_kernel<false>, grid, kBlock, 0, s, t, w);
+}
+
+}  // namespace nbody::tree_gpu

@@ -1,0 +1,316 @@
+// The GPU Barnes-Hut tree (cuda/device_tree.hpp) against float64 direct sums: theta = 0 is the direct
+// sum, the default theta meets the error targets, edge N, a far body, coincident bodies, arbitrary
+// target points, the potential and the interaction counter. Every test skips, with a reason, where the
+// build has no CUDA or the machine no device (CI); they run for real on the lent GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "sim/error.hpp"
+#include "sim/presets.hpp"
+#include "sim/state.hpp"
+#include "tests/reference.hpp"
+
+#ifdef NBODY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "cuda/cuda_backend.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_tree.hpp"
+#endif
+
+namespace nbody {
+namespace {
+
+#ifndef NBODY_HAVE_CUDA
+
+TEST(CudaTree, Skipped) {
+    GTEST_SKIP() << "built without CUDA (NBODY_WITH_CUDA=OFF or nvcc not found)";
+}
+
+#else
+
+#define SKIP_WITHOUT_DEVICE()                                                      \
+    do {                                                                           \
+        if (!cuda_device_info()) GTEST_SKIP() << "no CUDA device on this machine"; \
+    } while (0)
+
+constexpr float kTheta = 0.6f;  // the default opening angle (tree-spec.md; sim/tree_walk.hpp)
+
+std::vector<Vec4<float> > to_float(const HostState& s) {
+    std::vector<Vec4<float> > v(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto& p = s.pos_mass[i];
+        v[i] = {float(p.x), float(p.y), float(p.z), float(p.w)};
+    }
+    return v;
+}
+
+// Float64 field of the (float) sources at the points, G applied; a source exactly at a point adds
+// nothing (the self term). potential: phi, same rule.
+void direct_at(const std::vector<Vec4<float> >& src, const std::vector<Vec4<float> >& pts, double G,
+               double eps2, std::vector<Vec4<double> >& acc, std::vector<double>& pot) {
+    acc.assign(pts.size(), Vec4<double>{0, 0, 0, 0});
+    pot.assign(pts.size(), 0.0);
+    const std::ptrdiff_t m = std::ptrdiff_t(pts.size());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (std::ptrdiff_t k = 0; k < m; ++k) {
+        double ax = 0, ay = 0, az = 0, phi = 0;
+        for (const auto& s : src) {
+            const double dx = double(s.x) - pts[k].x, dy = double(s.y) - pts[k].y,
+                         dz = double(s.z) - pts[k].z;
+            if (dx == 0 && dy == 0 && dz == 0) continue;
+            const double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            const double inv = 1.0 / std::sqrt(r2);
+            const double w = s.w * inv * inv * inv;
+            ax += w * dx, ay += w * dy, az += w * dz, phi -= s.w * inv;
+        }
+        acc[k] = {G * ax, G * ay, G * az, 0};
+        pot[k] = G * phi;
+    }
+}
+
+struct RunResult {
+    std::vector<Vec4<float> > acc;
+    std::vector<float> pot;
+    DeviceTreeStats stats;
+};
+
+// The tree's field at the bodies themselves (points empty) or at the points.
+RunResult run_tree(const std::vector<Vec4<float> >& bodies, float G, float eps2, float theta,
+                   const std::vector<Vec4<float> >& points = {}, DeviceTreeSettings settings = {}) {
+    const bool self = points.empty();
+    const std::size_t m = self ? bodies.size() : points.size();
+    DeviceBuffer<Vec4<float> > d_bodies(bodies.size()), d_points(points.size()), d_acc(m);
+    DeviceBuffer<float> d_pot(m);
+    CUDA_CHECK(cudaMemcpy(d_bodies.data(), bodies.data(), d_bodies.bytes(), cudaMemcpyHostToDevice));
+    if (!self)
+        CUDA_CHECK(cudaMemcpy(d_points.data(), points.data(), d_points.bytes(), cudaMemcpyHostToDevice));
+    DeviceTree tree(bodies.size(), self ? 0 : m, settings);
+    tree.reset_interactions(nullptr);
+    if (self)
+        tree.accelerations(d_bodies.data(), bodies.size(), d_acc.data(), d_pot.data(), G, eps2, theta,
+                           nullptr);
+    else
+        tree.at_points(d_bodies.data(), bodies.size(), d_points.data(), m, d_acc.data(), d_pot.data(), G,
+                       eps2, theta, nullptr);
+    RunResult r;
+    r.stats = tree.stats(nullptr);
+    r.acc.resize(m);
+    r.pot.resize(m);
+    CUDA_CHECK(cudaMemcpy(r.acc.data(), d_acc.data(), d_acc.bytes(), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(r.pot.data(), d_pot.data(), d_pot.bytes(), cudaMemcpyDeviceToHost));
+    return r;
+}
+
+struct ErrorStats {
+    double median = 0, p99 = 0, max = 0;
+};
+
+// |a - ref| / |ref| over the given indices of both arrays.
+ErrorStats relative_errors(const std::vector<Vec4<float> >& a, const std::vector<Vec4<double> >& ref,
+                           const std::vector<std::size_t>& idx_a) {
+    std::vector<double> e;
+    for (std::size_t k = 0; k < idx_a.size(); ++k) {
+        const auto& x = a[idx_a[k]];
+        const auto& r = ref[k];
+        const double dx = x.x - r.x, dy = x.y - r.y, dz = x.z - r.z;
+        const double rn = std::sqrt(r.x * r.x + r.y * r.y + r.z * r.z);
+        e.push_back(std::sqrt(dx * dx + dy * dy + dz * dz) / rn);
+    }
+    std::sort(e.begin(), e.end());
+    ErrorStats s;
+    s.median = e[e.size() / 2];
+    s.p99 = e[std::min(e.size() - 1, std::size_t(0.99 * double(e.size())))];
+    s.max = e.back();
+    return s;
+}
+
+std::vector<std::size_t> all_indices(std::size_t n) {
+    std::vector<std::size_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = i;
+    return v;
+}
+
+std::vector<Vec4<float> > random_float_bodies(std::size_t n, std::uint64_t seed) {
+    return to_float(test::random_bodies(n, seed));
+}
+
+// theta = 0 opens every cell: the tree is the direct sum (float round-off), for N around every edge of
+// the tree: one body, two, one warp less one, one leaf, one leaf + 1, several levels.
+TEST(CudaTree, ThetaZeroIsTheDirectSum) {
+    SKIP_WITHOUT_DEVICE();
+    for (std::size_t n : {1, 2, 16, 17, 31, 33, 1000, 4099}) {
+        const auto bodies = random_float_bodies(n, 11 + n);
+        const float eps2 = 0.01f * 0.01f;
+        const RunResult r = run_tree(bodies, 1.0f, eps2, 0.0f);
+        std::vector<Vec4<double> > ref;
+        std::vector<double> pot;
+        direct_at(bodies, bodies, 1.0, eps2, ref, pot);
+        if (n == 1) {
+            EXPECT_EQ(r.acc[0].x, 0.0f);
+            EXPECT_EQ(r.pot[0], 0.0f);
+            continue;
+        }
+        const ErrorStats e = relative_errors(r.acc, ref, all_indices(n));
+        EXPECT_LT(e.max, 2e-5) << "n = " << n;
+        double pot_err = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            pot_err = std::max(pot_err, std::abs(r.pot[i] - pot[i]) / std::abs(pot[i]));
+        EXPECT_LT(pot_err, 2e-5) << "n = " << n;
+        // Every target meets every body (its own included, which adds 0): n^2 interactions.
+        EXPECT_EQ(r.stats.interactions, (unsigned long long)(n)*n) << "n = " << n;
+        EXPECT_FALSE(r.stats.node_overflow);
+        EXPECT_FALSE(r.stats.stack_overflow);
+    }
+}
+
+// The opening angle the project uses meets the spec's targets on Plummer and cube at N = 65536.
+TEST(CudaTree, DefaultThetaMeetsTheErrorTargets) {
+    SKIP_WITHOUT_DEVICE();
+    for (const char* preset : {"plummer", "cube"}) {
+        const std::size_t n = 65536;
+        const auto bodies = to_float(make_preset(preset, n, 42));
+        const PresetInfo* info = find_preset(preset);
+        const float G = float(info->params.G), eps = float(info->params.softening);
+        const RunResult r = run_tree(bodies, G, eps * eps, kTheta);
+        std::mt19937_64 g(5);
+        std::vector<std::size_t> sample;
+        std::vector<Vec4<float> > pts;
+        for (int k = 0; k < 2000; ++k) {
+            sample.push_back(g() % n);
+            pts.push_back(bodies[sample.back()]);
+        }
+        std::vector<Vec4<double> > ref;
+        std::vector<double> pot;
+        direct_at(bodies, pts, G, double(eps) * eps, ref, pot);
+        const ErrorStats e = relative_errors(r.acc, ref, sample);
+        EXPECT_LE(e.median, 1e-3) << preset;
+        EXPECT_LE(e.p99, 1e-2) << preset;
+        // Fewer interactions than the direct sum by far: the tree is doing its job.
+        EXPECT_LT(double(r.stats.interactions) / double(n), 0.25 * double(n)) << preset;
+        EXPECT_GT(r.stats.depth, 3) << preset;
+        EXPECT_FALSE(r.stats.node_overflow || r.stats.stack_overflow) << preset;
+        std::printf(
+            "[ tree  ] %s n=%zu theta=%.2f: median %.2e p99 %.2e max %.2e, %.0f interactions/body, "
+            "%zu nodes, %zu leaves, depth %d\n",
+            preset, n, double(kTheta), e.median, e.p99, e.max, double(r.stats.interactions) / double(n),
+            r.stats.nodes, r.stats.leaves, r.stats.depth);
+    }
+}
+
+// Smaller theta, smaller error: theta = 0.3 is an order of magnitude better than the default.
+TEST(CudaTree, ErrorFallsWithTheta) {
+    SKIP_WITHOUT_DEVICE();
+    const std::size_t n = 20000;
+    const auto bodies = random_float_bodies(n, 3);
+    std::vector<Vec4<double> > ref;
+    std::vector<double> pot;
+    direct_at(bodies, bodies, 1.0, 1e-4, ref, pot);
+    const ErrorStats coarse = relative_errors(run_tree(bodies, 1.0f, 1e-4f, 0.9f).acc, ref, all_indices(n));
+    const ErrorStats fine = relative_errors(run_tree(bodies, 1.0f, 1e-4f, 0.3f).acc, ref, all_indices(n));
+    EXPECT_LT(fine.median, 0.2 * coarse.median);
+    EXPECT_LT(fine.median, 1e-4);
+}
+
+// A body far from a cluster: the cube is huge, the cluster deep in one corner; both sides still right.
+TEST(CudaTree, FarBody) {
+    SKIP_WITHOUT_DEVICE();
+    auto bodies = random_float_bodies(3000, 9);
+    bodies.push_back({1e4f, -2e4f, 3e4f, 1.0f});
+    const float eps2 = 1e-4f;
+    const RunResult r = run_tree(bodies, 1.0f, eps2, kTheta);
+    std::vector<Vec4<double> > ref;
+    std::vector<double> pot;
+    direct_at(bodies, bodies, 1.0, eps2, ref, pot);
+    const ErrorStats e = relative_errors(r.acc, ref, all_indices(bodies.size()));
+    EXPECT_LT(e.median, 1e-3);
+    EXPECT_LT(e.p99, 1e-2);
+    const std::size_t far = bodies.size() - 1;
+    const ErrorStats ef = relative_errors(r.acc, {ref[far]}, {far});
+    EXPECT_LT(ef.max, 1e-5);  // the cluster seen from afar is its multipole: exact to float round-off
+    EXPECT_FALSE(r.stats.node_overflow || r.stats.stack_overflow);
+}
+
+// Coincident bodies (identical keys: one over-full leaf) with eps > 0, and a pair with eps = 0 at the
+// same point: finite, and equal to the direct sum, in which coincident sources add nothing.
+TEST(CudaTree, CoincidentBodies) {
+    SKIP_WITHOUT_DEVICE();
+    auto bodies = random_float_bodies(500, 4);
+    for (int k = 0; k < 100; ++k) bodies.push_back({0.25f, -0.125f, 0.5f, 0.01f});
+    for (float eps2 : {1e-4f, 0.0f}) {
+        const RunResult r = run_tree(bodies, 1.0f, eps2, kTheta);
+        std::vector<Vec4<double> > ref;
+        std::vector<double> pot;
+        direct_at(bodies, bodies, 1.0, eps2, ref, pot);
+        for (const auto& a : r.acc)
+            ASSERT_TRUE(std::isfinite(a.x) && std::isfinite(a.y) && std::isfinite(a.z));
+        for (float p : r.pot) ASSERT_TRUE(std::isfinite(p));
+        const ErrorStats e = relative_errors(r.acc, ref, all_indices(bodies.size()));
+        EXPECT_LT(e.median, 1e-3) << "eps2 = " << eps2;
+        EXPECT_LT(e.p99, 1e-2) << "eps2 = " << eps2;
+    }
+}
+
+// Arbitrary target points (inside, outside and on top of the bodies) against the direct field, with the
+// potential; and the same points evaluated at theta = 0 match to float round-off.
+TEST(CudaTree, ArbitraryPointsAndPotential) {
+    SKIP_WITHOUT_DEVICE();
+    const auto bodies = random_float_bodies(5000, 21);
+    std::mt19937_64 g(8);
+    std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+    std::vector<Vec4<float> > pts;
+    for (int k = 0; k < 777; ++k) pts.push_back({u(g), u(g), u(g), 0.0f});
+    pts.push_back(bodies[17]);  // exactly on a body: that body adds nothing
+    const float eps2 = 1e-3f;
+    std::vector<Vec4<double> > ref;
+    std::vector<double> pot;
+    direct_at(bodies, pts, 1.0, eps2, ref, pot);
+    const RunResult exact = run_tree(bodies, 1.0f, eps2, 0.0f, pts);
+    const ErrorStats e0 = relative_errors(exact.acc, ref, all_indices(pts.size()));
+    EXPECT_LT(e0.max, 2e-5);
+    const RunResult r = run_tree(bodies, 1.0f, eps2, kTheta, pts);
+    const ErrorStats e = relative_errors(r.acc, ref, all_indices(pts.size()));
+    EXPECT_LT(e.median, 1e-3);
+    EXPECT_LT(e.p99, 1e-2);
+    std::vector<double> perr;
+    for (std::size_t k = 0; k < pts.size(); ++k)
+        perr.push_back(std::abs(r.pot[k] - pot[k]) / std::abs(pot[k]));
+    std::sort(perr.begin(), perr.end());
+    EXPECT_LT(perr[perr.size() / 2], 1e-4);
+    EXPECT_EQ(exact.stats.interactions, (unsigned long long)(bodies.size()) * pts.size());
+}
+
+// Leaf sizes 1 (deep trees, long chains) and 64 give the same field to the error targets, and a bad
+// leaf size or theta is a clear error.
+TEST(CudaTree, LeafSizesAndBadArguments) {
+    SKIP_WITHOUT_DEVICE();
+    const auto bodies = random_float_bodies(3000, 5);
+    std::vector<Vec4<double> > ref;
+    std::vector<double> pot;
+    direct_at(bodies, bodies, 1.0, 1e-4, ref, pot);
+    for (int leaf : {1, 64}) {
+        DeviceTreeSettings s;
+        s.leaf_size = leaf;
+        const RunResult r = run_tree(bodies, 1.0f, 1e-4f, kTheta, {}, s);
+        const ErrorStats e = relative_errors(r.acc, ref, all_indices(bodies.size()));
+        EXPECT_LT(e.median, 1e-3) << "leaf " << leaf;
+        EXPECT_FALSE(r.stats.node_overflow || r.stats.stack_overflow) << "leaf " << leaf;
+        const RunResult r0 = run_tree(bodies, 1.0f, 1e-4f, 0.0f, {}, s);
+        EXPECT_LT(relative_errors(r0.acc, ref, all_indices(bodies.size())).max, 2e-5) << "leaf " << leaf;
+    }
+    DeviceTreeSettings bad;
+    bad.leaf_size = 0;
+    EXPECT_THROW(DeviceTree(10, 0, bad), Error);
+    DeviceTree tree(10);
+    EXPECT_THROW(tree.accelerations(nullptr, 10, nullptr, nullptr, 1.0f, 0.0f, 1.5f, nullptr), Error);
+}
+
+#endif
+
+}  // namespace
+}  // namespace nbody
