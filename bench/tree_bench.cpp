@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     int steps = 10, leaf = 16;
     std::size_t sample_size = 1000;
     std::vector<int> group_cuts{DeviceTreeSettings{}.group_cut};
+    int variant = 0;
     app.add_option("--n", ns, "body counts")->delimiter(',');
     app.add_option("--preset", presets_wanted, "presets")->delimiter(',');
     app.add_option("--theta", theta, "opening angle")->check(CLI::Range(0.0f, 1.0f));
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
                    "walk groups never span children of cells above this many bodies "
                    "(0: plain runs of 32); several values: one row each")
         ->delimiter(',');
+    app.add_option("--variant", variant, "walk kernel variant (experiments)");
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
                     settings.leaf_size = leaf;
                     settings.time_phases = true;
                     settings.group_cut = group_cut;
+                    settings.walk_variant = variant;
                     DeviceTree tree(n, 0, settings);
 
                     // The first evaluation: counts and the error sample.
@@ -159,6 +162,13 @@ int main(int argc, char** argv) {
                         double(ph.moments), double(ph.walk), double(st.interactions) / double(n), err.median,
                         err.p99, err.max, st.nodes, st.depth,
                         (st2.node_overflow || st2.stack_overflow) ? "  OVERFLOW" : "");
+                    std::printf(
+                        "    cells %.0f/body, lane use %.1f%%, %.1f walk iterations and %.0f sources "
+                        "evaluated per run of 32 targets\n",
+                        double(st.cell_interactions) / double(n),
+                        100.0 * double(st.interactions) / (32.0 * double(st.warp_evaluations)),
+                        32.0 * double(st.walk_iterations) / double(n),
+                        32.0 * double(st.warp_evaluations) / double(n));
                     std::printf(
                         "csv,%s,%zu,%.3f,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.3e,%.3e,%.3e,%zu,%zu,%d\n",
                         preset.c_str(), n, double(theta), group_cut, med, double(ph.sort), double(ph.build),

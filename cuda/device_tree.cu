@@ -86,7 +86,7 @@ struct DeviceTree::Impl {
         const bool first = counters.size() == 0;
         if (first) {
             counters.resize(kLevels + 5);
-            interactions.resize(1);
+            interactions.resize(4);
             CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
             CUDA_CHECK(cudaMemset(interactions.data(), 0, interactions.bytes()));
             bounds_partials.resize(2 * kBoundsBlocks);
@@ -164,6 +164,7 @@ struct DeviceTree::Impl {
         w.next_group = next_group();
         w.stack_overflow = stack_overflow();
         w.interactions = interactions.data();
+        w.variant = settings.walk_variant;
         mark(4, s);
         launch_walk(view(), w, walk_warps, s);
         mark(5, s);
@@ -222,7 +223,7 @@ void DeviceTree::at_points(const Vec4<float>* pos_mass, std::size_t n, const Vec
 }
 
 void DeviceTree::reset_interactions(void* stream) {
-    CUDA_CHECK(cudaMemsetAsync(impl_->interactions.data(), 0, sizeof(unsigned long long),
+    CUDA_CHECK(cudaMemsetAsync(impl_->interactions.data(), 0, impl_->interactions.bytes(),
                                static_cast<cudaStream_t>(stream)));
 }
 
@@ -245,8 +246,12 @@ DeviceTreeStats DeviceTree::stats(void* stream) const {
                               cudaMemcpyDeviceToHost));
         for (const int4& l : links) st.leaves += (l.w == 0 && l.y > 0) ? 1 : 0;
     }
-    CUDA_CHECK(cudaMemcpy(&st.interactions, impl_->interactions.data(), sizeof(unsigned long long),
-                          cudaMemcpyDeviceToHost));
+    unsigned long long counts[4] = {};
+    CUDA_CHECK(cudaMemcpy(counts, impl_->interactions.data(), sizeof counts, cudaMemcpyDeviceToHost));
+    st.interactions = counts[0];
+    st.cell_interactions = counts[1];
+    st.warp_evaluations = counts[2];
+    st.walk_iterations = counts[3];
     return st;
 }
 

@@ -24,6 +24,9 @@ struct DeviceTreeSettings {
     // the cut, a run that straddles the boundary of two big sparse cells (a Plummer sphere's outskirts)
     // gets a box spanning the system and walks it as a direct sum; see docs/CUDA_NOTES.md.
     int group_cut = 1024;
+    // Walk kernel variant, for experiments (docs/CUDA_NOTES.md): 0 default, 1 registers capped for 48
+    // resident warps per SM.
+    int walk_variant = 0;
     // Guard the body-body term against r = 0 with eps = 0 (a target that is also a source). Needed only
     // when eps^2 == 0 or m / eps^3 can overflow a float; evaluate() turns it on by itself for eps^2 == 0.
     // Record CUDA events between the passes so phase_ms() can say where the time went (benchmarks).
@@ -43,6 +46,9 @@ struct DeviceTreeStats {
     bool node_overflow = false;           // node storage ran out: some cells stayed leaves (slower, exact)
     bool stack_overflow = false;          // a walk's stack ran out (results wrong; never seen, see .cu)
     unsigned long long interactions = 0;  // body-body + body-cell, summed over targets since reset
+    unsigned long long cell_interactions = 0;  // of which body-cell
+    unsigned long long warp_evaluations = 0;   // sources evaluated summed over warp walks (lane use)
+    unsigned long long walk_iterations = 0;    // traversal steps of up to 32 nodes, summed over walks
 };
 
 class DeviceTree {

@@ -84,7 +84,10 @@ struct WalkArgs {
     int stack_capacity = 0;
     unsigned* next_group = nullptr;
     int* stack_overflow = nullptr;
+    // [0] sources evaluated, summed over targets; [1] of which cells; [2] sources evaluated, summed over
+    // warp walks (lanes idle or not); [3] traversal iterations.
     unsigned long long* interactions = nullptr;
+    int variant = 0;  // walk kernel variant (experiments; 0 = default)
 };
 void launch_walk(const TreeView& t, const WalkArgs& w, int warps, cudaStream_t s);
 

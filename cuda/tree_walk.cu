@@ -64,7 +64,7 @@ __device__ __forceinline__ void eval_cells(const TreeView& t, WarpShared& sh, un
                                            unsigned lane, float eps2, Target& tg) {
     if (int(lane) < cnt) {
         const int c = sh.cells[(head + lane) % kRing];
-        sh.a[lane] = t.open[c], sh.b[lane] = t.mq[c], sh.c[lane] = t.quad[c];
+        sh.a[lane] = __ldg(&t.open[c]), sh.b[lane] = __ldg(&t.mq[c]), sh.c[lane] = __ldg(&t.quad[c]);
     }
     __syncwarp();
 #pragma unroll 4
@@ -81,7 +81,7 @@ __device__ __forceinline__ void eval_cells(const TreeView& t, WarpShared& sh, un
 template <bool kPotential>
 __device__ __forceinline__ void eval_bodies(const TreeView& t, WarpShared& sh, unsigned head, int cnt,
                                             unsigned lane, float eps2, Target& tg) {
-    if (int(lane) < cnt) sh.a[lane] = t.bodies[sh.bodies[(head + lane) % kRing]];
+    if (int(lane) < cnt) sh.a[lane] = __ldg(&t.bodies[sh.bodies[(head + lane) % kRing]]);
     __syncwarp();
 #pragma unroll 8
     for (int j = 0; j < cnt; ++j) {
@@ -94,17 +94,19 @@ __device__ __forceinline__ void eval_bodies(const TreeView& t, WarpShared& sh, u
 }
 
 // Walks the tree once for the targets in the box [lo, hi] (all lanes take part; each lane accumulates for
-// its own target) and returns the number of sources evaluated (accepted cells + opened leaves' bodies).
+// its own target) and returns the number of sources evaluated (accepted cells, opened leaves' bodies);
+// adds its traversal iterations to *iterations.
 template <bool kPotential>
-__device__ __forceinline__ unsigned walk_box(const TreeView& t, const WalkArgs& w, WarpShared& sh, int* stack,
-                                             unsigned lane, float lo_x, float lo_y, float lo_z, float hi_x,
-                                             float hi_y, float hi_z, Target& tg) {
+__device__ __forceinline__ uint2 walk_box(const TreeView& t, const WalkArgs& w, WarpShared& sh, int* stack,
+                                          unsigned lane, float lo_x, float lo_y, float lo_z, float hi_x,
+                                          float hi_y, float hi_z, Target& tg, unsigned& iterations) {
     const unsigned lanes_below = (1u << lane) - 1u;
     if (lane == 0) stack[0] = 0;  // the root
     __syncwarp();
     int sp = 1;
     unsigned cell_head = 0, cell_tail = 0, body_head = 0, body_tail = 0;
     while (sp > 0) {
+        ++iterations;
         const int k = sp < 32 ? sp : 32;
         const int node = int(lane) < k ? stack[sp - k + int(lane)] : -1;
         sp -= k;
@@ -113,11 +115,11 @@ __device__ __forceinline__ unsigned walk_box(const TreeView& t, const WalkArgs& 
         bool accepted = false;
         int children = 0, child0 = 0, leaf_bodies = 0, body0 = 0;
         if (node >= 0) {
-            const float4 o = t.open[node];
+            const float4 o = __ldg(&t.open[node]);
             if (accept_cell(distance2_to_box(o.x, o.y, o.z, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z), o.w)) {
                 accepted = true;
             } else {
-                const int4 l = t.link[node];
+                const int4 l = __ldg(&t.link[node]);
                 if (l.w == 0)
                     body0 = l.x, leaf_bodies = l.y;
                 else
@@ -173,20 +175,21 @@ __device__ __forceinline__ unsigned walk_box(const TreeView& t, const WalkArgs& 
     }
     eval_cells<kPotential>(t, sh, cell_head, int(cell_tail - cell_head), lane, w.eps2, tg);
     eval_bodies<kPotential>(t, sh, body_head, int(body_tail - body_head), lane, w.eps2, tg);
-    return cell_tail + body_tail;
+    return make_uint2(cell_tail, body_tail);
 }
 
 // Each warp takes runs of 32 consecutive targets; a run is cut into groups where w.cut marks a target
 // that starts a new cell of the source tree (see WalkArgs::cut), and the warp walks once per group.
-template <bool kPotential>
-__global__ void __launch_bounds__(kBlock) walk_kernel(TreeView t, WalkArgs w) {
+template <bool kPotential, int kMinBlocks>
+__global__ void __launch_bounds__(kBlock, kMinBlocks) walk_kernel(TreeView t, WalkArgs w) {
     __shared__ WarpShared s_warp[kWarps];
     const unsigned lane = threadIdx.x & 31u;
     WarpShared& sh = s_warp[threadIdx.x >> 5];
     int* stack = w.stack + (std::size_t(blockIdx.x) * kWarps + (threadIdx.x >> 5)) * w.stack_capacity;
     const std::size_t n = w.n_targets;
     const unsigned runs = unsigned((n + kGroup - 1) / kGroup);
-    unsigned long long counted = 0;
+    unsigned long long counted = 0, counted_cells = 0, warp_evaluations = 0;
+    unsigned iterations = 0;
 
     for (;;) {
         unsigned g = 0;
@@ -212,9 +215,12 @@ __global__ void __launch_bounds__(kBlock) walk_kernel(TreeView t, WalkArgs w) {
             const float hi_x = warp_max(mine ? p.x : -FLT_MAX), hi_y = warp_max(mine ? p.y : -FLT_MAX),
                         hi_z = warp_max(mine ? p.z : -FLT_MAX);
             Target tg{p.x, p.y, p.z};
-            const unsigned evaluated =
-                walk_box<kPotential>(t, w, sh, stack, lane, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, tg);
-            counted += (unsigned long long)(evaluated) * unsigned(__popc(group));
+            const uint2 evaluated = walk_box<kPotential>(t, w, sh, stack, lane, lo_x, lo_y, lo_z, hi_x, hi_y,
+                                                         hi_z, tg, iterations);
+            const unsigned targets = unsigned(__popc(group));
+            counted += (unsigned long long)(evaluated.x + evaluated.y) * targets;
+            counted_cells += (unsigned long long)(evaluated.x) * targets;
+            warp_evaluations += evaluated.x + evaluated.y;
             if (mine) {
                 const std::uint32_t o = w.perm[i];
                 w.acc[o] = make_float4(w.G * tg.ax, w.G * tg.ay, w.G * tg.az, 0.0f);
@@ -222,7 +228,12 @@ __global__ void __launch_bounds__(kBlock) walk_kernel(TreeView t, WalkArgs w) {
             }
         }
     }
-    if (lane == 0 && counted > 0) atomicAdd(w.interactions, counted);
+    if (lane == 0 && counted > 0) {
+        atomicAdd(&w.interactions[0], counted);
+        atomicAdd(&w.interactions[1], counted_cells);
+        atomicAdd(&w.interactions[2], warp_evaluations);
+        atomicAdd(&w.interactions[3], (unsigned long long)(iterations));
+    }
 }
 
 int sm_count() {
@@ -235,7 +246,11 @@ int sm_count() {
 template <bool kPotential>
 int resident_blocks() {
     int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<kPotential>, kBlock, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<kPotential, 1>, kBlock, 0));
+    int per_sm_tight = 0;
+    CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_tight, walk_kernel<kPotential, 12>, kBlock, 0));
+    if (per_sm_tight > per_sm) per_sm = per_sm_tight;
     return per_sm * sm_count();
 }
 
@@ -255,10 +270,13 @@ void launch_walk(const TreeView& t, const WalkArgs& w, int warps, cudaStream_t s
     const int blocks = (want + kWarps - 1) / kWarps;
     const int cap_blocks = warps / kWarps;
     const unsigned grid = unsigned(blocks < cap_blocks ? blocks : cap_blocks);
-    if (w.potential)
-        launch_kernel(walk_kernel<true>, grid, kBlock, 0, s, t, w);
-    else
-        launch_kernel(walk_kernel<false>, grid, kBlock, 0, s, t, w);
+    // Experiment (docs/CUDA_NOTES.md): variant 1 caps registers for 12 blocks (48 warps) per SM.
+    using Kernel = void (*)(TreeView, WalkArgs);
+    const bool tight = w.variant == 1;
+    Kernel k = nullptr;
+    if (w.potential) k = tight ? Kernel(walk_kernel<true, 12>) : Kernel(walk_kernel<true, 1>);
+    else k = tight ? Kernel(walk_kernel<false, 12>) : Kernel(walk_kernel<false, 1>);
+    launch_kernel(k, grid, kBlock, 0, s, t, w);
 }
 
 }  // namespace nbody::tree_gpu
