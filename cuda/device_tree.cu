@@ -55,7 +55,7 @@ struct DeviceTree::Impl {
     DeviceBuffer<float4> open, mq, quad;
     DeviceBuffer<float4> bounds_partials;
     DeviceBuffer<RootCube<float>> cube;
-    // level_start (kLevels + 1), node_count, node_overflow, stack_overflow, next_group
+    // level_start (kLevels + 1), node_count, node_overflow, stack_overflow, next_group, blocks_done
     DeviceBuffer<int> counters;
     DeviceBuffer<unsigned long long> interactions;
     DeviceBuffer<int> stack;
@@ -77,6 +77,7 @@ struct DeviceTree::Impl {
     int* node_overflow() { return counters.data() + kLevels + 2; }
     int* stack_overflow() { return counters.data() + kLevels + 3; }
     unsigned* next_group() { return reinterpret_cast<unsigned*>(counters.data() + kLevels + 4); }
+    unsigned* blocks_done() { return reinterpret_cast<unsigned*>(counters.data() + kLevels + 5); }
 
     void reserve(std::size_t n_sources, std::size_t n_targets) {
         if (n_sources > std::size_t(INT32_MAX) / 8 || n_targets > std::size_t(UINT32_MAX)) {
@@ -85,7 +86,7 @@ struct DeviceTree::Impl {
         }
         const bool first = counters.size() == 0;
         if (first) {
-            counters.resize(kLevels + 5);
+            counters.resize(kLevels + 6);
             interactions.resize(4);
             CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
             CUDA_CHECK(cudaMemset(interactions.data(), 0, interactions.bytes()));
@@ -124,6 +125,7 @@ struct DeviceTree::Impl {
         t.level_start = level_start();
         t.node_count = node_count();
         t.node_overflow = node_overflow();
+        t.blocks_done = blocks_done();
         t.cube = cube.data();
         t.capacity = capacity;
         return t;

@@ -79,6 +79,7 @@ __global__ void build_init_kernel(TreeView t, int n) {
     for (int l = 1; l <= kLevels; ++l) t.level_start[l] = 1;
     *t.node_count = 1;
     *t.node_overflow = 0;
+    *t.blocks_done = 0;
 }
 
 // Splits the nodes of level L. Eight threads per node: thread d finds, by binary search on the node's
@@ -132,12 +133,16 @@ __global__ void split_kernel(TreeView t, int L, int leaf_size, int group_cut) {
             if (d == 0) *t.node_overflow = 1;
         }
     }
-}
-
-// After level L's splits: level L + 1 ends where allocation stopped.
-__global__ void level_end_kernel(TreeView t, int L) {
-    const int count = *t.node_count;
-    t.level_start[L + 2] = count < t.capacity ? count : t.capacity;
+    // The last block to finish records where level L + 1 ends (one launch per level instead of two).
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        if (atomicAdd(t.blocks_done, 1u) == gridDim.x - 1) {
+            const int count = atomicAdd(t.node_count, 0);
+            t.level_start[L + 2] = count < t.capacity ? count : t.capacity;
+            *t.blocks_done = 0;
+        }
+    }
 }
 
 // The cell of a key for grouping targets: descend from the root while the cell holds more than group_cut
@@ -215,7 +220,6 @@ void launch_build(const TreeView& t, std::size_t n, int leaf_size, int group_cut
     const unsigned grid = want < unsigned(sms) * 8 ? want : unsigned(sms) * 8;
     for (int L = 0; L < kMortonBitsPerAxis; ++L) {
         launch_kernel(split_kernel, grid, kBlock, 0, s, t, L, leaf_size, group_cut);
-        launch_kernel(level_end_kernel, 1, 1, 0, s, t, L);
     }
 }
 

@@ -22,15 +22,16 @@ inline constexpr int kGroup = 32;
 struct TreeView {
     const std::uint64_t* keys = nullptr;  // sorted keys of the sources
     const float4* bodies = nullptr;       // sources in key order: (x, y, z, m)
-    int4* link = nullptr;            // (first body, body count, first child, child count); leaf: 0 children
-    unsigned char* level = nullptr;  // depth of each node
-    float4* open = nullptr;          // (com x, y, z, (l / theta + s)^2)
-    float4* mq = nullptr;            // (M, Qxx, Qyy, Qzz)
-    float4* quad = nullptr;          // (Qxy, Qxz, Qyz, 0)
-    int* level_start = nullptr;      // kLevels + 1 entries
-    int* node_count = nullptr;       // nodes allocated (may pass capacity; clamp on read)
-    int* node_overflow = nullptr;    // 1 when a split found no room (the cell stayed a leaf)
-    unsigned char* cut = nullptr;    // per sorted body: 1 where a cell whose parent is big starts
+    int4* link = nullptr;             // (first body, body count, first child, child count); leaf: 0 children
+    unsigned char* level = nullptr;   // depth of each node
+    float4* open = nullptr;           // (com x, y, z, (l / theta + s)^2)
+    float4* mq = nullptr;             // (M, Qxx, Qyy, Qzz)
+    float4* quad = nullptr;           // (Qxy, Qxz, Qyz, 0)
+    int* level_start = nullptr;       // kLevels + 1 entries
+    int* node_count = nullptr;        // nodes allocated (may pass capacity; clamp on read)
+    int* node_overflow = nullptr;     // 1 when a split found no room (the cell stayed a leaf)
+    unsigned* blocks_done = nullptr;  // blocks of the current split launch that have finished
+    unsigned char* cut = nullptr;     // per sorted body: 1 where a cell whose parent is big starts
     const RootCube<float>* cube = nullptr;
     int capacity = 0;  // nodes
 };

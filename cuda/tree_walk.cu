@@ -3,12 +3,13 @@
 // bodies in shared-memory ring lists and evaluating them 32 at a time with sim/multipole.hpp (which
 // builds on sim/interaction.hpp). Warps are persistent: each takes the next group from a counter.
 //
-// Traversal: a depth-first stack of node indices in global memory (one slice per resident warp; hot in
-// L1/L2). Each iteration pops up to 32 nodes, one per lane, and pushes the children of the opened inner
-// cells (at most 8 each). A slice of kStackCapacity entries cannot run out: every iteration leaves at
-// most 8 * 32 - 32 = 224 entries above the ones it popped, and entries are only left behind once per
-// level of the tree (21), so the stack never holds more than 32 + 21 * 224 = 4736 entries. The walk still
-// checks and raises a flag rather than write out of bounds.
+// Traversal: a depth-first stack of node indices, its bottom kSharedStack entries in shared memory and
+// the rest in a global slice per resident warp. Each iteration pops up to 32 nodes, one per lane, and pushes
+// the children of the opened inner cells (at most 8 each). A slice of kStackCapacity entries cannot run out:
+// every iteration leaves at most 8 * 32 - 32 = 224 entries above the ones it popped, and entries are only
+// left behind once per level of the tree (21), so the stack never holds more than 32 + 21 * 224 = 4736
+// entries (shared and global together). The walk still checks and raises a flag rather than write out of
+// bounds.
 #include <cfloat>
 #include <cstdint>
 
@@ -45,7 +46,11 @@ __device__ __forceinline__ float warp_max(float v) {
     return v;
 }
 
+// The bottom of each warp's stack lives in shared memory; deeper entries spill to its global slice.
+constexpr int kSharedStack = 512;
+
 struct WarpShared {
+    int stack[kSharedStack];
     int cells[kRing];            // accepted cells, ring
     int bodies[kRing];           // bodies of opened leaves, ring
     int offset[32];              // exclusive prefix sum of each lane's opened-leaf body count
@@ -78,7 +83,7 @@ __device__ __forceinline__ void eval_cells(const TreeView& t, WarpShared& sh, un
     __syncwarp();
 }
 
-template <bool kPotential>
+template <bool kPotential, bool kGuard>
 __device__ __forceinline__ void eval_bodies(const TreeView& t, WarpShared& sh, unsigned head, int cnt,
                                             unsigned lane, float eps2, Target& tg) {
     if (int(lane) < cnt) sh.a[lane] = __ldg(&t.bodies[sh.bodies[(head + lane) % kRing]]);
@@ -87,7 +92,12 @@ __device__ __forceinline__ void eval_bodies(const TreeView& t, WarpShared& sh, u
     for (int j = 0; j < cnt; ++j) {
         const float4 b = sh.a[j];
         const float dx = b.x - tg.x, dy = b.y - tg.y, dz = b.z - tg.z;
-        add_body_interaction(dx, dy, dz, b.w, eps2, tg.ax, tg.ay, tg.az);
+        // With eps^2 > 0 the separation never vanishes, and add_body_interaction's r = 0 select is the
+        // plain pair interaction: skip the select (three instructions of ~17).
+        if (kGuard)
+            add_body_interaction(dx, dy, dz, b.w, eps2, tg.ax, tg.ay, tg.az);
+        else
+            add_interaction(dx, dy, dz, b.w, eps2, tg.ax, tg.ay, tg.az);
         if (kPotential) tg.phi += body_potential_term(dx, dy, dz, b.w, eps2);
     }
     __syncwarp();
@@ -96,30 +106,41 @@ __device__ __forceinline__ void eval_bodies(const TreeView& t, WarpShared& sh, u
 // Walks the tree once for the targets in the box [lo, hi] (all lanes take part; each lane accumulates for
 // its own target) and returns the number of sources evaluated (accepted cells, opened leaves' bodies);
 // adds its traversal iterations to *iterations.
-template <bool kPotential>
+__device__ __forceinline__ int* stack_slot(WarpShared& sh, int* stack, int i) {
+    return i < kSharedStack ? &sh.stack[i] : stack + (i - kSharedStack);
+}
+
+template <bool kPotential, bool kGuard>
 __device__ __forceinline__ uint2 walk_box(const TreeView& t, const WalkArgs& w, WarpShared& sh, int* stack,
                                           unsigned lane, float lo_x, float lo_y, float lo_z, float hi_x,
                                           float hi_y, float hi_z, Target& tg, unsigned& iterations) {
     const unsigned lanes_below = (1u << lane) - 1u;
-    if (lane == 0) stack[0] = 0;  // the root
+    if (lane == 0) sh.stack[0] = 0;  // the root
     __syncwarp();
     int sp = 1;
     unsigned cell_head = 0, cell_tail = 0, body_head = 0, body_tail = 0;
     while (sp > 0) {
         ++iterations;
         const int k = sp < 32 ? sp : 32;
-        const int node = int(lane) < k ? stack[sp - k + int(lane)] : -1;
+        // Warp-uniform fast paths: plain shared-memory indexing while the stack fits there (generic
+        // addressing of every slot cost ~20 instructions per push).
+        int node = -1;
+        if (int(lane) < k)
+            node = sp <= kSharedStack ? sh.stack[sp - k + int(lane)]
+                                      : *stack_slot(sh, stack, sp - k + int(lane));
         sp -= k;
         __syncwarp();  // every pop is read before any push overwrites the slots
 
         bool accepted = false;
         int children = 0, child0 = 0, leaf_bodies = 0, body0 = 0;
         if (node >= 0) {
+            // Both loads issued together: the links are needed whenever the cell is opened, and waiting
+            // for the test first would put a second L2 round trip on every iteration's critical path.
             const float4 o = __ldg(&t.open[node]);
+            const int4 l = __ldg(&t.link[node]);
             if (accept_cell(distance2_to_box(o.x, o.y, o.z, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z), o.w)) {
                 accepted = true;
             } else {
-                const int4 l = __ldg(&t.link[node]);
                 if (l.w == 0)
                     body0 = l.x, leaf_bodies = l.y;
                 else
@@ -130,8 +151,13 @@ __device__ __forceinline__ uint2 walk_box(const TreeView& t, const WalkArgs& w, 
         // Push the opened inner cells' children (octant order within each; the lanes in order).
         const int child_end = warp_inclusive_sum(children, lane);
         const int pushed = __shfl_sync(kFull, child_end, 31);
-        if (sp + pushed <= w.stack_capacity) {
-            for (int j = 0; j < children; ++j) stack[sp + child_end - children + j] = child0 + j;
+        if (sp + pushed <= kSharedStack) {
+            int* dst = sh.stack + sp + child_end - children;
+            for (int j = 0; j < children; ++j) dst[j] = child0 + j;
+            sp += pushed;
+        } else if (sp + pushed <= kSharedStack + w.stack_capacity) {
+            for (int j = 0; j < children; ++j)
+                *stack_slot(sh, stack, sp + child_end - children + j) = child0 + j;
             sp += pushed;
         } else if (lane == 0) {
             atomicExch(w.stack_overflow, 1);
@@ -167,20 +193,20 @@ __device__ __forceinline__ uint2 walk_box(const TreeView& t, const WalkArgs& w, 
             body_tail += unsigned(body_total - base < 32 ? body_total - base : 32);
             __syncwarp();
             while (body_tail - body_head >= 32) {
-                eval_bodies<kPotential>(t, sh, body_head, 32, lane, w.eps2, tg);
+                eval_bodies<kPotential, kGuard>(t, sh, body_head, 32, lane, w.eps2, tg);
                 body_head += 32;
             }
         }
         __syncwarp();  // offsets and firsts are read before the next iteration writes them
     }
     eval_cells<kPotential>(t, sh, cell_head, int(cell_tail - cell_head), lane, w.eps2, tg);
-    eval_bodies<kPotential>(t, sh, body_head, int(body_tail - body_head), lane, w.eps2, tg);
+    eval_bodies<kPotential, kGuard>(t, sh, body_head, int(body_tail - body_head), lane, w.eps2, tg);
     return make_uint2(cell_tail, body_tail);
 }
 
 // Each warp takes runs of 32 consecutive targets; a run is cut into groups where w.cut marks a target
 // that starts a new cell of the source tree (see WalkArgs::cut), and the warp walks once per group.
-template <bool kPotential, int kMinBlocks>
+template <bool kPotential, bool kGuard, int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks) walk_kernel(TreeView t, WalkArgs w) {
     __shared__ WarpShared s_warp[kWarps];
     const unsigned lane = threadIdx.x & 31u;
@@ -215,8 +241,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks) walk_kernel(TreeView t, Wa
             const float hi_x = warp_max(mine ? p.x : -FLT_MAX), hi_y = warp_max(mine ? p.y : -FLT_MAX),
                         hi_z = warp_max(mine ? p.z : -FLT_MAX);
             Target tg{p.x, p.y, p.z};
-            const uint2 evaluated = walk_box<kPotential>(t, w, sh, stack, lane, lo_x, lo_y, lo_z, hi_x, hi_y,
-                                                         hi_z, tg, iterations);
+            const uint2 evaluated = walk_box<kPotential, kGuard>(t, w, sh, stack, lane, lo_x, lo_y, lo_z,
+                                                                 hi_x, hi_y, hi_z, tg, iterations);
             const unsigned targets = unsigned(__popc(group));
             counted += (unsigned long long)(evaluated.x + evaluated.y) * targets;
             counted_cells += (unsigned long long)(evaluated.x) * targets;
@@ -243,22 +269,33 @@ int sm_count() {
     return sms;
 }
 
-template <bool kPotential>
-int resident_blocks() {
-    int per_sm = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk_kernel<kPotential, 1>, kBlock, 0));
-    int per_sm_tight = 0;
-    CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_tight, walk_kernel<kPotential, 12>, kBlock, 0));
-    if (per_sm_tight > per_sm) per_sm = per_sm_tight;
-    return per_sm * sm_count();
+using Kernel = void (*)(TreeView, WalkArgs);
+
+// The walk kernel for a launch: with or without the potential, with or without the r = 0 guard (eps = 0),
+// and (experiments, docs/CUDA_NOTES.md) variant 1 = registers uncapped instead of capped for 8 blocks.
+Kernel pick_kernel(bool potential, bool guard, int variant) {
+    if (variant == 1) {
+        if (potential)
+            return guard ? Kernel(walk_kernel<true, true, 1>) : Kernel(walk_kernel<true, false, 1>);
+        return guard ? Kernel(walk_kernel<false, true, 1>) : Kernel(walk_kernel<false, false, 1>);
+    }
+    if (potential) return guard ? Kernel(walk_kernel<true, true, 8>) : Kernel(walk_kernel<true, false, 8>);
+    return guard ? Kernel(walk_kernel<false, true, 8>) : Kernel(walk_kernel<false, false, 8>);
 }
 
 }  // namespace
 
 int walk_resident_warps() {
-    const int a = resident_blocks<false>(), b = resident_blocks<true>();
-    return (a > b ? a : b) * kWarps;
+    int most = 0;
+    for (int variant = 0; variant < 2; ++variant) {
+        for (int k = 0; k < 4; ++k) {
+            int per_sm = 0;
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, pick_kernel(k & 1, k & 2, variant), kBlock, 0));
+            most = per_sm > most ? per_sm : most;
+        }
+    }
+    return most * sm_count() * kWarps;
 }
 
 void launch_walk(const TreeView& t, const WalkArgs& w, int warps, cudaStream_t s) {
@@ -270,13 +307,9 @@ void launch_walk(const TreeView& t, const WalkArgs& w, int warps, cudaStream_t s
     const int blocks = (want + kWarps - 1) / kWarps;
     const int cap_blocks = warps / kWarps;
     const unsigned grid = unsigned(blocks < cap_blocks ? blocks : cap_blocks);
-    // Experiment (docs/CUDA_NOTES.md): variant 1 caps registers for 12 blocks (48 warps) per SM.
-    using Kernel = void (*)(TreeView, WalkArgs);
-    const bool tight = w.variant == 1;
-    Kernel k = nullptr;
-    if (w.potential) k = tight ? Kernel(walk_kernel<true, 12>) : Kernel(walk_kernel<true, 1>);
-    else k = tight ? Kernel(walk_kernel<false, 12>) : Kernel(walk_kernel<false, 1>);
-    launch_kernel(k, grid, kBlock, 0, s, t, w);
+    // eps^2 below float's normal range flushes to 0 (-ftz): guard the r = 0 self term then.
+    const bool guard = !(w.eps2 >= 1e-30f);
+    launch_kernel(pick_kernel(w.potential != nullptr, guard, w.variant), grid, kBlock, 0, s, t, w);
 }
 
 }  // namespace nbody::tree_gpu
