@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -19,44 +18,23 @@
 #include "cuda/device_tree.hpp"
 #include "cuda/step_kernels.hpp"
 #include "sim/error.hpp"
+#include "sim/force_error.hpp"
 #include "sim/presets.hpp"
 
 namespace {
 
 using namespace nbody;
 
-struct Errors {
-    double median = 0, p99 = 0, max = 0;
-};
-
-// |a - a_direct| / |a_direct| over `sample`, a_direct in double from the float bodies (OpenMP).
-Errors sample_errors(const std::vector<Vec4<float>>& bodies, const std::vector<Vec4<float>>& acc,
-                     const std::vector<std::size_t>& sample, double G, double eps2) {
-    std::vector<double> e(sample.size());
-    const std::ptrdiff_t m = std::ptrdiff_t(sample.size());
-#pragma omp parallel for schedule(dynamic, 4)
-    for (std::ptrdiff_t k = 0; k < m; ++k) {
-        const auto& t = bodies[sample[k]];
-        double ax = 0, ay = 0, az = 0;
-        for (const auto& s : bodies) {
-            const double dx = double(s.x) - t.x, dy = double(s.y) - t.y, dz = double(s.z) - t.z;
-            if (dx == 0 && dy == 0 && dz == 0) continue;
-            const double r2 = dx * dx + dy * dy + dz * dz + eps2;
-            const double w = s.w / (r2 * std::sqrt(r2));
-            ax += w * dx, ay += w * dy, az += w * dz;
-        }
-        ax *= G, ay *= G, az *= G;
-        const auto& a = acc[sample[k]];
-        const double ex = a.x - ax, ey = a.y - ay, ez = a.z - az;
-        e[k] = std::sqrt(ex * ex + ey * ey + ez * ez) / std::sqrt(ax * ax + ay * ay + az * az);
-    }
-    std::sort(e.begin(), e.end());
-    Errors r;
-    if (e.empty()) return r;
-    r.median = e[e.size() / 2];
-    r.p99 = e[std::min(e.size() - 1, std::size_t(0.99 * double(e.size())))];
-    r.max = e.back();
-    return r;
+// The relative force error over `sample` against the float64 direct sum on the sample (sim/force_error.hpp,
+// the project's one statistic).
+ForceErrorStats sample_errors(const std::vector<Vec4<float>>& bodies, const std::vector<Vec4<float>>& acc,
+                              const std::vector<std::size_t>& sample, double G, double eps) {
+    if (sample.empty()) return {};
+    std::vector<Vec4<double>> ref(sample.size());
+    direct_accelerations_at(bodies.data(), bodies.size(), sample.data(), sample.size(), G, eps, ref.data());
+    std::vector<Vec4<float>> picked;
+    for (std::size_t k : sample) picked.push_back(acc[k]);
+    return force_error_stats(picked.data(), ref.data(), picked.size());
 }
 
 }  // namespace
@@ -126,10 +104,9 @@ int main(int argc, char** argv) {
                     const DeviceTreeStats st = tree.stats(stream);
                     std::vector<Vec4<float>> acc(n);
                     CUDA_CHECK(cudaMemcpy(acc.data(), d_acc.data(), d_acc.bytes(), cudaMemcpyDeviceToHost));
-                    std::vector<std::size_t> sample;
-                    std::mt19937_64 g(12345);
-                    for (std::size_t k = 0; k < std::min(sample_size, n); ++k) sample.push_back(g() % n);
-                    const Errors err = sample_errors(pos, acc, sample, G, double(eps2));
+                    const std::vector<std::size_t> sample =
+                        sample_size > 0 ? error_sample(n, sample_size) : std::vector<std::size_t>{};
+                    const ForceErrorStats err = sample_errors(pos, acc, sample, G, double(eps));
 
                     // Whole leapfrog steps: kick + drift, forces, kick.
                     cudaEvent_t e0, e1;
