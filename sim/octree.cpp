@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "util.hpp"
+
 namespace nbody {
 namespace {
 
@@ -73,6 +75,8 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
     assert(leaf_size >= 1 && "Octree::build: leaf_size must be at least 1");
     assert(n <= std::numeric_limits<std::uint32_t>::max() && "Octree::build: N must fit 32-bit indices");
     const std::ptrdiff_t nn = std::ptrdiff_t(n);
+    const double t0 = now_s();
+    times_ = OctreeBuildTimes{};
     keys_.resize(n), order_.resize(n), x_.resize(n), y_.resize(n), z_.resize(n), m_.resize(n);
     cells_.clear(), level_begin_.assign(1, 0), depth_ = 0;
     if (n == 0) return;
@@ -101,6 +105,9 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
         const Vec4<T>& b = bodies[order_[k]];
         x_[k] = b.x, y_[k] = b.y, z_[k] = b.z, m_[k] = b.w;
     }
+
+    const double t1 = now_s();
+    times_.keys_sort = t1 - t0;
 
     // Cells level by level: a cell at depth L with more than leaf_size bodies (and L < 21) gets one child
     // per non-empty octant; the octants' body ranges are found by binary search in the sorted keys.
@@ -160,6 +167,9 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
         }
     }
 
+    const double t2 = now_s();
+    times_.cells = t2 - t1;
+
     // Moments bottom-up in double: a leaf from its bodies, a parent from its children with the
     // parallel-axis shift of their quadrupoles.
     const std::size_t cell_count = cells_.size();
@@ -206,8 +216,8 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
                 }
             }
             mass_d_[std::size_t(c)] = M, quad_d_[std::size_t(c)] = q;
-            com_d_[3 * std::size_t(c)] = cx, com_d_[3 * std::size_t(c) + 1] = cy,
-                       com_d_[3 * std::size_t(c) + 2] = cz;
+            double* com = com_d_.data() + 3 * std::size_t(c);
+            com[0] = cx, com[1] = cy, com[2] = cz;
             cell.com_x = T(cx), cell.com_y = T(cy), cell.com_z = T(cz), cell.mass = T(M);
             cell.quad = Quadrupole<T>{T(q.xx), T(q.yy), T(q.zz), T(q.xy), T(q.xz), T(q.yz)};
             cell.side = T(side);
@@ -215,6 +225,7 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
                 T(std::sqrt((cx - gx) * (cx - gx) + (cy - gy) * (cy - gy) + (cz - gz) * (cz - gz)));
         }
     }
+    times_.moments = now_s() - t2;
 }
 
 template class Octree<float>;

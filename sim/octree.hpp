@@ -30,6 +30,13 @@ struct TreeCell {
     std::uint32_t body_end;
 };
 
+// Wall-clock seconds of the last build's phases (for benchmarks).
+struct OctreeBuildTimes {
+    double keys_sort = 0;  // bounding cube, keys, radix sort, bodies gathered in key order
+    double cells = 0;      // level-by-level splitting
+    double moments = 0;    // bottom-up mass, centre of mass, quadrupole
+};
+
 template <typename T>
 class Octree {
   public:
@@ -53,11 +60,13 @@ class Octree {
     const std::vector<std::uint32_t>& order() const { return order_; }
     // Deepest level that holds a cell (root: 0).
     int depth() const { return depth_; }
+    const OctreeBuildTimes& build_times() const { return times_; }
 
   private:
     RootCube<T> cube_{0, 0, 0, 1};
     T cells_per_length_ = 1;
     int depth_ = 0;
+    OctreeBuildTimes times_;
     std::vector<std::uint64_t> keys_, key_scratch_;
     std::vector<std::uint32_t> order_, order_scratch_;
     std::vector<T> x_, y_, z_, m_;
