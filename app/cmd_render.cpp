@@ -22,10 +22,12 @@
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"
 #include "render/video_pipe.hpp"
+#include "replay.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/registry.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -51,6 +53,11 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
                     "how bodies are drawn: sprites (raster point sprites), compute (compute-shader splat, faster "
                     "for many small bodies on compute GPUs) or auto (compute from N=262144 up, for sprites up to 4 px)")
         ->capture_default_str();
+    cmd->add_option(
+           "--replay", o.replay,
+           "render a snapshot series (a directory written by `nbody run --snapshot-every`): one frame per "
+           "snapshot into --out DIR or --video, no simulation")
+        ->type_name("DIR");
     cmd->add_flag("--no-tone-map", o.no_tone_map, "clamp instead of tone mapping (dense cores saturate)");
     cmd->add_option("--yaw", o.yaw_deg, "camera yaw in degrees")->capture_default_str();
     cmd->add_option("--pitch", o.pitch_deg, "camera pitch in degrees (-89..89)")->capture_default_str();
@@ -109,13 +116,18 @@ void check_options(const RenderOptions& o) {
     if (!o.video.empty() && !on_path("ffmpeg")) {
         throw Error("--video needs ffmpeg on PATH (not found): install ffmpeg, or write frames with --out DIR --every K");
     }
+    if (!o.replay.empty() && o.video.empty() && std::filesystem::path(o.out).extension() == ".png") {
+        throw Error(
+            "--replay writes a frame per snapshot: give --out a directory (or --video FILE.mp4), not '" +
+            o.out + "'");
+    }
     if (o.video.empty() && o.every > 0 && std::filesystem::path(o.out).extension() == ".png") {
         throw Error("--every writes numbered frames into a directory: give --out a directory, not '" + o.out + "'");
     }
     // Before simulating: a long run must not end in "cannot write".
     if (!o.video.empty()) {
         check_output_path(o.video, "--video");
-    } else if (o.every == 0) {
+    } else if (o.every == 0 && o.replay.empty()) {
         check_output_path(o.out, "--out");
     }
 }
@@ -200,7 +212,16 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
 
 int run_render_command(const RenderOptions& o) {
     check_options(o);
-    Scenario sc = resolve_scenario(o.scenario, kDefaultRenderN);
+    std::vector<std::string> replay_files;
+    Scenario sc;
+    if (!o.replay.empty()) {
+        replay_files = list_snapshot_series(o.replay);
+        sc.state = read_snapshot(replay_files.front()).state;
+        sc.backend = "serial";  // only holds the bodies: nothing is simulated
+        sc.precision = Precision::f64;
+    } else {
+        sc = resolve_scenario(o.scenario, kDefaultRenderN);
+    }
 
     OffscreenRenderer r;
     r.ctx.init(o.width, o.height);
@@ -225,7 +246,7 @@ int run_render_command(const RenderOptions& o) {
     backend->set_state(sc.state);
 
     std::int64_t every = o.every;
-    if (!o.video.empty() && every == 0) every = 1;
+    if ((!o.video.empty() || !replay_files.empty()) && every == 0) every = 1;
     std::unique_ptr<VideoPipe> pipe;
     if (!o.video.empty()) {
         // An argv array, no shell: the file name reaches ffmpeg exactly as given ("--" ends its options).
@@ -257,21 +278,28 @@ int run_render_command(const RenderOptions& o) {
 
     std::int64_t done = 0;
     if (every > 0) emit(false);
-    while (done < o.steps) {
+    for (std::size_t i = 1; i < replay_files.size(); ++i) {
+        Snapshot snap = read_snapshot(replay_files[i]);
+        validate_state(snap.state, sc.params, sc.precision);
+        backend->set_state(snap.state);
+        emit(false);
+    }
+    while (replay_files.empty() && done < o.steps) {
         std::int64_t k = every > 0 ? std::min(every, o.steps - done) : o.steps - done;
         step_checked(*backend, sc.params, k, done);
         done += k;
         if (every > 0) emit(false);
     }
-    if (every == 0) emit(true);
+    if (every == 0 && replay_files.empty()) emit(true);
     if (pipe) pipe->finish();
     if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused);
 
     std::string where = !o.video.empty() ? o.video : o.out;
-    std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n", backend->size(),
-                backend->name().c_str(), to_string(backend->precision()), static_cast<long long>(o.steps), written,
-                written == 1 ? "" : "s", where.c_str(), r.ctx.device.c_str(),
-                r.feed.last.interop ? ", CUDA-GL interop" : "", r.compute_path() ? "compute splat" : "sprites");
+    std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n",
+                backend->size(), backend->name().c_str(), to_string(backend->precision()),
+                static_cast<long long>(replay_files.empty() ? o.steps : 0), written, written == 1 ? "" : "s",
+                where.c_str(), r.ctx.device.c_str(), r.feed.last.interop ? ", CUDA-GL interop" : "",
+                r.compute_path() ? "compute splat" : "sprites");
     return 0;
 }
 

@@ -29,6 +29,7 @@ struct RenderOptions {
     int bench_frames = 0;          // > 0: also time this many full frames and draw-only frames
     bool bench_paused = false;     // time only drawing (no steps), e.g. at N = 1M where a step takes long
     std::string splat = "auto";    // auto, sprites, compute (how bodies are drawn)
+    std::string replay;            // a snapshot series' directory: one frame per snapshot, no simulation
 };
 
 inline constexpr std::int64_t kDefaultRenderN = 16384;

@@ -72,6 +72,14 @@ int nbody_main(int argc, const char* const* argv) {
     add_window_flags(app, window_options);
     RenderOptions render_options;
     CLI::App* render_cmd = add_render_command(app, render_options);
+    // `nbody play DIR [window flags]` is `nbody --replay DIR [window flags]`: the flags fall through to
+    // the window's, which live on the root command.
+    CLI::App* play_cmd = app.add_subcommand("play",
+                                            "play back a snapshot series in the window (timeline, "
+                                            "play/pause, speed); same as `nbody --replay DIR`");
+    play_cmd->add_option("dir", window_options.replay, "directory of snapshots (nbody run --snapshot-dir)")
+        ->required();
+    play_cmd->fallthrough();
 #endif
 
     try {
@@ -86,6 +94,9 @@ int nbody_main(int argc, const char* const* argv) {
         } catch (const CLI::ParseError& e) {
             return report_error(e.what());
         }
+#ifdef NBODY_HAVE_WINDOW
+        if (play_cmd->parsed()) return run_window_app(window_options);
+#endif
         for (const CLI::App* sub : app.get_subcommands()) reject_root_options_before(app, *sub);
         if (run_cmd->parsed()) return run_run_command(run_options);
         if (bench_cmd->parsed()) return run_bench_command(bench_options);

@@ -132,6 +132,12 @@ std::uint64_t SimSession::switch_backend(const std::string& name, Precision prec
     return enqueue(std::move(r));
 }
 
+std::uint64_t SimSession::capture_state() {
+    Request r;
+    r.kind = SessionResult::Kind::capture;
+    return enqueue(std::move(r));
+}
+
 std::vector<SessionResult> SimSession::take_results() {
     std::lock_guard<std::mutex> lk(ctl_mutex_);
     std::vector<SessionResult> out;
@@ -175,8 +181,17 @@ void SimSession::run() {
             SessionResult res;
             res.kind = req.kind;
             res.id = req.id;
-            res.error = req.kind == SessionResult::Kind::load ? apply_load(req.state)
-                                                              : apply_switch(req.name, req.precision);
+            switch (req.kind) {
+                case SessionResult::Kind::load:
+                    res.error = apply_load(req.state);
+                    break;
+                case SessionResult::Kind::switch_backend:
+                    res.error = apply_switch(req.name, req.precision);
+                    break;
+                case SessionResult::Kind::capture:
+                    res.error = apply_capture(res);
+                    break;
+            }
             {
                 std::lock_guard<std::mutex> lk(ctl_mutex_);
                 results_.push_back(std::move(res));
@@ -434,6 +449,20 @@ std::string SimSession::apply_load(HostState& s) {
         window_busy_ = 0;
     }
     publish_locked();
+    return {};
+}
+
+std::string SimSession::apply_capture(SessionResult& res) {
+    std::lock_guard<std::mutex> lk(backend_mutex_);
+    try {
+        res.state = std::make_shared<const HostState>(backend_->get_state());
+    } catch (const std::exception& e) {
+        return "cannot copy the bodies: " + what_of(e);
+    }
+    res.precision = backend_->precision();
+    std::lock_guard<std::mutex> c(ctl_mutex_);
+    res.params = params_;
+    res.steps_total = stats_.steps_total;
     return {};
 }
 

@@ -42,11 +42,16 @@ struct SessionTuning {
     double checkpoint_share = 0.01;     // checkpoints may cost at most this fraction of the wall time
 };
 
-// What a queued request (load_state / switch_backend) came to.
+// What a queued request (load_state / switch_backend / capture_state) came to.
 struct SessionResult {
-    enum class Kind { load, switch_backend } kind = Kind::load;
+    enum class Kind { load, switch_backend, capture } kind = Kind::load;
     std::uint64_t id = 0;       // as returned by the request call
     std::string error;          // empty on success; else one line (the old state or backend was kept)
+    // capture: the exact bodies between two steps, with the parameters and step count they belong to.
+    std::shared_ptr<const HostState> state;
+    Params params;
+    Precision precision = Precision::f32;
+    std::int64_t steps_total = 0;
 };
 
 class SimSession {
@@ -76,6 +81,9 @@ public:
     std::uint64_t load_state(HostState s);
     // Queues moving the exact current state into a new backend; applied between steps, never waits.
     std::uint64_t switch_backend(const std::string& name, Precision precision);
+    // Queues a copy of the exact current bodies (for saving a snapshot); taken between steps, never waits.
+    // The result carries the state, the parameters in use and the steps taken since the last load.
+    std::uint64_t capture_state();
     // Outcomes of finished requests, oldest first (empty if none finished since the last call).
     std::vector<SessionResult> take_results();
     // Requests queued or being applied.
@@ -116,6 +124,7 @@ private:
     void wait_for_draw();
     std::string apply_load(HostState& s);
     std::string apply_switch(const std::string& name, Precision precision);
+    std::string apply_capture(SessionResult& res);
     void publish_locked();
     void diagnostics_locked(bool reset_e0);
     void checkpoint_locked();

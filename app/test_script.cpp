@@ -17,6 +17,9 @@ const std::vector<ScriptAction>& script_actions() {
         {"run", "run"},
         {"step", "step (one step, then paused)"},
         {"fit", "fit (frame the bodies)"},
+        {"save", "save=PATH saves a snapshot, as Ctrl+S does (format by extension)"},
+        {"drop", "drop=PATH opens a file as if dropped onto the window"},
+        {"seek", "seek=K shows snapshot K of a replay (0-based)"},
     };
     return actions;
 }
@@ -59,6 +62,12 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         // Malformed values are mistakes in the script, not actions that fail: refuse them up front.
         if (s.action == "precision" && !parse_precision(s.value)) {
             throw Error("--test-script item '" + item + "': precision must be float or double");
+        }
+        if ((s.action == "save" || s.action == "drop") && s.value.empty()) {
+            throw Error("--test-script item '" + item + "': " + s.action + " needs a file name");
+        }
+        if (s.action == "seek" && !is_integer(s.value)) {
+            throw Error("--test-script item '" + item + "': seek needs an integer");
         }
         if (s.action == "n" && !is_integer(s.value)) {
             throw Error("--test-script item '" + item + "': n needs an integer");

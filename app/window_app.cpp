@@ -27,15 +27,19 @@
 #include "render/image.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"
+#include "replay.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/interaction.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim_session.hpp"
+#include "snapshot_options.hpp"
 #include "test_script.hpp"
+#include "window_files.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
@@ -61,6 +65,10 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
                     "testing aid: 'FRAME:ACTION[=VALUE];...' with ACTION one of " + script_help() +
                         " (e.g. '10:backend=serial;20:n=256')")
         ->group("Testing aids");
+    root.add_option(
+            "--replay", o.replay,
+            "play back a snapshot series (a directory of .h5/.tipsy/.csv files) instead of simulating")
+        ->type_name("DIR");
 }
 
 namespace {
@@ -79,6 +87,8 @@ struct PendingRequest {
     std::optional<std::int64_t> n;  // load: the new N, its body stats and the framed camera
     BodyStats stats;
     Camera camera;
+    std::string save_path;  // capture: where the snapshot goes
+    std::string opened;     // load of a file: its name (shown once loaded)
 };
 
 // Everything the window needs between frames. The loop in run() stays: poll, panel, step, draw, swap.
@@ -98,11 +108,21 @@ struct WindowApp {
     double last_frame = 0, last_x = 0, last_y = 0;
     int windowed_x = 100, windowed_y = 100, windowed_w = 1600, windowed_h = 900;
     bool want_screenshot = false;
+    OpenDialog open_dialog;
+    std::int64_t step_offset = 0;            // the loaded snapshot's step: saved snapshots count on from it
+    std::unique_ptr<ReplayTimeline> replay;  // set in replay mode (no simulation)
+    std::vector<std::string> replay_files;
+    double replay_time = 0;  // the shown snapshot's simulated time
 
     void open(const WindowOptions& o);
     void start(const Scenario& sc, std::int64_t n);
     void handle_mouse();
-    void on_key(int key);
+    void on_key(int key, int mods);
+    void save_snapshot(const std::string& path);
+    void open_file(const std::string& path, bool refit);
+    void on_drop(int count, const char** paths);
+    void replay_show(std::size_t frame, bool refit);
+    void write_captured(const PendingRequest& r, const SessionResult& res);
     void apply(const PanelActions& a);
     void run_script(int frame);
     void regenerate();
@@ -146,10 +166,13 @@ void WindowApp::open(const WindowOptions& o) {
     glfwSwapInterval(o.vsync ? 1 : 0);
     glfwSetWindowUserPointer(window, this);
     // Installed before ImGui's, which chains to them; keys are ignored while ImGui has the keyboard.
-    glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int, int action, int) {
+    glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int, int action, int mods) {
         if (action == GLFW_PRESS && !ImGui::GetIO().WantCaptureKeyboard) {
-            static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_key(key);
+            static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_key(key, mods);
         }
+    });
+    glfwSetDropCallback(window, [](GLFWwindow* w, int count, const char** paths) {
+        static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_drop(count, paths);
     });
     glfwSetScrollCallback(window, [](GLFWwindow* w, double, double dy) {
         if (!ImGui::GetIO().WantCaptureMouse)
@@ -211,7 +234,12 @@ void WindowApp::handle_mouse() {
     }
 }
 
-void WindowApp::on_key(int key) {
+void WindowApp::on_key(int key, int mods) {
+    if (mods & GLFW_MOD_CONTROL) {
+        if (key == GLFW_KEY_S) save_snapshot(default_snapshot_name());
+        if (key == GLFW_KEY_O) open_dialog.visible = true;
+        return;
+    }
     PanelActions a;
     switch (key) {
         case GLFW_KEY_SPACE:
@@ -294,6 +322,92 @@ void WindowApp::regenerate() {
     pending.push_back(std::move(r));
 }
 
+// Ctrl+S: the exact bodies are copied between two steps (capture_state), then written here.
+void WindowApp::save_snapshot(const std::string& path) {
+    PendingRequest r;
+    r.label = "saving " + path + "...";
+    r.save_path = path;
+    if (script_step) {
+        r.script_frame = script_step->frame;
+        r.script_action = script_step->text();
+    }
+    r.id = session->capture_state();
+    pending.push_back(std::move(r));
+}
+
+void WindowApp::write_captured(const PendingRequest& r, const SessionResult& res) {
+    Scenario sc;
+    sc.params = res.params;
+    sc.precision = res.precision;
+    sc.preset = model.preset;
+    sc.seed = model.seed;
+    try {
+        const Snapshot snap = make_snapshot(sc, *res.state, step_offset + res.steps_total);
+        for (const std::string& note : write_snapshot(r.save_path, snap)) info.message = note;
+        info.screenshot_note = "saved snapshot " + r.save_path;
+        std::cout << "nbody: saved snapshot " << r.save_path << " (" << res.state->size() << " bodies, step "
+                  << snap.info.step << ")" << std::endl;
+    } catch (const std::exception& e) {
+        info.message = e.what();
+        if (r.script_frame > 0) script_failed(r.script_frame, r.script_action, e.what());
+    }
+}
+
+// Ctrl+O, a dropped file, or a replay frame: the bodies replace the current ones in the current backend.
+// A snapshot's parameters (dt, G, softening, integrator) come with it.
+void WindowApp::open_file(const std::string& path, bool refit) {
+    Snapshot snap;
+    try {
+        snap = read_snapshot(path);
+        validate_state(snap.state, snap.info.has_params ? snap.info.params : model.params,
+                       session->precision());
+    } catch (const std::exception& e) {
+        info.message = e.what();
+        if (script_step) script_failed(script_step->frame, script_step->text(), e.what());
+        return;
+    }
+    for (const std::string& note : snap.notes) info.message = note;
+    if (snap.info.has_params && !replay) {
+        model.params = snap.info.params;
+        step_offset = snap.info.step;
+    } else if (!replay) {
+        step_offset = 0;
+    }
+    replay_time = snap.state.t;
+    PendingRequest r;
+    r.label = "loading " + path + "...";
+    r.opened = path;
+    r.n = std::int64_t(snap.state.size());
+    r.stats = compute_body_stats(snap.state);
+    r.camera = camera;
+    if (refit) {
+        State<float> fs = convert_state<float>(snap.state);
+        r.camera.fit(fs.pos_mass.data(), fs.size());
+    }
+    if (script_step) {
+        r.script_frame = script_step->frame;
+        r.script_action = script_step->text();
+    }
+    r.id = session->load_state(std::move(snap.state));
+    pending.push_back(std::move(r));
+}
+
+void WindowApp::on_drop(int count, const char** paths) {
+    if (count < 1 || !paths || !paths[0]) return;
+    if (count > 1) info.message = "opened only the first of " + std::to_string(count) + " dropped files";
+    if (replay) {
+        info.message = "replay mode: files cannot be opened (start `nbody --input FILE` to simulate one)";
+        return;
+    }
+    open_file(paths[0], true);
+}
+
+void WindowApp::replay_show(std::size_t frame, bool refit) {
+    open_file(replay_files[frame], refit);
+    std::cout << "nbody: replay: snapshot " << frame << " of " << replay_files.size() << ": "
+              << replay_files[frame] << std::endl;
+}
+
 void WindowApp::switch_backend() {
     PendingRequest r;
     r.label = "switching to " + model.backend + " (" + to_string(model.precision) + ")...";
@@ -317,11 +431,17 @@ void WindowApp::take_results() {
             info.message = res.error;
             if (r.n) model.n_edit = model.n;
             if (r.script_frame > 0) script_failed(r.script_frame, r.script_action, res.error);
+        } else if (!r.save_path.empty()) {
+            write_captured(r, res);
         } else if (r.n) {
             model.n = *r.n;
             model.particles.size_px = default_sprite_size(std::size_t(*r.n));
             scene.particles.stats = r.stats;
             camera = r.camera;
+            if (!r.opened.empty() && !replay) {
+                info.screenshot_note = "opened " + r.opened;
+                std::cout << "nbody: opened " << r.opened << " (" << *r.n << " bodies)" << std::endl;
+            }
         }
         force_upload = true;
     }
@@ -455,6 +575,17 @@ void WindowApp::run_script(int frame) {
             a.single_step = true;
         } else if (s.action == "fit") {
             a.fit_camera = true;
+        } else if (s.action == "save") {
+            save_snapshot(s.value);
+        } else if (s.action == "drop") {
+            const char* paths[] = {s.value.c_str()};
+            on_drop(1, paths);  // what GLFW's drop callback calls
+        } else if (s.action == "seek") {
+            if (!replay) {
+                script_failed(frame, s.text(), "not in replay mode");
+            } else if (auto f = replay->seek(std::size_t(std::max(0LL, std::stoll(s.value))))) {
+                replay_show(*f, false);
+            }
         }
         std::cout << "nbody: frame " << frame << ": " << s.action << (s.value.empty() ? "" : "=" + s.value)
                   << std::endl;
@@ -480,7 +611,20 @@ int run_window_app(const WindowOptions& o) {
     bool want_cuda = o.scenario.backend.empty() || o.scenario.backend == "cuda";
     const BackendInfo* cuda = find_backend("cuda");
     std::int64_t default_n = want_cuda && cuda && cuda->available ? kDefaultWindowNCuda : kDefaultWindowN;
-    Scenario sc = resolve_scenario(o.scenario, default_n);
+    std::vector<std::string> replay_files;
+    Scenario sc;
+    if (!o.replay.empty()) {
+        // Replay: no simulation; the first snapshot sets the scene, the session stays paused.
+        replay_files = list_snapshot_series(o.replay);
+        Snapshot first = read_snapshot(replay_files.front());
+        sc.state = std::move(first.state);
+        sc.params = first.info.params;
+        sc.backend = "serial";
+        sc.precision = Precision::f64;
+        validate_state(sc.state, sc.params, sc.precision);
+    } else {
+        sc = resolve_scenario(o.scenario, default_n);
+    }
 
     auto splat = parse_splat_mode(o.splat);
     if (!splat) throw Error("unknown --splat '" + o.splat + "' (valid: auto, sprites, compute)");
@@ -494,6 +638,15 @@ int run_window_app(const WindowOptions& o) {
     app.open(o);
     try {
         app.start(sc, std::int64_t(sc.state.size()));
+        if (!replay_files.empty()) {
+            app.replay = std::make_unique<ReplayTimeline>(replay_files.size());
+            app.replay_files = std::move(replay_files);
+            app.replay_time = sc.state.t;
+            app.model.paused = true;
+            app.session->set_paused(true);
+            std::cout << "nbody: replay: " << app.replay_files.size() << " snapshots in " << o.replay
+                      << std::endl;
+        }
         app.last_frame = now_s();
         for (int frame = 1; !glfwWindowShouldClose(app.window); ++frame) {
             glfwPollEvents();
@@ -504,6 +657,15 @@ int run_window_app(const WindowOptions& o) {
             ImGui_ImplGlfw_NewFrame();
             ImGui::NewFrame();
             app.apply(draw_panel(app.model, app.info));
+            if (auto path = draw_open_dialog(app.open_dialog)) app.open_file(*path, true);
+            if (app.replay) {
+                const std::string& file = app.replay_files[app.replay->current()];
+                std::optional<std::size_t> show = draw_replay_bar(*app.replay, file, app.replay_time);
+                if (!show && app.pending.empty()) show = app.replay->tick(now_s() - app.last_frame);
+                if (show) app.replay_show(*show, false);
+                app.model.paused = true;  // a replay never simulates
+                app.session->set_paused(true);
+            }
             app.session->set_params(app.model.params);
             app.session->set_steps_per_frame(app.model.steps_per_frame);
             app.session->frame_tick();

@@ -22,6 +22,7 @@ struct WindowOptions {
     // Testing aid: "FRAME:ACTION;..." with ACTION backend=NAME, precision=float|double, n=N, preset=NAME,
     // pause, run, step, fit. Runs each action at that frame, as if done in the panel.
     std::string test_script;
+    std::string replay;  // a snapshot series' directory to play back (no simulation); `nbody play DIR`
 };
 
 // Default N for the window: interactive on CPU backends; larger when the CUDA backend runs it.

@@ -324,6 +324,11 @@ std::vector<double> read_matrix(const Context& c, hid_t group, const std::string
         c.fail(what + " needs " + std::to_string(elements * elem) + " bytes but the file has only " +
                std::to_string(file_size) + " (truncated?)");
     }
+    // Compressed: deflate, the strongest filter HDF5 ships, packs at most ~1032:1.
+    if (filters > 0 && elements * elem > 1100 * file_size) {
+        c.fail(what + " claims " + std::to_string(elements * elem) + " bytes of values, more than a " +
+               std::to_string(file_size) + "-byte file can hold even compressed (corrupt?)");
+    }
     check_host_memory(static_cast<std::size_t>(dims[0]), Precision::f64);
     std::vector<double> out(static_cast<std::size_t>(elements));
     if (elements > 0 && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/replay.hpp"
+#include "sim/error.hpp"
 #include "sim/snapshot.hpp"
 
 namespace fs = std::filesystem;
@@ -180,6 +182,39 @@ TEST_F(SnapshotCliTest, BadSnapshotOptionsGetOneLine) {
     EXPECT_EQ(err({"--input", file("junk.h5"), "--output", file("out.h5")}),
               "nbody: error: " + file("junk.h5") + ": not an HDF5 file\n");
     EXPECT_FALSE(fs::exists(file("out.h5")));
+}
+
+TEST_F(SnapshotCliTest, SeriesAreListedInStepOrderAndPlayedBack) {
+    for (const std::string name : {"snap_000010.h5", "snap_1000000.h5", "snap_000002.h5", "notes.txt",
+                                   ".snap_000011.h5.tmp.1.abc", "snap_999999.h5"}) {
+        std::ofstream(file(name)) << "x";
+    }
+    const std::vector<std::string> files = list_snapshot_series(dir_.string());
+    ASSERT_EQ(files.size(), 4u);
+    EXPECT_EQ(fs::path(files[0]).filename(), "snap_000002.h5");
+    EXPECT_EQ(fs::path(files[1]).filename(), "snap_000010.h5");
+    EXPECT_EQ(fs::path(files[2]).filename(), "snap_999999.h5");
+    EXPECT_EQ(fs::path(files[3]).filename(), "snap_1000000.h5");
+    fs::create_directories(file("empty"));
+    try {
+        list_snapshot_series(file("empty"));
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("no snapshot files"), std::string::npos) << e.what();
+    }
+
+    ReplayTimeline t(4);
+    t.speed = 10;
+    EXPECT_EQ(t.tick(0.05), std::nullopt);    // half a snapshot
+    EXPECT_EQ(t.tick(0.05), std::size_t(1));  // the second half
+    EXPECT_EQ(t.tick(0.25), std::size_t(3));  // 2.5 snapshots: two, half carried
+    EXPECT_EQ(t.tick(0.05), std::size_t(0));  // wraps (loop)
+    t.loop = false;
+    EXPECT_EQ(t.seek(99), std::size_t(3));  // clamped
+    EXPECT_EQ(t.tick(1.0), std::nullopt);   // at the end, no loop: stays and pauses
+    EXPECT_FALSE(t.playing);
+    EXPECT_EQ(t.seek(1), std::size_t(1));
+    EXPECT_EQ(t.tick(1.0), std::nullopt);  // paused
 }
 
 }  // namespace

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (clang, ASan + UBSan) for the Tipsy and HDF5 snapshot readers and runs
+# them. Not part of CI: fuzzing takes long and needs clang's fuzzer runtime (Debian: clang,
+# libclang-rt-dev).
+#   tests/fuzz/run_fuzz.sh [tipsy|hdf5|all] [RUNS]      default: all, 1000000 runs each
+#   FUZZ_SECONDS=N      also stop each fuzzer after N seconds (default: no limit)
+#   FUZZ_DIR=dir        build and corpus directory (default: build-fuzz)
+# A crash leaves crash-* files in FUZZ_DIR; re-run one with: FUZZ_DIR/fuzz_tipsy FUZZ_DIR/crash-...
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+which=${1:-all}
+runs=${2:-1000000}
+out=${FUZZ_DIR:-$root/build-fuzz}
+mkdir -p "$out/corpus_tipsy" "$out/corpus_hdf5"
+cd "$root"
+
+cxx=${CXX_FUZZ:-clang++}
+common=(-std=c++20 -O1 -g -I"$root" -fno-omit-frame-pointer)
+sanitize=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
+hdf5_flags=$(pkg-config --cflags hdf5)
+hdf5_libs=$(pkg-config --libs hdf5)
+hdf5_sources=(sim/snapshot_hdf5.cpp sim/validate.cpp sim/memory.cpp sim/state.cpp sim/params.cpp)
+
+echo "run_fuzz: building in $out"
+# shellcheck disable=SC2086  # pkg-config output is a list of flags
+"$cxx" "${common[@]}" $hdf5_flags tests/fuzz/make_seeds.cpp sim/tipsy_io.cpp "${hdf5_sources[@]}" $hdf5_libs \
+    -o "$out/make_seeds"
+"$out/make_seeds" "$out/corpus_tipsy" "$out/corpus_hdf5"
+"$cxx" "${common[@]}" "${sanitize[@]}" tests/fuzz/fuzz_tipsy.cpp sim/tipsy_io.cpp -o "$out/fuzz_tipsy"
+# shellcheck disable=SC2086
+"$cxx" "${common[@]}" "${sanitize[@]}" $hdf5_flags tests/fuzz/fuzz_hdf5.cpp "${hdf5_sources[@]}" $hdf5_libs \
+    -o "$out/fuzz_hdf5"
+
+limit=()
+if [[ -n "${FUZZ_SECONDS:-}" ]]; then limit=(-max_total_time="$FUZZ_SECONDS"); fi
+status=0
+fuzz() {
+    local name=$1 max_len=$2
+    echo "run_fuzz: $name, $runs runs"
+    (cd "$out" && "./fuzz_$name" "corpus_$name" -runs="$runs" -max_len="$max_len" -rss_limit_mb=2048 \
+        -print_final_stats=1 "${limit[@]}" "${@:3}") || status=1
+}
+if [[ $which == tipsy || $which == all ]]; then fuzz tipsy 4096; fi
+# libhdf5 keeps free lists and caches for the life of the process: not leaks of ours.
+if [[ $which == hdf5 || $which == all ]]; then fuzz hdf5 16384 -detect_leaks=0; fi
+exit $status
