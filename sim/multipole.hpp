@@ -56,12 +56,14 @@ NBODY_HD T opening_radius(T side, T com_offset, T inv_theta) {
     return side * inv_theta + com_offset;
 }
 
-// The squared distance from point c to the nearest point of the box [lo, hi] (0 inside it).
+// The squared distance from point c to the nearest point of the box [lo, hi] (0 inside it). Per axis
+// max(lo - c, c - hi, 0): at most one of the two differences is positive; no branches.
 template <typename T>
 NBODY_HD T distance2_to_box(T cx, T cy, T cz, T lo_x, T lo_y, T lo_z, T hi_x, T hi_y, T hi_z) {
-    const T dx = cx < lo_x ? lo_x - cx : (cx > hi_x ? cx - hi_x : T(0));
-    const T dy = cy < lo_y ? lo_y - cy : (cy > hi_y ? cy - hi_y : T(0));
-    const T dz = cz < lo_z ? lo_z - cz : (cz > hi_z ? cz - hi_z : T(0));
+    T dx = lo_x - cx > cx - hi_x ? lo_x - cx : cx - hi_x;
+    T dy = lo_y - cy > cy - hi_y ? lo_y - cy : cy - hi_y;
+    T dz = lo_z - cz > cz - hi_z ? lo_z - cz : cz - hi_z;
+    dx = dx > T(0) ? dx : T(0), dy = dy > T(0) ? dy : T(0), dz = dz > T(0) ? dz : T(0);
     return dx * dx + dy * dy + dz * dz;
 }
 

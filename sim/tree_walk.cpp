@@ -28,20 +28,19 @@ struct InteractionLists {
     }
 };
 
-// The walk of one group whose targets span the box [lo, hi]: fills the lists.
+// The walk of one group whose targets span the box [lo, hi]: fills the lists. The children of an opened
+// cell are judged right away (only cells to open go on the stack), and leaf bodies are copied with plain
+// loops: most leaves hold a handful of bodies, too few for a library copy call to pay off.
 template <typename T>
 void collect(const Octree<T>& tree, const T lo[3], const T hi[3], T inv_theta, InteractionLists<T>& L) {
-    const auto& cells = tree.cells();
+    const TreeCell<T>* cells = tree.cells().data();
+    const T *x = tree.x().data(), *y = tree.y().data(), *z = tree.z().data(), *m = tree.m().data();
     L.cells = 0, L.bodies = 0;
     L.stack.clear();
-    L.stack.push_back(0);
-    while (!L.stack.empty()) {
-        const std::uint32_t ci = L.stack.back();
-        L.stack.pop_back();
+    auto consider = [&](std::uint32_t ci) {
         const TreeCell<T>& c = cells[ci];
         const T d2 = distance2_to_box(c.com_x, c.com_y, c.com_z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
         if (accept_cell(d2, opening_radius(c.side, c.com_offset, inv_theta))) {
-            L.reserve_cells(L.cells + 1);
             const std::size_t k = L.cells++;
             L.cx[k] = c.com_x, L.cy[k] = c.com_y, L.cz[k] = c.com_z, L.cm[k] = c.mass;
             L.qxx[k] = c.quad.xx, L.qyy[k] = c.quad.yy, L.qzz[k] = c.quad.zz;
@@ -49,14 +48,24 @@ void collect(const Octree<T>& tree, const T lo[3], const T hi[3], T inv_theta, I
         } else if (c.child_count == 0) {
             const std::size_t nb = c.body_end - c.body_begin;
             L.reserve_bodies(L.bodies + nb);
-            std::copy_n(tree.x().data() + c.body_begin, nb, L.bx.data() + L.bodies);
-            std::copy_n(tree.y().data() + c.body_begin, nb, L.by.data() + L.bodies);
-            std::copy_n(tree.z().data() + c.body_begin, nb, L.bz.data() + L.bodies);
-            std::copy_n(tree.m().data() + c.body_begin, nb, L.bm.data() + L.bodies);
+            T *bx = L.bx.data() + L.bodies, *by = L.by.data() + L.bodies, *bz = L.bz.data() + L.bodies,
+              *bm = L.bm.data() + L.bodies;
+            for (std::size_t j = 0; j < nb; ++j) {
+                bx[j] = x[c.body_begin + j], by[j] = y[c.body_begin + j], bz[j] = z[c.body_begin + j],
+                bm[j] = m[c.body_begin + j];
+            }
             L.bodies += nb;
         } else {
-            for (std::uint32_t h = c.first_child + c.child_count; h-- > c.first_child;) L.stack.push_back(h);
+            L.stack.push_back(ci);
         }
+    };
+    L.reserve_cells(L.cells + 1);
+    consider(0);
+    while (!L.stack.empty()) {
+        const TreeCell<T>& c = cells[L.stack.back()];
+        L.stack.pop_back();
+        L.reserve_cells(L.cells + c.child_count);
+        for (std::uint32_t h = c.first_child; h < c.first_child + c.child_count; ++h) consider(h);
     }
 }
 
