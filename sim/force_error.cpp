@@ -84,10 +84,26 @@ void direct_accelerations_at(const Vec4<T>* bodies, std::size_t n, const std::si
     }
 }
 
+template <typename T>
+ForceErrorStats sampled_force_error(const Vec4<T>* bodies, const Vec4<T>* acc, std::size_t n,
+                                    std::size_t sample_count, double G, double softening,
+                                    std::uint64_t seed) {
+    const std::vector<std::size_t> sample = error_sample(n, sample_count, seed);
+    std::vector<Vec4<double>> ref(sample.size());
+    direct_accelerations_at(bodies, n, sample.data(), sample.size(), G, softening, ref.data());
+    std::vector<Vec4<T>> got(sample.size());
+    for (std::size_t k = 0; k < sample.size(); ++k) got[k] = acc[sample[k]];
+    return force_error_stats(got.data(), ref.data(), sample.size());
+}
+
 template ForceErrorStats force_error_stats<float>(const Vec4<float>*, const Vec4<double>*, std::size_t);
 template ForceErrorStats force_error_stats<double>(const Vec4<double>*, const Vec4<double>*, std::size_t);
 template void direct_accelerations_at<float>(const Vec4<float>*, std::size_t, const std::size_t*, std::size_t,
                                              double, double, Vec4<double>*, double*);
+template ForceErrorStats sampled_force_error<float>(const Vec4<float>*, const Vec4<float>*, std::size_t,
+                                                    std::size_t, double, double, std::uint64_t);
+template ForceErrorStats sampled_force_error<double>(const Vec4<double>*, const Vec4<double>*, std::size_t,
+                                                     std::size_t, double, double, std::uint64_t);
 template void direct_accelerations_at<double>(const Vec4<double>*, std::size_t, const std::size_t*,
                                               std::size_t, double, double, Vec4<double>*, double*);
 

@@ -33,4 +33,12 @@ void direct_accelerations_at(const Vec4<T>* bodies, std::size_t n, const std::si
                              std::size_t count, double G, double softening, Vec4<double>* out,
                              double* potential = nullptr);
 
+// Everything at once, as bench and the window use it: the relative error of acc[0, n) (any solver's
+// accelerations of bodies[0, n), G applied) against the float64 direct sum on `sample_count` bodies
+// drawn with `seed`. O(sample_count * n): 1000 samples of a million bodies take ~1e9 double interactions.
+template <typename T>
+ForceErrorStats sampled_force_error(const Vec4<T>* bodies, const Vec4<T>* acc, std::size_t n,
+                                    std::size_t sample_count, double G, double softening,
+                                    std::uint64_t seed = 12345);
+
 }  // namespace nbody

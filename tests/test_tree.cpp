@@ -190,6 +190,21 @@ TEST(ForceError, StatisticsOfKnownErrors) {
     EXPECT_EQ(error_sample(5, 10).size(), 5u);
 }
 
+// The all-in-one helper of bench and window: exact accelerations give 0, a 1 % scaling gives 1e-2.
+TEST(ForceError, SampledErrorOfKnownAccelerations) {
+    const HostState s = make_preset("plummer", 300, 2);
+    std::vector<Vec4<double>> b(s.pos_mass.begin(), s.pos_mass.end());
+    const auto all = error_sample(b.size(), b.size());
+    std::vector<Vec4<double>> acc(b.size());
+    direct_accelerations_at(b.data(), b.size(), all.data(), all.size(), 1.0, 0.02, acc.data());
+    EXPECT_LE(sampled_force_error(b.data(), acc.data(), b.size(), 50, 1.0, 0.02).max, 1e-15);
+    for (auto& a : acc) a.x *= 1.01, a.y *= 1.01, a.z *= 1.01;
+    const ForceErrorStats e = sampled_force_error(b.data(), acc.data(), b.size(), 50, 1.0, 0.02);
+    EXPECT_EQ(e.count, 50u);
+    EXPECT_NEAR(e.median, 1e-2, 1e-12);
+    EXPECT_NEAR(e.max, 1e-2, 1e-12);
+}
+
 template <typename T>
 std::vector<Vec4<T>> positions(const HostState& s) {
     std::vector<Vec4<T>> b(s.size());
