@@ -1,5 +1,6 @@
 #pragma once
-// `nbody bench`: time backends x N x precision on the plummer preset and print a table, CSV or JSON.
+// `nbody bench`: time backends x precision x force x integrator x threads x N on the plummer preset and
+// print a table, CSV or JSON that a student can hand in (min/median/max, the machine, the thread count).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,23 +15,41 @@ struct BenchOptions {
     std::vector<std::string> backends;      // empty: every available backend
     std::vector<std::int64_t> ns = {1024, 4096, 16384};
     std::vector<std::string> precisions = {"float"};
+    std::vector<std::string> forces;        // empty: direct
+    std::vector<std::string> integrators;   // empty: leapfrog
+    std::vector<int> threads;               // OpenMP threads to sweep (empty: OMP_NUM_THREADS or every core)
     std::int64_t steps = 5;    // steps per timed repeat
     std::int64_t warmup = 2;   // untimed steps before the first repeat (caches, clocks, first kick)
-    std::int64_t repeats = 3;  // timed repeats; the median is reported
+    std::int64_t repeats = 3;  // timed repeats; min, median and max are reported
     std::string format = "table";  // table, csv or json
-    int threads = 0;           // OpenMP threads (0: OMP_NUM_THREADS or every core)
     std::uint64_t seed = 1;
+    bool compare = false;      // also run the CPU reference and report the difference
+    std::string plot;          // PNG of interactions/s against N
+    bool quiet = false;        // no progress line
 };
 
-// One measured configuration. vs_baseline (cuda rows only, < 0 when absent) is how many times faster the
-// tuned force kernel is than the baseline kernel.
+// The machine the numbers come from.
+struct MachineInfo {
+    std::string cpu;   // /proc/cpuinfo's model name, or "unknown"
+    int cores = 0;     // logical CPUs (std::thread::hardware_concurrency)
+    std::string gpu;   // CUDA device name, or "none"
+};
+MachineInfo machine_info();
+
+// One measured configuration. Times are per step over `repeats` timed runs. vs_baseline (cuda rows
+// only, < 0 when absent) is how many times faster the tuned force kernel is than the baseline kernel.
+// max_diff/rms_diff (< 0 unless --compare) are position differences from the CPU reference after the
+// same steps, relative to the reference's RMS radius; diff_bound is the bound they are held to.
 struct BenchRow {
-    std::string backend, precision;
+    std::string backend, precision, force = "direct", integrator = "leapfrog";
+    int threads = 1;
     std::int64_t n = 0;
-    double ms_per_step = 0;
-    double interactions_per_second = 0;  // N^2 per step
+    double ms_per_step = 0;  // median
+    double ms_min = 0, ms_max = 0;
+    double interactions_per_second = 0;  // N^2 per step, at the median
     double gflops = 0;                   // 20 flops per interaction
     double vs_baseline = -1;
+    double max_diff = -1, rms_diff = -1, diff_bound = -1;
 };
 
 // Adds the `bench` subcommand and its flags to root.
@@ -39,10 +58,13 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o);
 // Measures every configuration; throws nbody::Error on a bad option or an unavailable backend.
 std::vector<BenchRow> run_benchmarks(const BenchOptions& o);
 
-// Formats rows as "table", "csv" or "json" (a list of objects with the BenchRow field names).
-std::string format_bench(const std::vector<BenchRow>& rows, const std::string& format);
+// Formats rows as "table", "csv" or "json". CSV starts with '#' lines naming the machine; JSON is a list
+// of objects with the BenchRow field names plus cpu, cores and gpu. The force and integrator columns
+// appear when the rows differ in them.
+std::string format_bench(const std::vector<BenchRow>& rows, const std::string& format, const MachineInfo& m);
 
-// Runs the benchmark and prints it. Returns the exit code.
+// Runs the benchmark and prints it (and the plot). Returns the exit code: 1 when --compare finds a row
+// beyond its bound.
 int run_bench_command(const BenchOptions& o);
 
 }  // namespace nbody

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "process_pipe.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
@@ -21,7 +22,6 @@
 #include "render/offscreen_context.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"
-#include "render/video_pipe.hpp"
 #include "replay.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
@@ -75,17 +75,6 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
 }
 
 namespace {
-
-bool on_path(const char* program) {
-    const char* path = std::getenv("PATH");
-    if (!path) return false;
-    std::stringstream ss(path);
-    std::string dir;
-    while (std::getline(ss, dir, ':')) {
-        if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
-    }
-    return false;
-}
 
 ColorMode parse_color(const std::string& s) {
     if (s == "speed") return ColorMode::speed;
@@ -247,10 +236,10 @@ int run_render_command(const RenderOptions& o) {
 
     std::int64_t every = o.every;
     if ((!o.video.empty() || !replay_files.empty()) && every == 0) every = 1;
-    std::unique_ptr<VideoPipe> pipe;
+    std::unique_ptr<ProcessPipe> pipe;
     if (!o.video.empty()) {
         // An argv array, no shell: the file name reaches ffmpeg exactly as given ("--" ends its options).
-        pipe = std::make_unique<VideoPipe>(
+        pipe = std::make_unique<ProcessPipe>(
             std::vector<std::string>{"ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt",
                                      "rgba", "-s", std::to_string(o.width) + "x" + std::to_string(o.height), "-r",
                                      std::to_string(o.fps), "-i", "-", "-c:v", "libx264", "-pix_fmt", "yuv420p",

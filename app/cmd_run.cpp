@@ -9,21 +9,36 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <iostream>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "plot.hpp"
+#include "progress.hpp"
+#include "sim/closest_pair.hpp"
 #include "sim/error.hpp"
 #include "sim/csv_io.hpp"
 #include "sim/interaction.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
 #include "sim/snapshot.hpp"
+#include "sim/run_metadata.hpp"
+#include "sim/util.hpp"
 #include "sim/validate.hpp"
+
+#ifndef NBODY_VERSION
+#define NBODY_VERSION "unknown"
+#endif
 
 namespace nbody {
 namespace {
+
+// |dE/E| above which the summary warns that energy is not conserved.
+constexpr double kEnergyWarning = 1e-2;
+// With softening 0, an encounter whose time scale spans fewer steps than this is not resolved.
+constexpr double kMinStepsPerEncounter = 10.0;
 
 // A step count typed on the command line: an integer >= min_value, or one clear error.
 std::int64_t parse_step_count(const std::string& flag, const std::string& text, std::int64_t min_value) {
@@ -129,6 +144,8 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     add_snapshot_flags(*cmd, o.snapshots, o.scenario);
     cmd->add_option("--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS or every core)");
     cmd->add_flag("--energyDiff", o.energy_diff, "print only the final relative energy change |dE/E|");
+    cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
+    add_path_option(*cmd, "--plot", o.plot, "after the run, plot the --energy-log to this PNG (needs gnuplot)");
     cmd->footer(
         "Defaults: preset plummer, N = " + std::to_string(kDefaultRunN) + ", " +
         std::to_string(kDefaultRunSteps) +
@@ -137,122 +154,234 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     return cmd;
 }
 
-int run_run_command(const RunOptions& o) {
-    const auto wall_start = std::chrono::steady_clock::now();
+namespace {
+
+// Bad combinations that the flags' own parsers cannot see.
+void check_run_options(const RunOptions& o) {
     if (o.steps && o.t_end) throw Error("--steps and --t-end cannot be used together (choose one)");
     if (o.threads < 0) throw Error("--threads must be >= 0 (got " + std::to_string(o.threads) + ")");
+    if (!o.plot.empty() && o.energy_log.empty()) {
+        throw Error("--plot draws the energy log: give --energy-log FILE.csv too");
+    }
     check_distinct_outputs(o);
-
     if (!o.output.empty()) check_output_format("--output", o.output);
-    Scenario sc = resolve_scenario(o.scenario, kDefaultRunN);
-    const SnapshotSeries series(o.snapshots, sc);
-    const StepPlan plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
-    const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
-    if (o.threads > 0) omp_set_num_threads(o.threads);
+    if (!o.plot.empty()) check_plot_output(o.plot, "--plot");
+}
 
-    // Every file is opened before the run so a bad path fails now, and written under a temporary name
-    // so nothing appears under the real name unless the whole run succeeds. Ctrl-C removes the temporaries.
-    remove_temp_files_on_signal();
+// The parameter lines of the logs: those of a CSV snapshot of the start, and the backend.
+std::string log_preamble(const Scenario& sc) {
+    RunMetadata m = csv_metadata(make_snapshot(sc, sc.state, sc.step));
+    m.set("backend", sc.backend);
+    return format_metadata(m, NBODY_VERSION);
+}
+
+// The run's files, written under temporary names until commit_files.
+struct RunFiles {
     std::unique_ptr<AtomicFile> output;
-    if (!o.output.empty()) output = std::make_unique<AtomicFile>(o.output);
     std::unique_ptr<EnergyLog> energy_log;
-    if (!o.energy_log.empty()) energy_log = std::make_unique<EnergyLog>(o.energy_log);
     std::unique_ptr<TrajectoryLog> trajectory;
-    if (!o.trajectory.empty()) trajectory = std::make_unique<TrajectoryLog>(o.trajectory);
+};
 
-    std::unique_ptr<Backend> backend = create_backend(sc.backend, sc.precision);
-    backend->set_state(sc.state);
-    const double n = static_cast<double>(backend->size());
+RunFiles open_files(const RunOptions& o, const Scenario& sc) {
+    const std::string preamble = log_preamble(sc);
+    RunFiles f;
+    if (!o.output.empty()) f.output = std::make_unique<AtomicFile>(o.output);
+    if (!o.energy_log.empty()) f.energy_log = std::make_unique<EnergyLog>(o.energy_log, preamble);
+    if (!o.trajectory.empty()) f.trajectory = std::make_unique<TrajectoryLog>(o.trajectory, preamble);
+    return f;
+}
 
-    const Diagnostics d0 = backend->diagnostics(sc.params, true);
-    const double e0 = d0.total();
-    if (energy_log) energy_log->write(0, sc.state.t, d0, 0.0);
-    if (trajectory) trajectory->write(0, backend->get_state());
-    // A restart begins at a step its snapshot already holds.
-    if (series.due(sc.step) && o.scenario.restart.empty()) series.write(sc, backend->get_state(), sc.step);
+// All files are complete and closed before the first is renamed: a write error leaves none behind.
+void commit_files(RunFiles& f, const Scenario& sc, Backend& backend, std::int64_t done) {
+    std::vector<AtomicFile*> files;
+    if (f.output) {
+        for (const std::string& note : write_snapshot(*f.output, make_snapshot(sc, backend.get_state(), sc.step + done)))
+            std::cerr << "nbody: note: " << note << '\n';
+        files.push_back(f.output.get());
+    }
+    if (f.energy_log) files.push_back(&f.energy_log->file());
+    if (f.trajectory) files.push_back(&f.trajectory->file());
+    commit_all(files);
+}
 
-    // Step in chunks that end at the next log or trajectory point; between them only the backend works.
-    // At each chunk end t is read from the backend's own clock (an O(N) copy next to O(N^2) steps), so
-    // the shortened last step, T - t, lands exactly on T whatever way the backend sums its time.
-    double t = sc.state.t;
-    double step_seconds = 0;
+// The encounter that a run with softening 0 resolves worst: the closest pair sampled at each progress
+// update, judged by its own time scale sqrt(r^3 / G(m_i + m_j)).
+struct Encounter {
+    ClosestPair pair;
+    double time_scale = std::numeric_limits<double>::infinity();
+};
+
+void sample_encounter(const HostState& s, double G, Encounter& worst) {
+    const ClosestPair c = closest_pair(s);
+    if (!std::isfinite(c.distance)) return;
+    const double m = s.pos_mass[c.i].w + s.pos_mass[c.j].w;
+    const double t = std::sqrt(c.distance * c.distance * c.distance / (G * m));
+    if (t < worst.time_scale) worst = {c, t};
+}
+
+struct RunOutcome {
     std::int64_t done = 0;
-    Diagnostics last = d0;
-    std::int64_t last_diag_step = 0;
-    while (done < plan.steps) {
+    double t = 0;              // simulated time at the end
+    double step_seconds = 0;   // inside Backend::step only
+    Diagnostics last;
+    double drift = 0;          // |dE/E| from the start to the end
+    Encounter encounter;       // sampled only with softening 0
+};
+
+// Steps in chunks that end at the next log or trajectory point, or after about a quarter second for the
+// progress line; between them only the backend works. At each chunk end t is read from the backend's own
+// clock (an O(N) copy next to O(N^2) steps), so the shortened last step, T - t, lands exactly on T.
+RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& plan, Backend& backend,
+                    RunFiles& files, const SnapshotSeries& series) {
+    const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
+    const bool watch_encounters = sc.params.softening == 0;
+    const double n = static_cast<double>(backend.size());
+    Progress progress("run", plan.steps, n * n, progress_settings_from_environment(o.quiet), std::cerr);
+
+    RunOutcome r;
+    r.t = sc.state.t;
+    const Diagnostics d0 = backend.diagnostics(sc.params, true);
+    const double e0 = d0.total();
+    r.last = d0;
+    if (files.energy_log) files.energy_log->write(0, sc.state.t, d0, 0.0);
+    if (files.trajectory) files.trajectory->write(0, sc.state);
+    if (watch_encounters) sample_encounter(sc.state, sc.params.G, r.encounter);
+    // A restart begins at a step its snapshot already holds.
+    if (series.due(sc.step) && o.scenario.restart.empty()) series.write(sc, backend.get_state(), sc.step);
+
+    std::int64_t last_diag_step = 0, chunk = 0;
+    double chunk_seconds = 0;
+    while (r.done < plan.steps) {
         std::int64_t next = plan.steps;
-        if (log_every > 0) next = std::min(next, (done / log_every + 1) * log_every);
-        if (trajectory) next = std::min(next, (done / o.trajectory_every + 1) * o.trajectory_every);
-        next = std::min(next, series.next_after(sc.step + done) - sc.step);
+        if (log_every > 0) next = std::min(next, (r.done / log_every + 1) * log_every);
+        if (files.trajectory) next = std::min(next, (r.done / o.trajectory_every + 1) * o.trajectory_every);
+        next = std::min(next, series.next_after(sc.step + r.done) - sc.step);
         Params p = sc.params;
         if (plan.shorten_last) {
-            if (done == plan.steps - 1) {
-                p.dt = *o.t_end - t;
+            if (r.done == plan.steps - 1) {
+                p.dt = *o.t_end - r.t;
             } else {
                 next = std::min(next, plan.steps - 1);
             }
         }
-        const std::int64_t count = next - done;
+        chunk = next_chunk(chunk, chunk_seconds, next - r.done);
 
-        const auto start = std::chrono::steady_clock::now();
-        const StepReport r = backend->step(p, count);
-        step_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!r.finite) {
-            const std::int64_t bad = done + r.bad_step;
+        const double start = now_s();
+        const StepReport rep = backend.step(p, chunk);
+        chunk_seconds = now_s() - start;
+        r.step_seconds += chunk_seconds;
+        if (!rep.finite) {
+            progress.finish();
+            const std::int64_t bad = r.done + rep.bad_step;
             throw Error("numerical blow-up at step " + std::to_string(bad) + " (t = " +
-                        format_g(t + static_cast<double>(r.bad_step) * p.dt) + "): body " +
-                        std::to_string(r.bad_body) + " has a non-finite position or velocity");
+                        format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) + "): body " +
+                        std::to_string(rep.bad_body) + " has a non-finite position or velocity");
         }
-        done = next;
-        const HostState now = backend->get_state();
-        t = now.t;
+        r.done += chunk;
+        progress.update(r.done);
+        const HostState now = backend.get_state();
+        r.t = now.t;
+        if (watch_encounters) sample_encounter(now, sc.params.G, r.encounter);
 
-        const bool at_log = log_every > 0 && done % log_every == 0;
-        if (at_log || done == plan.steps) {
-            last = backend->diagnostics(sc.params, true);
-            last_diag_step = done;
-            if (energy_log) energy_log->write(done, t, last, relative_energy_drift(e0, last.total()));
+        const bool at_log = log_every > 0 && r.done % log_every == 0;
+        if (at_log || r.done == plan.steps) {
+            r.last = backend.diagnostics(sc.params, true);
+            last_diag_step = r.done;
+            if (files.energy_log) {
+                files.energy_log->write(r.done, r.t, r.last, relative_energy_drift(e0, r.last.total()));
+            }
         }
-        if (trajectory && (done % o.trajectory_every == 0 || done == plan.steps)) trajectory->write(done, now);
-        if (series.due(sc.step + done)) series.write(sc, now, sc.step + done);
+        if (files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps)) {
+            files.trajectory->write(r.done, now);
+        }
+        if (series.due(sc.step + r.done)) series.write(sc, now, sc.step + r.done);
     }
+    progress.finish();
     // The end state always has its diagnostics (also for --steps 0), and the energy log its last row.
-    if (last_diag_step != done) last = backend->diagnostics(sc.params, true);
-    const double drift = relative_energy_drift(e0, last.total());
+    if (last_diag_step != r.done) r.last = backend.diagnostics(sc.params, true);
+    r.drift = relative_energy_drift(e0, r.last.total());
+    return r;
+}
 
-    // All files are complete and closed before the first is renamed: a write error leaves none behind.
-    std::vector<AtomicFile*> files;
-    if (output) {
-        for (const std::string& note :
-             write_snapshot(*output, make_snapshot(sc, backend->get_state(), sc.step + done)))
-            std::cerr << "nbody: note: " << note << '\n';
-        files.push_back(output.get());
-    }
-    if (energy_log) files.push_back(&energy_log->file());
-    if (trajectory) files.push_back(&trajectory->file());
-    commit_all(files);
-
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    if (o.energy_diff) {
-        std::cout << format_g(drift, 9) << '\n';
-        return 0;
-    }
+void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backend, const RunOutcome& r,
+                   double wall) {
     const std::string source =
         !o.scenario.restart.empty() ? o.scenario.restart + " (from step " + std::to_string(sc.step) + ")"
         : o.scenario.input.empty()  ? (o.scenario.preset.empty() ? presets().front().name : o.scenario.preset)
                                     : o.scenario.input;
-    const double per_second = step_seconds > 0 ? n * n * static_cast<double>(done) / step_seconds : 0.0;
-    std::cout << "nbody run: " << source << ", N = " << backend->size() << ", " << backend->name() << ", "
+    const double n = static_cast<double>(backend.size());
+    const double per_second = r.step_seconds > 0 ? n * n * static_cast<double>(r.done) / r.step_seconds : 0.0;
+    std::cout << "nbody run: " << source << ", N = " << backend.size() << ", " << backend.name() << ", "
               << to_string(sc.precision) << ", " << to_string(sc.params.integrator)
               << ", dt = " << format_g(sc.params.dt) << ", softening = " << format_g(sc.params.softening)
-              << '\n'
-              << "  steps           " << done << " (t = " << format_g(sc.state.t, 9) << " -> "
-              << format_g(t, 9) << ")\n"
-              << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(step_seconds, 4)
+              << '\n';
+    if (!sc.from_file.empty() || !sc.overridden.empty()) {
+        std::cout << "  parameters      ";
+        const std::string& file = o.scenario.restart.empty() ? o.scenario.input : o.scenario.restart;
+        if (!sc.from_file.empty()) std::cout << join(sc.from_file) << " from " << file;
+        if (!sc.overridden.empty()) {
+            std::cout << (sc.from_file.empty() ? "" : "; ") << "flags override the file's "
+                      << join(sc.overridden);
+        }
+        std::cout << '\n';
+    }
+    std::cout << "  steps           " << r.done << " (t = " << format_g(sc.state.t, 9) << " -> "
+              << format_g(r.t, 9) << ")\n"
+              << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
               << " s)\n"
               << "  interactions/s  " << format_g(per_second, 4) << " (N^2 per step; "
               << format_g(per_second * kFlopsPerInteraction * 1e-9, 4) << " GFLOP/s at 20 flops each)\n"
-              << "  |dE/E|          " << format_g(drift, 4) << '\n';
+              << "  |dE/E|          " << format_g(r.drift, 4) << '\n';
+}
+
+// Warnings that teach: what went wrong physically and which flag to try. On stderr, after the summary.
+void print_warnings(const Scenario& sc, const RunOutcome& r) {
+    if (r.last.has_potential && r.drift > kEnergyWarning) {
+        std::cerr << "nbody: warning: energy not conserved (|dE/E| = " << format_g(r.drift, 3) << " > "
+                  << format_g(kEnergyWarning) << "): try a smaller --dt or a larger --softening\n";
+    }
+    const Encounter& e = r.encounter;
+    if (sc.params.softening == 0 && sc.params.dt * kMinStepsPerEncounter > e.time_scale) {
+        std::cerr << "nbody: warning: close encounter with softening 0: bodies " << e.pair.i << " and "
+                  << e.pair.j << " came within " << format_g(e.pair.distance, 3) << " (their encounter takes about "
+                  << format_g(e.time_scale, 3) << ", less than " << format_g(kMinStepsPerEncounter)
+                  << " steps of dt = " << format_g(sc.params.dt)
+                  << "): try a --softening near that distance or a smaller --dt\n";
+    }
+}
+
+}  // namespace
+
+int run_run_command(const RunOptions& o) {
+    const double wall_start = now_s();
+    check_run_options(o);
+    Scenario sc = resolve_scenario(o.scenario, kDefaultRunN);
+    const SnapshotSeries series(o.snapshots, sc);
+    const StepPlan plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
+    if (o.threads > 0) omp_set_num_threads(o.threads);
+
+    // Ctrl-C removes every temporary; the files are opened before the run so a bad path fails now.
+    remove_temp_files_on_signal();
+    RunFiles files = open_files(o, sc);
+    std::unique_ptr<Backend> backend = create_backend(sc.backend, sc.precision);
+    backend->set_state(sc.state);
+
+    const RunOutcome r = simulate(o, sc, plan, *backend, files, series);
+    commit_files(files, sc, *backend, r.done);
+    const double wall = now_s() - wall_start;
+    if (!o.plot.empty()) {
+        PlotRequest plot;
+        plot.input = o.energy_log;
+        plot.output = o.plot;
+        plot_csv(plot);
+    }
+
+    if (o.energy_diff) {
+        std::cout << format_g(r.drift, 9) << '\n';
+    } else {
+        print_summary(o, sc, *backend, r, wall);
+    }
+    print_warnings(sc, r);
     return 0;
 }
 

@@ -25,6 +25,8 @@ struct RunOptions {
     std::int64_t trajectory_every = 1;  // trajectory cadence in steps
     int threads = 0;                    // OpenMP threads (0: OMP_NUM_THREADS or all cores)
     bool energy_diff = false;           // print only the final relative energy change
+    bool quiet = false;                 // no progress line
+    std::string plot;                   // PNG of the energy log, drawn after the run
 };
 
 inline constexpr std::int64_t kDefaultRunN = 1024;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cmd_bench.hpp"
+#include "cmd_plot.hpp"
 #include "cmd_run.hpp"
 #include "commands.hpp"
 #include "sim/error.hpp"
@@ -67,6 +68,8 @@ int nbody_main(int argc, const char* const* argv) {
     BenchOptions bench_options;
     CLI::App* run_cmd = add_run_command(app, run_options);
     CLI::App* bench_cmd = add_bench_command(app, bench_options);
+    PlotRequest plot_options;
+    CLI::App* plot_cmd = add_plot_command(app, plot_options);
 #ifdef NBODY_HAVE_WINDOW
     WindowOptions window_options;
     add_window_flags(app, window_options);
@@ -100,6 +103,7 @@ int nbody_main(int argc, const char* const* argv) {
         for (const CLI::App* sub : app.get_subcommands()) reject_root_options_before(app, *sub);
         if (run_cmd->parsed()) return run_run_command(run_options);
         if (bench_cmd->parsed()) return run_bench_command(bench_options);
+        if (plot_cmd->parsed()) return run_plot_command(plot_options);
 #ifdef NBODY_HAVE_WINDOW
         if (render_cmd->parsed()) return run_render_command(render_options);
         return run_window_app(window_options);

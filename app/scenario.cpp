@@ -1,6 +1,7 @@
 #include "scenario.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 
@@ -81,6 +82,17 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
 }
 
 namespace {
+
+// The flags of ScenarioOptions that were given, by the parameter names of RunMetadata.
+std::vector<std::string> given_params(const ScenarioOptions& o) {
+    std::vector<std::string> keys;
+    if (o.G) keys.emplace_back("G");
+    if (o.dt) keys.emplace_back("dt");
+    if (o.softening) keys.emplace_back("softening");
+    if (o.damping) keys.emplace_back("damping");
+    if (!o.integrator.empty()) keys.emplace_back("integrator");
+    return keys;
+}
 
 Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precision precision) {
     Params p = defaults;
@@ -200,6 +212,14 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
 
     Scenario sc;
     sc.params = resolve_params(o, preset ? preset->params : file.info.params, *precision);
+    if (!preset && file.info.has_params) {
+        // The file's parameters are the defaults; the summary says which ones a flag replaced.
+        const std::vector<std::string> given = given_params(o);
+        for (const char* key : {"G", "softening", "dt", "damping", "integrator"}) {
+            const bool flag = std::find(given.begin(), given.end(), key) != given.end();
+            (flag ? sc.overridden : sc.from_file).emplace_back(key);
+        }
+    }
     sc.backend = resolve_backend(o.backend);
     sc.precision = *precision;
 

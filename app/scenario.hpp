@@ -42,6 +42,8 @@ struct Scenario {
     std::string preset;     // the preset's name, empty for bodies from a file (kept in snapshots)
     std::uint64_t seed = 0;
     std::optional<double> theta;  // from a snapshot whose run had a tree opening angle
+    std::vector<std::string> from_file;   // parameters taken from --input's parameter lines ("dt", ...)
+    std::vector<std::string> overridden;  // parameters in those lines that a flag replaced
 };
 
 // Parses a body count typed on the command line. Throws nbody::Error

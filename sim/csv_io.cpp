@@ -200,8 +200,8 @@ void write_bodies_csv(const std::string& path, const HostState& s, Precision p) 
 
 // --- logs -------------------------------------------------------------------------------------------
 
-EnergyLog::EnergyLog(const std::string& path) : file_(path) {
-    file_.stream() << "step,t,kinetic,potential,total,rel_drift,px,py,pz\n";
+EnergyLog::EnergyLog(const std::string& path, const std::string& preamble) : file_(path) {
+    file_.stream() << preamble << "step,t,kinetic,potential,total,rel_drift,px,py,pz\n";
 }
 
 void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double rel_drift) {
@@ -228,8 +228,8 @@ void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double 
     file_.stream() << row;
 }
 
-TrajectoryLog::TrajectoryLog(const std::string& path) : file_(path) {
-    file_.stream() << "step,t,body,x,y,z\n";
+TrajectoryLog::TrajectoryLog(const std::string& path, const std::string& preamble) : file_(path) {
+    file_.stream() << preamble << "step,t,body,x,y,z\n";
 }
 
 void TrajectoryLog::write(std::int64_t step, const HostState& s) {

@@ -28,7 +28,8 @@ void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p);
 // Energy log CSV, header "step,t,kinetic,potential,total,rel_drift,px,py,pz".
 class EnergyLog {
   public:
-    explicit EnergyLog(const std::string& path);
+    // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
+    explicit EnergyLog(const std::string& path, const std::string& preamble = "");
     void write(std::int64_t step, double t, const Diagnostics& d, double rel_drift);
     void commit() { file_.commit(); }
     AtomicFile& file() { return file_; }
@@ -40,7 +41,8 @@ class EnergyLog {
 // Trajectory CSV for plotting: header "step,t,body,x,y,z"; one row per body per recorded step.
 class TrajectoryLog {
   public:
-    explicit TrajectoryLog(const std::string& path);
+    // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
+    explicit TrajectoryLog(const std::string& path, const std::string& preamble = "");
     void write(std::int64_t step, const HostState& s);
     void commit() { file_.commit(); }
     AtomicFile& file() { return file_; }

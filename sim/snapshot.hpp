@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "params.hpp"
+#include "run_metadata.hpp"
 #include "state.hpp"
 #include "validate.hpp"
 
@@ -52,6 +53,10 @@ FileFormat require_format(const std::string& flag, const std::string& path);
 
 // True when this build can read and write HDF5 (configured with libhdf5-dev).
 bool have_hdf5();
+
+// The '#' parameter lines a CSV written from `s` starts with (see run_metadata.hpp): preset, seed, N, G,
+// softening, dt, damping, integrator, precision, t, step. read_snapshot reads them back into RunInfo.
+RunMetadata csv_metadata(const Snapshot& s);
 
 // Reads any supported file, choosing the reader by extension (Tipsy byte order from the header).
 // Throws nbody::Error "PATH: problem" on unreadable, truncated, corrupt or invalid files (NaN/Inf,

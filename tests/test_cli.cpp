@@ -6,18 +6,22 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/commands.hpp"
+#include "app/process_pipe.hpp"
 #include "sim/csv_io.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
+#include "sim/run_metadata.hpp"
 
 namespace fs = std::filesystem;
 
@@ -55,6 +59,15 @@ std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// The lines of a CSV written by nbody without its '#' parameter lines.
+std::vector<std::string> data_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    for (const std::string& line : lines_of(text)) {
+        if (line.rfind('#', 0) != 0) lines.push_back(line);
+    }
     return lines;
 }
 
@@ -374,7 +387,7 @@ TEST_F(CliTest, TEndEndsExactlyAtTWithAShortLastStep) {
     }
 
     // The energy log's last row is at T exactly (default cadence 10: steps 0, 10 and the end).
-    const auto rows = lines_of([&] {
+    const auto rows = data_lines([&] {
         std::ifstream in(log);
         return std::string(std::istreambuf_iterator<char>(in), {});
     }());
@@ -391,11 +404,13 @@ TEST_F(CliTest, LogAndTrajectoryCadence) {
     ASSERT_EQ(r.code, 0) << r.err;
     std::ifstream in(log);
     std::vector<std::string> steps;
-    for (std::string line; std::getline(in, line);) steps.push_back(line.substr(0, line.find(',')));
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind('#', 0) != 0) steps.push_back(line.substr(0, line.find(',')));
+    }
     EXPECT_EQ(steps, (std::vector<std::string>{"step", "0", "5", "10", "15", "20"}));
     std::ifstream tin(traj);
     std::size_t rows = 0;
-    for (std::string line; std::getline(tin, line);) ++rows;
+    for (std::string line; std::getline(tin, line);) rows += line.rfind('#', 0) != 0;
     EXPECT_EQ(rows, 1 + 3 * 16u);  // header, then 16 bodies at steps 0, 10, 20
 }
 
@@ -526,9 +541,13 @@ TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
     const CliResult csv =
         run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1", "--format", "csv"});
     ASSERT_EQ(csv.code, 0) << csv.err;
-    const auto lines = lines_of(csv.out);
+    const auto lines = data_lines(csv.out);
     ASSERT_EQ(lines.size(), 2u) << csv.out;
-    EXPECT_EQ(lines[0], "backend,precision,n,ms_per_step,interactions_per_second,gflops");
+    EXPECT_EQ(lines[0], "backend,precision,threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops");
+    // The machine, in '#' lines a plot or a spreadsheet skips.
+    EXPECT_EQ(csv.out.rfind("# cpu = ", 0), 0u) << csv.out;
+    EXPECT_NE(csv.out.find("\n# cores = "), std::string::npos) << csv.out;
+    EXPECT_NE(csv.out.find("\n# gpu = "), std::string::npos) << csv.out;
     const CliResult table = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1"});
     ASSERT_EQ(table.code, 0) << table.err;
     EXPECT_NE(table.out.find("20 flops per interaction"), std::string::npos) << table.out;
@@ -539,11 +558,218 @@ TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
                                                  {"bench", "--format", "xml"},
                                                  {"bench", "--precision", "half"},
                                                  {"bench", "--repeats", "0"},
-                                                 {"bench", "--seed", "-1"}}) {
+                                                 {"bench", "--seed", "-1"},
+                                                 {"bench", "--threads", "0"},
+                                                 {"bench", "--threads", "1,x"},
+                                                 {"bench", "--threads", ""},
+                                                 {"bench", "--force", "magic"},
+                                                 {"bench", "--integrator", "rk4"},
+                                                 {"bench", "--plot", ""},
+                                                 {"bench", "--plot", "bench.txt"}}) {
         const CliResult r = run_cli(args);
         EXPECT_NE(r.code, 0) << args.back();
         EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
         EXPECT_EQ(r.err.rfind("nbody: error: ", 0), 0u) << r.err;
+    }
+}
+
+
+// Sets an environment variable for one test and restores it.
+class ScopedEnv {
+  public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        had_ = std::getenv(name) != nullptr;
+        if (value) {
+            ::setenv(name, value, 1);
+        } else {
+            ::unsetenv(name);
+        }
+    }
+    ~ScopedEnv() {
+        if (had_) {
+            ::setenv(name_.c_str(), old_.c_str(), 1);
+        } else {
+            ::unsetenv(name_.c_str());
+        }
+    }
+
+  private:
+    std::string name_, old_;
+    bool had_ = false;
+};
+
+// Width and height from a PNG's IHDR chunk; {0, 0} if the file is not a PNG.
+std::pair<unsigned, unsigned> png_size(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char b[24] = {};
+    in.read(reinterpret_cast<char*>(b), sizeof b);
+    if (!in || b[1] != 'P' || b[2] != 'N' || b[3] != 'G') return {0, 0};
+    auto be32 = [&](int i) { return (unsigned(b[i]) << 24) | (unsigned(b[i + 1]) << 16) | (unsigned(b[i + 2]) << 8) | b[i + 3]; };
+    return {be32(16), be32(20)};
+}
+
+TEST_F(CliTest, ProgressLinesInPlainModeAndNoneWithQuiet) {
+    ScopedEnv every_update("NBODY_PROGRESS_SECONDS", "0");
+    const CliResult r = run_cli({"run", "--n", "256", "--steps", "30"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("nbody run: step "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("steps/s"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("ETA"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\r'), std::string::npos) << "plain mode rewrites nothing: " << r.err;
+    const CliResult quiet = run_cli({"run", "--n", "256", "--steps", "30", "--quiet"});
+    ASSERT_EQ(quiet.code, 0) << quiet.err;
+    EXPECT_EQ(quiet.err, "");
+}
+
+TEST_F(CliTest, ParametersTravelWithTheBodies) {
+    const std::string exported = path("solar.csv");
+    ASSERT_EQ(run_cli({"run", "--preset", "solar", "--n", "20", "--steps", "0", "--softening", "0.0375",
+                       "--dt", "0.003", "--output", exported})
+                  .code,
+              0);
+    const std::string again = path("again.csv");
+    const CliResult r = run_cli({"run", "--input", exported, "--steps", "3", "--output", again});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("dt = 0.003, softening = 0.0375"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("softening, dt"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("from " + exported), std::string::npos) << r.out;
+    // The second file carries them on, with the time reached.
+    const auto meta = read_metadata(again);
+    ASSERT_TRUE(meta.has_value());
+    EXPECT_EQ(*meta->get("softening"), "0.0375");
+    EXPECT_EQ(*meta->get("dt"), "0.003");
+    EXPECT_EQ(*meta->get("step"), "3");
+    // Flags override, and the summary says which.
+    const CliResult over = run_cli({"run", "--input", exported, "--steps", "1", "--dt", "0.001"});
+    ASSERT_EQ(over.code, 0) << over.err;
+    EXPECT_NE(over.out.find("dt = 0.001, softening = 0.0375"), std::string::npos) << over.out;
+    EXPECT_NE(over.out.find("flags override the file's dt"), std::string::npos) << over.out;
+    // A CSV from elsewhere behaves as before: no parameters line.
+    const std::string plain = write_file("plain.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,1e-3\n");
+    const CliResult p = run_cli({"run", "--input", plain, "--steps", "1"});
+    ASSERT_EQ(p.code, 0) << p.err;
+    EXPECT_EQ(p.out.find("parameters"), std::string::npos) << p.out;
+}
+
+TEST_F(CliTest, BadParameterLinesAreOneError) {
+    const std::string in = write_file("bad.csv",
+                                      "# nbody 0.1.0 parameters (read back by --input as defaults)\n"
+                                      "# softening = soft\nx,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,1\n");
+    expect_rejected({"--input", in}, "bad value 'soft' for softening", {in});
+    const std::string neg = write_file("neg.csv",
+                                       "# nbody 0.1.0 parameters (read back by --input as defaults)\n"
+                                       "# dt = -1\nx,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,1,0,1\n");
+    expect_rejected({"--input", neg}, "dt", {in, neg});
+}
+
+TEST_F(CliTest, WarningsTeach) {
+    // Euler with a large step and no softening: energy is not conserved and close pairs are not resolved.
+    const CliResult r = run_cli({"run", "--n", "512", "--steps", "20", "--integrator", "euler", "--dt", "0.05",
+                                 "--softening", "0", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("nbody: warning: energy not conserved"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("try a smaller --dt or a larger --softening"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nbody: warning: close encounter with softening 0"), std::string::npos) << r.err;
+    // A well-resolved run warns about nothing.
+    const CliResult ok = run_cli({"run", "--n", "256", "--steps", "10", "--quiet"});
+    ASSERT_EQ(ok.code, 0) << ok.err;
+    EXPECT_EQ(ok.err, "");
+}
+
+TEST_F(CliTest, PlotsEnergyLogsAndBenchCsvs) {
+    if (!on_path("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
+    const std::string log = path("energy.csv"), png = path("energy.png");
+    const CliResult r = run_cli({"run", "--n", "128", "--steps", "50", "--energy-log", log, "--plot", png,
+                                 "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(png_size(png), std::make_pair(1024u, 640u));
+    EXPECT_GT(fs::file_size(png), 10000u);  // axes, labels and three curves, not an empty canvas
+
+    const std::string small = path("small.png");
+    ASSERT_EQ(run_cli({"plot", log, "-o", small, "--width", "400", "--height", "300"}).code, 0);
+    EXPECT_EQ(png_size(small), std::make_pair(400u, 300u));
+
+    const std::string bench_png = path("bench.png");
+    const CliResult b = run_cli({"bench", "--backend", "serial", "--n", "32,64", "--steps", "1", "--repeats",
+                                 "1", "--warmup", "0", "--plot", bench_png, "--quiet"});
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(png_size(bench_png), std::make_pair(1024u, 640u));
+    EXPECT_GT(fs::file_size(bench_png), 10000u);
+}
+
+TEST_F(CliTest, PlotRejectsBadInputWithOneLine) {
+    const std::string log = write_file("e.csv", "step,t,kinetic,potential,total,rel_drift,px,py,pz\n"
+                                                "0,0,1,-2,-1,0,0,0,0\n1,0.1,1,-2,-1,1e-6,0,0,0\n");
+    const std::string other = write_file("o.csv", "a,b\n1,2\n");
+    const std::vector<std::string> inputs{log, other};
+    expect_error({"plot", log, "-o", path("x.txt")}, "must name a .png file", inputs);
+    expect_error({"plot", log, "-o", path("no-such-dir/x.png")}, "does not exist", inputs);
+    expect_error({"plot", path("missing.csv"), "-o", path("x.png")}, "cannot open", inputs);
+    expect_error({"plot", log, "-o", ""}, "needs a file name", inputs);
+    expect_error({"plot", log, "-o", path("x.png"), "--width", "10"}, "64..8192", inputs);
+    expect_error({"plot", log, "-o", path("x.png"), "--width", "wide"}, "--width", inputs);
+    if (on_path("gnuplot")) expect_error({"plot", other, "-o", path("x.png")}, "not an energy log", inputs);
+    expect_error({"run", "--n", "8", "--plot", path("x.png")}, "give --energy-log", inputs);
+    {
+        ScopedEnv no_path("PATH", "/nonexistent");
+        expect_error({"plot", log, "-o", path("x.png")}, "plotting needs gnuplot", inputs);
+    }
+}
+
+
+TEST_F(CliTest, BenchReportsSpreadThreadsAndSweeps) {
+    const CliResult r = run_cli({"bench", "--backend", "serial,openmp", "--n", "32", "--threads", "1,2", "--steps",
+                                 "1", "--repeats", "3", "--warmup", "0", "--integrator", "leapfrog,euler",
+                                 "--format", "csv", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto lines = data_lines(r.out);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines[0], "backend,precision,integrator,threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,"
+                        "gflops");
+    // serial: one row per integrator; openmp: one per integrator and thread count.
+    ASSERT_EQ(lines.size(), 1u + 2u + 4u) << r.out;
+    std::map<std::string, int> threads_seen;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        std::vector<std::string> cells;
+        std::stringstream ss(lines[i]);
+        for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+        ASSERT_EQ(cells.size(), 10u) << lines[i];
+        const double med = std::stod(cells[5]), lo = std::stod(cells[6]), hi = std::stod(cells[7]);
+        EXPECT_LE(lo, med) << lines[i];
+        EXPECT_LE(med, hi) << lines[i];
+        if (cells[0] == "openmp") ++threads_seen[cells[3]];
+        if (cells[0] == "serial") {
+            EXPECT_EQ(cells[3], "1");
+        }
+    }
+    EXPECT_EQ(threads_seen["1"], 2);
+    EXPECT_EQ(threads_seen["2"], 2);
+
+    const CliResult json = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1",
+                                    "--format", "json", "--quiet"});
+    ASSERT_EQ(json.code, 0) << json.err;
+    for (const char* key : {"\"ms_min\": ", "\"ms_max\": ", "\"threads\": 1", "\"cpu\": ", "\"cores\": ", "\"gpu\": "})
+        EXPECT_NE(json.out.find(key), std::string::npos) << key << " in " << json.out;
+}
+
+TEST_F(CliTest, BenchCompareStaysWithinItsBound) {
+    const CliResult r = run_cli({"bench", "--backend", "openmp", "--precision", "float,double", "--n", "256",
+                                 "--steps", "3", "--repeats", "1", "--compare", "--format", "csv", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const auto lines = data_lines(r.out);
+    ASSERT_EQ(lines.size(), 3u) << r.out;
+    EXPECT_NE(lines[0].find(",max_diff,rms_diff,diff_bound"), std::string::npos) << lines[0];
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        std::vector<std::string> cells;
+        std::stringstream ss(lines[i]);
+        for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+        const double max_diff = std::stod(cells[cells.size() - 3]), rms = std::stod(cells[cells.size() - 2]),
+                     bound = std::stod(cells.back());
+        EXPECT_GT(max_diff, 0.0) << "float and openmp's summation order differ from serial double: " << lines[i];
+        EXPECT_LE(rms, max_diff) << lines[i];
+        EXPECT_LE(max_diff, bound) << lines[i];
+        EXPECT_EQ(bound, cells[1] == "float" ? 1e-4 : 1e-10) << lines[i];
     }
 }
 

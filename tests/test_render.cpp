@@ -22,7 +22,6 @@
 #include "render/scene_renderer.hpp"
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
-#include "render/video_pipe.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
@@ -360,45 +359,6 @@ TEST_F(Offscreen, BufferGenerationChangesWithEveryAllocation) {
     particles.resize(10);
     EXPECT_NE(particles.generation, g1);
     EXPECT_NE(particles.generation, g2);
-}
-
-// ffmpeg stands in as `sh`: the argv reaches the program untouched (no shell quoting), and a program
-// that exits early is reported with its status instead of killing the test with SIGPIPE.
-TEST(VideoPipe, PassesFileNamesUntouchedWithoutAShell) {
-    namespace fs = std::filesystem;
-    fs::path out = fs::path(::testing::TempDir()) / "nbody it's \"$(x)\".bin";
-    fs::remove(out);
-    std::string payload(300000, 'x');
-    payload[12345] = 'y';
-    {
-        VideoPipe pipe({"sh", "-c", "cat > \"$1\"", "sh", out.string()}, out.string());
-        pipe.write(payload.data(), payload.size());
-        pipe.finish();
-    }
-    std::ifstream in(out, std::ios::binary);
-    std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(got, payload);
-    fs::remove(out);
-}
-
-TEST(VideoPipe, ReportsAnEncoderThatDiesAsAnError) {
-    std::vector<char> frame(1 << 20, 0);
-    VideoPipe pipe({"sh", "-c", "exec 0<&-; exit 3"}, "x.mp4");
-    try {
-        for (int i = 0; i < 64; ++i) pipe.write(frame.data(), frame.size());
-        pipe.finish();
-        FAIL() << "no error although the program exited with status 3";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("exit status 3"), std::string::npos) << e.what();
-    }
-}
-
-TEST(VideoPipe, FailingEncoderAndMissingProgramAreErrors) {
-    VideoPipe fails({"sh", "-c", "cat > /dev/null; exit 1"}, "x.mp4");
-    char b[16] = {};
-    fails.write(b, sizeof b);
-    EXPECT_THROW(fails.finish(), Error);
-    EXPECT_THROW(VideoPipe({"nbody-no-such-program-xyz"}, "x.mp4"), Error);
 }
 
 // On a CUDA machine: interop writes the same bytes and renders the same image as the host path, and

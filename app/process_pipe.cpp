@@ -1,4 +1,4 @@
-#include "render/video_pipe.hpp"
+#include "app/process_pipe.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "sim/error.hpp"
 
@@ -15,8 +17,19 @@ extern char** environ;
 
 namespace nbody {
 
-VideoPipe::VideoPipe(const std::vector<std::string>& argv, std::string what) : what_(std::move(what)) {
-    if (argv.empty()) throw Error("VideoPipe: no program given");
+bool on_path(const std::string& program) {
+    const char* path = std::getenv("PATH");
+    if (!path) return false;
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+        if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+    }
+    return false;
+}
+
+ProcessPipe::ProcessPipe(const std::vector<std::string>& argv, std::string what) : what_(std::move(what)) {
+    if (argv.empty()) throw Error("ProcessPipe: no program given");
     program_ = argv[0];
     int fds[2];
     // Close-on-exec on both ends: the child keeps only the read end, dup'ed onto its stdin.
@@ -39,13 +52,13 @@ VideoPipe::VideoPipe(const std::vector<std::string>& argv, std::string what) : w
     fd_ = fds[1];
 }
 
-VideoPipe::~VideoPipe() {
+ProcessPipe::~ProcessPipe() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
     if (pid_ > 0) reap();
 }
 
-void VideoPipe::write(const void* data, std::size_t bytes) {
+void ProcessPipe::write(const void* data, std::size_t bytes) {
     if (fd_ < 0) throw Error(program_ + " for '" + what_ + "' is already closed");
     // Ignored only around our own writes: a dying encoder must give EPIPE here, not kill nbody.
     struct sigaction ignore {
@@ -74,7 +87,7 @@ void VideoPipe::write(const void* data, std::size_t bytes) {
     throw Error(program_ + " stopped accepting frames for '" + what_ + "': " + how);
 }
 
-void VideoPipe::finish() {
+void ProcessPipe::finish() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
     if (pid_ <= 0) return;
@@ -82,7 +95,7 @@ void VideoPipe::finish() {
     if (!how.empty()) throw Error(program_ + " failed to write '" + what_ + "': " + how);
 }
 
-std::string VideoPipe::reap() {
+std::string ProcessPipe::reap() {
     int status = 0;
     pid_t r;
     do {

@@ -1,6 +1,7 @@
 #pragma once
-// Feeds raw frames to an encoder process (ffmpeg) through a pipe. The process is started from an argv
-// array, never through a shell, so any file name is passed as it is.
+// Feeds bytes to a child process through its stdin: raw frames to ffmpeg (`render --video`), a script
+// to gnuplot (`plot`). The process is started from an argv array, never through a shell, so any file
+// name is passed as it is.
 #include <sys/types.h>
 
 #include <cstddef>
@@ -9,15 +10,18 @@
 
 namespace nbody {
 
-class VideoPipe {
+// True if `program` is an executable file in one of PATH's directories.
+bool on_path(const std::string& program);
+
+class ProcessPipe {
   public:
     // Starts argv[0] (looked up on PATH) with its stdin reading from this pipe. `what` names the output
     // in error lines. Throws nbody::Error if the program cannot be started.
-    VideoPipe(const std::vector<std::string>& argv, std::string what);
+    ProcessPipe(const std::vector<std::string>& argv, std::string what);
     // Closes the pipe and waits for the process if finish() was not called (errors ignored).
-    ~VideoPipe();
-    VideoPipe(const VideoPipe&) = delete;
-    VideoPipe& operator=(const VideoPipe&) = delete;
+    ~ProcessPipe();
+    ProcessPipe(const ProcessPipe&) = delete;
+    ProcessPipe& operator=(const ProcessPipe&) = delete;
 
     // Writes all bytes. Throws nbody::Error with the process's exit status if it stopped reading
     // (EPIPE; SIGPIPE is ignored during the write, so nbody is not killed).

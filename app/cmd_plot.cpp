@@ -1,0 +1,40 @@
+#include "cmd_plot.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "scenario.hpp"
+
+namespace nbody {
+
+CLI::App* add_plot_command(CLI::App& root, PlotRequest& o) {
+    CLI::App* cmd = root.add_subcommand(
+        "plot", "plot an energy log or a bench CSV to a PNG (through gnuplot, which must be installed)");
+    cmd->add_option_function<std::string>(
+           "FILE", [&o](const std::string& s) { o.input = parse_path("FILE", s); },
+           "energy log (nbody run --energy-log) or bench CSV (nbody bench --format csv)")
+        ->required();
+    cmd->add_option_function<std::string>(
+           "-o,--output", [&o](const std::string& s) { o.output = parse_path("--output", s); },
+           "the PNG to write")
+        ->type_name("FILE.png")
+        ->required();
+    cmd->add_option("--width", o.width, "image width in pixels (64..8192)")->capture_default_str();
+    cmd->add_option("--height", o.height, "image height in pixels (64..8192)")->capture_default_str();
+    cmd->add_option("--title", o.title, "title (default: from the file's parameter lines)");
+    cmd->footer(
+        "An energy log gives |dE/E| against t (log axis) above the kinetic, potential and total energy;\n"
+        "a bench CSV gives interactions/s against N (log-log), one line per backend/precision/force/\n"
+        "integrator/threads. Examples:\n"
+        "  nbody plot energy.csv -o energy.png\n"
+        "  nbody bench --format csv > bench.csv && nbody plot bench.csv -o bench.png");
+    return cmd;
+}
+
+int run_plot_command(const PlotRequest& o) {
+    plot_csv(o);
+    std::cout << "nbody plot: " << o.input << " -> " << o.output << " (" << o.width << "x" << o.height << ")\n";
+    return 0;
+}
+
+}  // namespace nbody
