@@ -65,8 +65,8 @@ double compare_bound(Precision p, ForceAlgorithm f) {
 
 void check_finite(const StepReport& r, const BenchCase& c) {
     if (!r.finite) {
-        throw Error("bench: " + c.backend + " N = " + std::to_string(c.n) + " produced a non-finite value at step " +
-                    std::to_string(r.bad_step));
+        throw Error("bench: " + c.backend + " N = " + std::to_string(c.n) +
+                    " produced a non-finite value at step " + std::to_string(r.bad_step));
     }
 }
 
@@ -79,7 +79,8 @@ Params bench_params(const BenchCase& c) {
 
 // Runs the same steps on the serial float64 backend (the CPU reference) and on the case's backend, and
 // compares the positions: max and RMS distance, over the reference's RMS radius.
-void compare_with_reference(const BenchCase& c, const HostState& start, const BenchOptions& o, BenchRow& row) {
+void compare_with_reference(const BenchCase& c, const HostState& start, const BenchOptions& o,
+                            BenchRow& row) {
     const Params p = bench_params(c);
     const std::int64_t steps = o.steps;
     auto reference = create_backend("serial", Precision::f64);
@@ -116,8 +117,8 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     const Params p = bench_params(c);
 
     const double n = static_cast<double>(c.n);
-    Progress progress(label, o.warmup + o.repeats * o.steps, n * n, progress_settings_from_environment(o.quiet),
-                      std::cerr);
+    Progress progress(label, o.warmup + o.repeats * o.steps, n * n,
+                      progress_settings_from_environment(o.quiet), std::cerr);
     if (o.warmup > 0) check_finite(backend->step(p, o.warmup), c);
     progress.update(o.warmup);
     std::vector<double> seconds;
@@ -170,7 +171,6 @@ std::vector<T> parse_names(const std::vector<std::string>& names, const std::vec
     return out;
 }
 
-
 std::string json_string(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
@@ -205,8 +205,9 @@ MachineInfo machine_info() {
 
 CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     CLI::App* cmd = root.add_subcommand("bench", "time the force backends on the plummer preset");
-    cmd->add_option("--backend", o.backends,
-                    "backends to time, comma-separated: " + join(backend_names()) + " (default: every available one)")
+    cmd->add_option(
+           "--backend", o.backends,
+           "backends to time, comma-separated: " + join(backend_names()) + " (default: every available one)")
         ->delimiter(',');
     cmd->add_option_function<std::vector<std::string>>(
            "--n",
@@ -219,8 +220,9 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
         ->type_name("N,...");
     cmd->add_option("--precision", o.precisions, "float and/or double, comma-separated (default float)")
         ->delimiter(',');
-    cmd->add_option("--force", o.forces,
-                    "force algorithms, comma-separated: " + join(force_algorithm_names()) + " (default direct)")
+    cmd->add_option(
+           "--force", o.forces,
+           "force algorithms, comma-separated: " + join(force_algorithm_names()) + " (default direct)")
         ->delimiter(',');
     cmd->add_option("--integrator", o.integrators,
                     "integrators, comma-separated: " + join(integrator_names()) + " (default leapfrog)")
@@ -229,7 +231,9 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
            "--threads",
            [&o](const std::vector<std::string>& v) {
                o.threads.clear();
-               for (const auto& s : v) o.threads.push_back(static_cast<int>(std::min<std::int64_t>(parse_body_count("--threads", s), 1 << 16)));
+               for (const auto& s : v)
+                   o.threads.push_back(
+                       static_cast<int>(std::min<std::int64_t>(parse_body_count("--threads", s), 1 << 16)));
            },
            "OpenMP thread counts to sweep, comma-separated, e.g. 1,2,4 (default: OMP_NUM_THREADS or every "
            "core); the openmp backend gets a row for each")
@@ -237,7 +241,8 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
         ->type_name("T,...");
     cmd->add_option("--steps", o.steps, "steps per timed repeat")->capture_default_str();
     cmd->add_option("--warmup", o.warmup, "untimed steps first")->capture_default_str();
-    cmd->add_option("--repeats", o.repeats, "timed repeats; min, median and max are reported")->capture_default_str();
+    cmd->add_option("--repeats", o.repeats, "timed repeats; min, median and max are reported")
+        ->capture_default_str();
     cmd->add_option("--format", o.format, "table, csv or json")->capture_default_str();
     cmd->add_option_function<std::string>(
            "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
@@ -251,11 +256,12 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
            "also plot interactions/s against N to this PNG (needs gnuplot)")
         ->type_name("FILE.png");
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
-    cmd->footer(std::string("Columns: backend, precision, [force, integrator when several are asked,] threads, n, "
-                            "ms_per_step (median), ms_min, ms_max, interactions_per_second, gflops (and "
-                            "vs_baseline for cuda: tuned kernel speed / baseline kernel speed; max_diff, rms_diff, "
-                            "diff_bound with --compare).\n") +
-                kFootnote + ".");
+    cmd->footer(
+        std::string("Columns: backend, precision, [force, integrator when several are asked,] threads, n, "
+                    "ms_per_step (median), ms_min, ms_max, interactions_per_second, gflops (and "
+                    "vs_baseline for cuda: tuned kernel speed / baseline kernel speed; max_diff, rms_diff, "
+                    "diff_bound with --compare).\n") +
+        kFootnote + ".");
     return cmd;
 }
 
@@ -275,19 +281,23 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
     if (!find_preset(kBenchPreset)) throw Error(std::string("bench needs the '") + kBenchPreset + "' preset");
     const auto precisions = parse_names<Precision>(o.precisions, {"float"}, "precision", {"float", "double"},
                                                    [](const std::string& s) { return parse_precision(s); });
-    const auto forces = parse_names<ForceAlgorithm>(o.forces, {"direct"}, "force algorithm", force_algorithm_names(),
-                                                    [](const std::string& s) { return parse_force_algorithm(s); });
-    const auto integrators = parse_names<Integrator>(o.integrators, {"leapfrog"}, "integrator", integrator_names(),
-                                                     [](const std::string& s) { return parse_integrator(s); });
+    const auto forces =
+        parse_names<ForceAlgorithm>(o.forces, {"direct"}, "force algorithm", force_algorithm_names(),
+                                    [](const std::string& s) { return parse_force_algorithm(s); });
+    const auto integrators =
+        parse_names<Integrator>(o.integrators, {"leapfrog"}, "integrator", integrator_names(),
+                                [](const std::string& s) { return parse_integrator(s); });
     const std::vector<std::string> backends = o.backends.empty() ? available_backend_names() : o.backends;
     for (const auto& b : backends) {
-        if (!find_backend(b)) throw Error("unknown backend '" + b + "' (valid: " + join(backend_names()) + ")");
+        if (!find_backend(b))
+            throw Error("unknown backend '" + b + "' (valid: " + join(backend_names()) + ")");
     }
     if (!o.plot.empty()) check_plot_output(o.plot, "--plot");
 
     std::vector<BenchCase> cases;
     for (const auto& b : backends) {
-        const std::vector<int> threads = sweeps_threads(b) && !o.threads.empty() ? o.threads : std::vector<int>{0};
+        const std::vector<int> threads =
+            sweeps_threads(b) && !o.threads.empty() ? o.threads : std::vector<int>{0};
         for (Precision p : precisions) {
             for (ForceAlgorithm f : forces) {
                 for (Integrator i : integrators) {
@@ -301,8 +311,9 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
     std::vector<BenchRow> rows;
     for (std::size_t k = 0; k < cases.size(); ++k) {
         const BenchCase& c = cases[k];
-        const std::string label = "bench " + std::to_string(k + 1) + "/" + std::to_string(cases.size()) + " " +
-                                  c.backend + " " + to_string(c.precision) + " N=" + std::to_string(c.n) +
+        const std::string label = "bench " + std::to_string(k + 1) + "/" + std::to_string(cases.size()) +
+                                  " " + c.backend + " " + to_string(c.precision) +
+                                  " N=" + std::to_string(c.n) +
                                   (c.threads > 0 ? " threads=" + std::to_string(c.threads) : "");
         rows.push_back(measure(c, o, label));
     }
@@ -311,45 +322,50 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
 
 std::string format_bench(const std::vector<BenchRow>& rows, const std::string& format, const MachineInfo& m) {
     auto differ = [&](auto field) {
-        return std::any_of(rows.begin(), rows.end(), [&](const BenchRow& r) { return field(r) != field(rows[0]); });
+        return std::any_of(rows.begin(), rows.end(),
+                           [&](const BenchRow& r) { return field(r) != field(rows[0]); });
     };
     const bool show_force = !rows.empty() && differ([](const BenchRow& r) { return r.force; });
     const bool show_integrator = !rows.empty() && differ([](const BenchRow& r) { return r.integrator; });
-    const bool any_baseline = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.vs_baseline >= 0; });
-    const bool any_compare = std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.max_diff >= 0; });
+    const bool any_baseline =
+        std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.vs_baseline >= 0; });
+    const bool any_compare =
+        std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.max_diff >= 0; });
     std::ostringstream out;
     if (format == "json") {
         out << "[";
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const BenchRow& r = rows[i];
-            out << (i ? ",\n " : "\n ") << "{\"backend\": \"" << r.backend << "\", \"precision\": \"" << r.precision
-                << "\", \"force\": \"" << r.force << "\", \"integrator\": \"" << r.integrator
+            out << (i ? ",\n " : "\n ") << "{\"backend\": \"" << r.backend << "\", \"precision\": \""
+                << r.precision << "\", \"force\": \"" << r.force << "\", \"integrator\": \"" << r.integrator
                 << "\", \"threads\": " << r.threads << ", \"n\": " << r.n
-                << ", \"ms_per_step\": " << fmt("%.6g", r.ms_per_step) << ", \"ms_min\": " << fmt("%.6g", r.ms_min)
-                << ", \"ms_max\": " << fmt("%.6g", r.ms_max)
+                << ", \"ms_per_step\": " << fmt("%.6g", r.ms_per_step)
+                << ", \"ms_min\": " << fmt("%.6g", r.ms_min) << ", \"ms_max\": " << fmt("%.6g", r.ms_max)
                 << ", \"interactions_per_second\": " << fmt("%.6g", r.interactions_per_second)
                 << ", \"gflops\": " << fmt("%.6g", r.gflops);
             if (r.vs_baseline >= 0) out << ", \"vs_baseline\": " << fmt("%.4g", r.vs_baseline);
             if (r.max_diff >= 0) {
-                out << ", \"max_diff\": " << fmt("%.3g", r.max_diff) << ", \"rms_diff\": " << fmt("%.3g", r.rms_diff)
+                out << ", \"max_diff\": " << fmt("%.3g", r.max_diff)
+                    << ", \"rms_diff\": " << fmt("%.3g", r.rms_diff)
                     << ", \"diff_bound\": " << fmt("%.3g", r.diff_bound);
             }
-            out << ", \"cpu\": " << json_string(m.cpu) << ", \"cores\": " << m.cores << ", \"gpu\": " << json_string(m.gpu)
-                << "}";
+            out << ", \"cpu\": " << json_string(m.cpu) << ", \"cores\": " << m.cores
+                << ", \"gpu\": " << json_string(m.gpu) << "}";
         }
         out << (rows.empty() ? "]\n" : "\n]\n");
     } else if (format == "csv") {
         out << "# cpu = " << m.cpu << "\n# cores = " << m.cores << "\n# gpu = " << m.gpu << '\n';
         out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "")
             << "threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
-            << (any_baseline ? ",vs_baseline" : "") << (any_compare ? ",max_diff,rms_diff,diff_bound" : "") << '\n';
+            << (any_baseline ? ",vs_baseline" : "") << (any_compare ? ",max_diff,rms_diff,diff_bound" : "")
+            << '\n';
         for (const BenchRow& r : rows) {
             out << r.backend << ',' << r.precision << ',';
             if (show_force) out << r.force << ',';
             if (show_integrator) out << r.integrator << ',';
-            out << r.threads << ',' << r.n << ',' << fmt("%.6g", r.ms_per_step) << ',' << fmt("%.6g", r.ms_min) << ','
-                << fmt("%.6g", r.ms_max) << ',' << fmt("%.6g", r.interactions_per_second) << ','
-                << fmt("%.6g", r.gflops);
+            out << r.threads << ',' << r.n << ',' << fmt("%.6g", r.ms_per_step) << ','
+                << fmt("%.6g", r.ms_min) << ',' << fmt("%.6g", r.ms_max) << ','
+                << fmt("%.6g", r.interactions_per_second) << ',' << fmt("%.6g", r.gflops);
             if (any_baseline) out << ',' << (r.vs_baseline >= 0 ? fmt("%.4g", r.vs_baseline) : "");
             if (any_compare) {
                 out << ',' << fmt("%.3g", r.max_diff) << ',' << fmt("%.3g", r.rms_diff) << ','
@@ -360,11 +376,11 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
     } else {
         out << "machine: " << m.cpu << " (" << m.cores << " logical cores), GPU: " << m.gpu << '\n';
         char line[256];
-        std::snprintf(line, sizeof line, "%-8s %-9s %s%s%7s %8s %10s %10s %10s %15s %9s", "backend", "precision",
-                      show_force ? "force    " : "", show_integrator ? "integrator       " : "", "threads", "n",
-                      "ms/step", "min", "max", "interactions/s", "GFLOP/s");
-        out << line << (any_baseline ? "  vs_baseline" : "") << (any_compare ? "   max_diff   rms_diff  bound" : "")
-            << '\n';
+        std::snprintf(line, sizeof line, "%-8s %-9s %s%s%7s %8s %10s %10s %10s %15s %9s", "backend",
+                      "precision", show_force ? "force    " : "", show_integrator ? "integrator       " : "",
+                      "threads", "n", "ms/step", "min", "max", "interactions/s", "GFLOP/s");
+        out << line << (any_baseline ? "  vs_baseline" : "")
+            << (any_compare ? "   max_diff   rms_diff  bound" : "") << '\n';
         for (const BenchRow& r : rows) {
             std::snprintf(line, sizeof line, "%-8s %-9s ", r.backend.c_str(), r.precision.c_str());
             out << line;
@@ -377,18 +393,21 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                 out << line;
             }
             std::snprintf(line, sizeof line, "%7d %8lld %10.4g %10.4g %10.4g %15.4g %9.4g", r.threads,
-                          static_cast<long long>(r.n), r.ms_per_step, r.ms_min, r.ms_max, r.interactions_per_second,
-                          r.gflops);
+                          static_cast<long long>(r.n), r.ms_per_step, r.ms_min, r.ms_max,
+                          r.interactions_per_second, r.gflops);
             out << line;
-            if (any_baseline) out << (r.vs_baseline >= 0 ? fmt("  %10.2fx", r.vs_baseline) : std::string(13, ' '));
+            if (any_baseline)
+                out << (r.vs_baseline >= 0 ? fmt("  %10.2fx", r.vs_baseline) : std::string(13, ' '));
             if (any_compare) {
-                out << fmt(" %10.3g", r.max_diff) << fmt(" %10.3g", r.rms_diff) << fmt(" %6.0e", r.diff_bound);
+                out << fmt(" %10.3g", r.max_diff) << fmt(" %10.3g", r.rms_diff)
+                    << fmt(" %6.0e", r.diff_bound);
             }
             out << '\n';
         }
         out << "ms/step is the median of the repeats (min and max beside it); " << kFootnote
             << (any_baseline ? "; vs_baseline = tuned / baseline kernel speed" : "")
-            << (any_compare ? "; max_diff and rms_diff: positions against serial double, over the RMS radius" : "")
+            << (any_compare ? "; max_diff and rms_diff: positions against serial double, over the RMS radius"
+                            : "")
             << ".\n";
     }
     return out.str();
@@ -406,8 +425,8 @@ int run_bench_command(const BenchOptions& o) {
     for (const BenchRow& r : rows) {
         if (r.max_diff > r.diff_bound && r.diff_bound >= 0) {
             throw Error("--compare: " + r.backend + " " + r.precision + " N = " + std::to_string(r.n) +
-                        " differs from the CPU reference by " + fmt("%.3g", r.max_diff) + " (max, relative) > " +
-                        fmt("%.3g", r.diff_bound));
+                        " differs from the CPU reference by " + fmt("%.3g", r.max_diff) +
+                        " (max, relative) > " + fmt("%.3g", r.diff_bound));
         }
     }
     return 0;

@@ -15,24 +15,24 @@ struct BenchOptions {
     std::vector<std::string> backends;      // empty: every available backend
     std::vector<std::int64_t> ns = {1024, 4096, 16384};
     std::vector<std::string> precisions = {"float"};
-    std::vector<std::string> forces;        // empty: direct
-    std::vector<std::string> integrators;   // empty: leapfrog
-    std::vector<int> threads;               // OpenMP threads to sweep (empty: OMP_NUM_THREADS or every core)
+    std::vector<std::string> forces;       // empty: direct
+    std::vector<std::string> integrators;  // empty: leapfrog
+    std::vector<int> threads;              // OpenMP threads to sweep (empty: OMP_NUM_THREADS or every core)
     std::int64_t steps = 5;    // steps per timed repeat
     std::int64_t warmup = 2;   // untimed steps before the first repeat (caches, clocks, first kick)
     std::int64_t repeats = 3;  // timed repeats; min, median and max are reported
     std::string format = "table";  // table, csv or json
     std::uint64_t seed = 1;
-    bool compare = false;      // also run the CPU reference and report the difference
-    std::string plot;          // PNG of interactions/s against N
-    bool quiet = false;        // no progress line
+    bool compare = false;  // also run the CPU reference and report the difference
+    std::string plot;      // PNG of interactions/s against N
+    bool quiet = false;    // no progress line
 };
 
 // The machine the numbers come from.
 struct MachineInfo {
-    std::string cpu;   // /proc/cpuinfo's model name, or "unknown"
-    int cores = 0;     // logical CPUs (std::thread::hardware_concurrency)
-    std::string gpu;   // CUDA device name, or "none"
+    std::string cpu;  // /proc/cpuinfo's model name, or "unknown"
+    int cores = 0;    // logical CPUs (std::thread::hardware_concurrency)
+    std::string gpu;  // CUDA device name, or "none"
 };
 MachineInfo machine_info();
 

@@ -33,7 +33,8 @@ CLI::App* add_plot_command(CLI::App& root, PlotRequest& o) {
 
 int run_plot_command(const PlotRequest& o) {
     plot_csv(o);
-    std::cout << "nbody plot: " << o.input << " -> " << o.output << " (" << o.width << "x" << o.height << ")\n";
+    std::cout << "nbody plot: " << o.input << " -> " << o.output << " (" << o.width << "x" << o.height
+              << ")\n";
     return 0;
 }
 

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -18,13 +18,13 @@
 #include "plot.hpp"
 #include "progress.hpp"
 #include "sim/closest_pair.hpp"
-#include "sim/error.hpp"
 #include "sim/csv_io.hpp"
+#include "sim/error.hpp"
 #include "sim/interaction.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
-#include "sim/snapshot.hpp"
 #include "sim/run_metadata.hpp"
+#include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
 
@@ -145,7 +145,8 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     cmd->add_option("--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS or every core)");
     cmd->add_flag("--energyDiff", o.energy_diff, "print only the final relative energy change |dE/E|");
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
-    add_path_option(*cmd, "--plot", o.plot, "after the run, plot the --energy-log to this PNG (needs gnuplot)");
+    add_path_option(*cmd, "--plot", o.plot,
+                    "after the run, plot the --energy-log to this PNG (needs gnuplot)");
     cmd->footer(
         "Defaults: preset plummer, N = " + std::to_string(kDefaultRunN) + ", " +
         std::to_string(kDefaultRunSteps) +
@@ -195,7 +196,8 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
 void commit_files(RunFiles& f, const Scenario& sc, Backend& backend, std::int64_t done) {
     std::vector<AtomicFile*> files;
     if (f.output) {
-        for (const std::string& note : write_snapshot(*f.output, make_snapshot(sc, backend.get_state(), sc.step + done)))
+        for (const std::string& note :
+             write_snapshot(*f.output, make_snapshot(sc, backend.get_state(), sc.step + done)))
             std::cerr << "nbody: note: " << note << '\n';
         files.push_back(f.output.get());
     }
@@ -221,11 +223,11 @@ void sample_encounter(const HostState& s, double G, Encounter& worst) {
 
 struct RunOutcome {
     std::int64_t done = 0;
-    double t = 0;              // simulated time at the end
-    double step_seconds = 0;   // inside Backend::step only
+    double t = 0;             // simulated time at the end
+    double step_seconds = 0;  // inside Backend::step only
     Diagnostics last;
-    double drift = 0;          // |dE/E| from the start to the end
-    Encounter encounter;       // sampled only with softening 0
+    double drift = 0;     // |dE/E| from the start to the end
+    Encounter encounter;  // sampled only with softening 0
 };
 
 // Steps in chunks that end at the next log or trajectory point, or after about a quarter second for the
@@ -273,8 +275,8 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         if (!rep.finite) {
             progress.finish();
             const std::int64_t bad = r.done + rep.bad_step;
-            throw Error("numerical blow-up at step " + std::to_string(bad) + " (t = " +
-                        format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) + "): body " +
+            throw Error("numerical blow-up at step " + std::to_string(bad) +
+                        " (t = " + format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) + "): body " +
                         std::to_string(rep.bad_body) + " has a non-finite position or velocity");
         }
         r.done += chunk;
@@ -343,9 +345,9 @@ void print_warnings(const Scenario& sc, const RunOutcome& r) {
     const Encounter& e = r.encounter;
     if (sc.params.softening == 0 && sc.params.dt * kMinStepsPerEncounter > e.time_scale) {
         std::cerr << "nbody: warning: close encounter with softening 0: bodies " << e.pair.i << " and "
-                  << e.pair.j << " came within " << format_g(e.pair.distance, 3) << " (their encounter takes about "
-                  << format_g(e.time_scale, 3) << ", less than " << format_g(kMinStepsPerEncounter)
-                  << " steps of dt = " << format_g(sc.params.dt)
+                  << e.pair.j << " came within " << format_g(e.pair.distance, 3)
+                  << " (their encounter takes about " << format_g(e.time_scale, 3) << ", less than "
+                  << format_g(kMinStepsPerEncounter) << " steps of dt = " << format_g(sc.params.dt)
                   << "): try a --softening near that distance or a smaller --dt\n";
     }
 }

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "process_pipe.hpp"
-#include "sim/error.hpp"
 #include "sim/atomic_file.hpp"
+#include "sim/error.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -85,9 +85,12 @@ bool number(const std::vector<std::string>& row, int col, double& out) {
 std::string gp_string(const std::string& s) {
     std::string out = "'";
     for (char c : s) {
-        if (c == '\'') out += "''";
-        else if (c == '\n' || c == '\r') out += ' ';
-        else out += c;
+        if (c == '\'')
+            out += "''";
+        else if (c == '\n' || c == '\r')
+            out += ' ';
+        else
+            out += c;
     }
     return out + "'";
 }
@@ -101,7 +104,8 @@ std::string num(double v) {
 std::string preamble(const PlotRequest& r, const std::string& tmp) {
     // noenhanced: titles from file names and flags are printed as they are (no ^ _ @ markup).
     return "set terminal pngcairo size " + std::to_string(r.width) + "," + std::to_string(r.height) +
-           " noenhanced font 'sans,10'\nset output " + gp_string(tmp) + "\nset grid\nset key outside right top\nset autoscale xfix\n";
+           " noenhanced font 'sans,10'\nset output " + gp_string(tmp) +
+           "\nset grid\nset key outside right top\nset autoscale xfix\n";
 }
 
 // "plummer, N = 1024, openmp, leapfrog, dt = 0.01": what the energy log's parameter lines say.
@@ -209,7 +213,8 @@ std::string bench_script(const CsvTable& t, const PlotRequest& r, const std::str
     return s;
 }
 
-std::string script_for(const CsvTable& t, const PlotRequest& r, const std::string& what, const std::string& tmp) {
+std::string script_for(const CsvTable& t, const PlotRequest& r, const std::string& what,
+                       const std::string& tmp) {
     if (t.column("rel_drift") >= 0 && t.column("t") >= 0) return energy_script(t, r, what, tmp);
     if (t.column("interactions_per_second") >= 0 && t.column("n") >= 0) return bench_script(t, r, what, tmp);
     throw Error(what + ": not an energy log or a bench CSV written by nbody (header '" + join(t.header, ",") +
@@ -247,8 +252,9 @@ void check_plot_output(const std::string& path, const std::string& flag) {
         throw Error(flag + " '" + path + "': directory '" + dir.string() + "' does not exist");
     }
     if (!on_path("gnuplot")) {
-        throw Error("plotting needs gnuplot, which is not on PATH: install it (apt-get install gnuplot-nox, "
-                    "or run scripts/setup.sh)");
+        throw Error(
+            "plotting needs gnuplot, which is not on PATH: install it (apt-get install gnuplot-nox, "
+            "or run scripts/setup.sh)");
     }
 }
 

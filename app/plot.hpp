@@ -11,7 +11,7 @@ struct PlotRequest {
     std::string input;   // energy log or bench CSV written by nbody
     std::string output;  // PNG
     int width = 1024, height = 640;
-    std::string title;   // empty: from the file's parameter lines (preset, N, backend, integrator, dt)
+    std::string title;  // empty: from the file's parameter lines (preset, N, backend, integrator, dt)
 };
 
 // Throws nbody::Error with one line when gnuplot is not on PATH ("install gnuplot-nox"), when `path`

@@ -9,7 +9,7 @@ namespace nbody {
 
 struct ClosestPair {
     double distance = std::numeric_limits<double>::infinity();  // infinity for fewer than 2 bodies
-    std::size_t i = 0, j = 0;                                  // i < j
+    std::size_t i = 0, j = 0;                                   // i < j
 };
 
 // Sorts the bodies along x and sweeps, comparing each body only with those closer in x than the best

@@ -543,7 +543,8 @@ TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
     ASSERT_EQ(csv.code, 0) << csv.err;
     const auto lines = data_lines(csv.out);
     ASSERT_EQ(lines.size(), 2u) << csv.out;
-    EXPECT_EQ(lines[0], "backend,precision,threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops");
+    EXPECT_EQ(lines[0],
+              "backend,precision,threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops");
     // The machine, in '#' lines a plot or a spreadsheet skips.
     EXPECT_EQ(csv.out.rfind("# cpu = ", 0), 0u) << csv.out;
     EXPECT_NE(csv.out.find("\n# cores = "), std::string::npos) << csv.out;
@@ -572,7 +573,6 @@ TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
         EXPECT_EQ(r.err.rfind("nbody: error: ", 0), 0u) << r.err;
     }
 }
-
 
 // Sets an environment variable for one test and restores it.
 class ScopedEnv {
@@ -605,7 +605,9 @@ std::pair<unsigned, unsigned> png_size(const std::string& path) {
     unsigned char b[24] = {};
     in.read(reinterpret_cast<char*>(b), sizeof b);
     if (!in || b[1] != 'P' || b[2] != 'N' || b[3] != 'G') return {0, 0};
-    auto be32 = [&](int i) { return (unsigned(b[i]) << 24) | (unsigned(b[i + 1]) << 16) | (unsigned(b[i + 2]) << 8) | b[i + 3]; };
+    auto be32 = [&](int i) {
+        return (unsigned(b[i]) << 24) | (unsigned(b[i + 1]) << 16) | (unsigned(b[i + 2]) << 8) | b[i + 3];
+    };
     return {be32(16), be32(20)};
 }
 
@@ -665,8 +667,8 @@ TEST_F(CliTest, BadParameterLinesAreOneError) {
 
 TEST_F(CliTest, WarningsTeach) {
     // Euler with a large step and no softening: energy is not conserved and close pairs are not resolved.
-    const CliResult r = run_cli({"run", "--n", "512", "--steps", "20", "--integrator", "euler", "--dt", "0.05",
-                                 "--softening", "0", "--quiet"});
+    const CliResult r = run_cli({"run", "--n", "512", "--steps", "20", "--integrator", "euler", "--dt",
+                                 "0.05", "--softening", "0", "--quiet"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("nbody: warning: energy not conserved"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("try a smaller --dt or a larger --softening"), std::string::npos) << r.err;
@@ -680,8 +682,8 @@ TEST_F(CliTest, WarningsTeach) {
 TEST_F(CliTest, PlotsEnergyLogsAndBenchCsvs) {
     if (!on_path("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
     const std::string log = path("energy.csv"), png = path("energy.png");
-    const CliResult r = run_cli({"run", "--n", "128", "--steps", "50", "--energy-log", log, "--plot", png,
-                                 "--quiet"});
+    const CliResult r =
+        run_cli({"run", "--n", "128", "--steps", "50", "--energy-log", log, "--plot", png, "--quiet"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(png_size(png), std::make_pair(1024u, 640u));
     EXPECT_GT(fs::file_size(png), 10000u);  // axes, labels and three curves, not an empty canvas
@@ -699,8 +701,9 @@ TEST_F(CliTest, PlotsEnergyLogsAndBenchCsvs) {
 }
 
 TEST_F(CliTest, PlotRejectsBadInputWithOneLine) {
-    const std::string log = write_file("e.csv", "step,t,kinetic,potential,total,rel_drift,px,py,pz\n"
-                                                "0,0,1,-2,-1,0,0,0,0\n1,0.1,1,-2,-1,1e-6,0,0,0\n");
+    const std::string log = write_file("e.csv",
+                                       "step,t,kinetic,potential,total,rel_drift,px,py,pz\n"
+                                       "0,0,1,-2,-1,0,0,0,0\n1,0.1,1,-2,-1,1e-6,0,0,0\n");
     const std::string other = write_file("o.csv", "a,b\n1,2\n");
     const std::vector<std::string> inputs{log, other};
     expect_error({"plot", log, "-o", path("x.txt")}, "must name a .png file", inputs);
@@ -717,16 +720,16 @@ TEST_F(CliTest, PlotRejectsBadInputWithOneLine) {
     }
 }
 
-
 TEST_F(CliTest, BenchReportsSpreadThreadsAndSweeps) {
-    const CliResult r = run_cli({"bench", "--backend", "serial,openmp", "--n", "32", "--threads", "1,2", "--steps",
-                                 "1", "--repeats", "3", "--warmup", "0", "--integrator", "leapfrog,euler",
-                                 "--format", "csv", "--quiet"});
+    const CliResult r = run_cli({"bench", "--backend", "serial,openmp", "--n", "32", "--threads", "1,2",
+                                 "--steps", "1", "--repeats", "3", "--warmup", "0", "--integrator",
+                                 "leapfrog,euler", "--format", "csv", "--quiet"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto lines = data_lines(r.out);
     ASSERT_FALSE(lines.empty());
-    EXPECT_EQ(lines[0], "backend,precision,integrator,threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,"
-                        "gflops");
+    EXPECT_EQ(lines[0],
+              "backend,precision,integrator,threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,"
+              "gflops");
     // serial: one row per integrator; openmp: one per integrator and thread count.
     ASSERT_EQ(lines.size(), 1u + 2u + 4u) << r.out;
     std::map<std::string, int> threads_seen;
@@ -746,16 +749,18 @@ TEST_F(CliTest, BenchReportsSpreadThreadsAndSweeps) {
     EXPECT_EQ(threads_seen["1"], 2);
     EXPECT_EQ(threads_seen["2"], 2);
 
-    const CliResult json = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1",
-                                    "--format", "json", "--quiet"});
+    const CliResult json = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats",
+                                    "1", "--format", "json", "--quiet"});
     ASSERT_EQ(json.code, 0) << json.err;
-    for (const char* key : {"\"ms_min\": ", "\"ms_max\": ", "\"threads\": 1", "\"cpu\": ", "\"cores\": ", "\"gpu\": "})
+    for (const char* key :
+         {"\"ms_min\": ", "\"ms_max\": ", "\"threads\": 1", "\"cpu\": ", "\"cores\": ", "\"gpu\": "})
         EXPECT_NE(json.out.find(key), std::string::npos) << key << " in " << json.out;
 }
 
 TEST_F(CliTest, BenchCompareStaysWithinItsBound) {
-    const CliResult r = run_cli({"bench", "--backend", "openmp", "--precision", "float,double", "--n", "256",
-                                 "--steps", "3", "--repeats", "1", "--compare", "--format", "csv", "--quiet"});
+    const CliResult r =
+        run_cli({"bench", "--backend", "openmp", "--precision", "float,double", "--n", "256", "--steps", "3",
+                 "--repeats", "1", "--compare", "--format", "csv", "--quiet"});
     ASSERT_EQ(r.code, 0) << r.out << r.err;
     const auto lines = data_lines(r.out);
     ASSERT_EQ(lines.size(), 3u) << r.out;
@@ -766,7 +771,8 @@ TEST_F(CliTest, BenchCompareStaysWithinItsBound) {
         for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
         const double max_diff = std::stod(cells[cells.size() - 3]), rms = std::stod(cells[cells.size() - 2]),
                      bound = std::stod(cells.back());
-        EXPECT_GT(max_diff, 0.0) << "float and openmp's summation order differ from serial double: " << lines[i];
+        EXPECT_GT(max_diff, 0.0) << "float and openmp's summation order differ from serial double: "
+                                 << lines[i];
         EXPECT_LE(rms, max_diff) << lines[i];
         EXPECT_LE(max_diff, bound) << lines[i];
         EXPECT_EQ(bound, cells[1] == "float" ? 1e-4 : 1e-10) << lines[i];

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/error.hpp"
 #include "sim/csv_io.hpp"
+#include "sim/error.hpp"
 #include "sim/run_metadata.hpp"
 
 namespace nbody {
