@@ -152,7 +152,7 @@ struct DeviceTree::Impl {
     }
 
     void walk(const SortedSet& set, std::size_t n, float4* acc, float* potential, float G, float eps2,
-              cudaStream_t s) {
+              cudaStream_t s, const unsigned long long* bad = nullptr, unsigned long long bad_before = 0) {
         WalkArgs w;
         w.targets = set.sorted.data();
         w.perm = set.perm.data();
@@ -167,6 +167,8 @@ struct DeviceTree::Impl {
         w.stack_overflow = stack_overflow();
         w.interactions = interactions.data();
         w.variant = settings.walk_variant;
+        w.bad = bad;
+        w.bad_before = bad_before;
         mark(4, s);
         launch_walk(view(), w, walk_warps, s);
         mark(5, s);
@@ -194,13 +196,14 @@ DeviceTree::DeviceTree(std::size_t max_sources, std::size_t max_targets, DeviceT
 DeviceTree::~DeviceTree() = default;
 
 void DeviceTree::accelerations(const Vec4<float>* pos_mass, std::size_t n, Vec4<float>* acc, float* potential,
-                               float G, float eps2, float theta, void* stream) {
+                               float G, float eps2, float theta, void* stream, const unsigned long long* bad,
+                               unsigned long long bad_before) {
     check_args(theta, eps2);
     if (n == 0) return;
     impl_->reserve(n, 0);
     const auto s = static_cast<cudaStream_t>(stream);
     impl_->build(reinterpret_cast<const float4*>(pos_mass), n, theta, s);
-    impl_->walk(impl_->sources, n, reinterpret_cast<float4*>(acc), potential, G, eps2, s);
+    impl_->walk(impl_->sources, n, reinterpret_cast<float4*>(acc), potential, G, eps2, s, bad, bad_before);
 }
 
 void DeviceTree::at_points(const Vec4<float>* pos_mass, std::size_t n, const Vec4<float>* points,

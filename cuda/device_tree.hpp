@@ -24,8 +24,7 @@ struct DeviceTreeSettings {
     // the cut, a run that straddles the boundary of two big sparse cells (a Plummer sphere's outskirts)
     // gets a box spanning the system and walks it as a direct sum; see docs/CUDA_NOTES.md.
     int group_cut = 1024;
-    // Walk kernel variant, for experiments (docs/CUDA_NOTES.md): 0 default, 1 registers capped for 48
-    // resident warps per SM.
+    // Walk kernel variant, for experiments (docs/CUDA_NOTES.md): 0 default, 1 cell loop unrolled 8 times.
     int walk_variant = 0;
     // Guard the body-body term against r = 0 with eps = 0 (a target that is also a source). Needed only
     // when eps^2 == 0 or m / eps^3 can overflow a float; evaluate() turns it on by itself for eps^2 == 0.
@@ -64,8 +63,11 @@ class DeviceTree {
     // acc[i] = G * (tree sum at body i), i in the caller's order; acc[i].w = 0. potential (may be null):
     // potential[i] = G * phi_i (negative), the self term excluded. pos_mass = (x, y, z, m) on the device.
     // theta in [0, 1]; theta = 0 opens every cell (the direct sum). Everything runs on `stream`.
+    // bad (may be null): a backend's failure flag; the walk is skipped when *bad < bad_before (an earlier
+    // step already failed; see cuda/step_kernels.hpp).
     void accelerations(const Vec4<float>* pos_mass, std::size_t n, Vec4<float>* acc, float* potential,
-                       float G, float eps2, float theta, void* stream);
+                       float G, float eps2, float theta, void* stream,
+                       const unsigned long long* bad = nullptr, unsigned long long bad_before = 0);
 
     // The same field at m arbitrary points (xyz; w ignored), sources unchanged: potential views, error
     // samples. Builds the tree of the sources first.

@@ -88,7 +88,10 @@ struct WalkArgs {
     // [0] sources evaluated, summed over targets; [1] of which cells; [2] sources evaluated, summed over
     // warp walks (lanes idle or not); [3] traversal iterations.
     unsigned long long* interactions = nullptr;
-    int variant = 0;  // walk kernel variant (experiments; 0 = default)
+    int variant = 0;
+    // The backend's failure flag (may be null): the walk returns at once when *bad < bad_before.
+    const unsigned long long* bad = nullptr;
+    unsigned long long bad_before = 0;  // walk kernel variant (experiments; 0 = default)
 };
 void launch_walk(const TreeView& t, const WalkArgs& w, int warps, cudaStream_t s);
 

@@ -348,6 +348,28 @@ TEST(CudaTree, LeafSizesAndBadArguments) {
     EXPECT_THROW(tree.accelerations(nullptr, 10, nullptr, nullptr, 1.0f, 0.0f, 1.5f, nullptr), Error);
 }
 
+// The backend's failure flag: when an earlier step failed (*bad < bad_before) the walk is skipped and the
+// output left as it was; otherwise it runs.
+TEST(CudaTree, FailureGateSkipsTheWalk) {
+    SKIP_WITHOUT_DEVICE();
+    const auto bodies = random_float_bodies(1000, 2);
+    DeviceBuffer<Vec4<float> > d_bodies(bodies.size()), d_acc(bodies.size());
+    DeviceBuffer<unsigned long long> bad(1);
+    CUDA_CHECK(cudaMemcpy(d_bodies.data(), bodies.data(), d_bodies.bytes(), cudaMemcpyHostToDevice));
+    const unsigned long long failed_at = 5ull << 32;
+    CUDA_CHECK(cudaMemcpy(bad.data(), &failed_at, sizeof failed_at, cudaMemcpyHostToDevice));
+    DeviceTree tree(bodies.size());
+    std::vector<Vec4<float> > acc(bodies.size());
+    for (unsigned long long before : {6ull << 32, 5ull << 32}) {
+        CUDA_CHECK(cudaMemset(d_acc.data(), 0x7f, d_acc.bytes()));  // a sentinel: huge finite floats
+        tree.accelerations(d_bodies.data(), bodies.size(), d_acc.data(), nullptr, 1.0f, 1e-4f, kTheta,
+                           nullptr, bad.data(), before);
+        CUDA_CHECK(cudaMemcpy(acc.data(), d_acc.data(), d_acc.bytes(), cudaMemcpyDeviceToHost));
+        const bool untouched = acc[0].x > 1e37f && acc[999].z > 1e37f;
+        EXPECT_EQ(untouched, before > failed_at) << "before = " << (before >> 32);
+    }
+}
+
 #endif
 
 }  // namespace
