@@ -81,16 +81,24 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
     cells_.clear(), level_begin_.assign(1, 0), depth_ = 0;
     if (n == 0) return;
 
-    // The root cube from the bounding box, in T: the same float cube the GPU computes.
-    T lo_x = bodies[0].x, lo_y = bodies[0].y, lo_z = bodies[0].z, hi_x = lo_x, hi_y = lo_y, hi_z = lo_z;
+    // The root cube from the bounding box, in T: the same float cube the GPU computes. Bodies with a
+    // non-finite coordinate stay out of the box: a NaN or an infinity there would put every key at 0 (one
+    // leaf of all N bodies, an O(N^2) walk) at the very step whose blow-up the finiteness check is about
+    // to report. Such a body still gets a key (clamped into the cube) and spreads NaN through its cells'
+    // moments, as it would through the direct sum.
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    T lo_x = inf, lo_y = inf, lo_z = inf, hi_x = -inf, hi_y = -inf, hi_z = -inf;
 #pragma omp parallel for reduction(min                               \
                                    : lo_x, lo_y, lo_z) reduction(max \
                                                                  : hi_x, hi_y, hi_z) if (nn >= kParallelMin)
     for (std::ptrdiff_t i = 0; i < nn; ++i) {
-        lo_x = std::min(lo_x, bodies[i].x), hi_x = std::max(hi_x, bodies[i].x);
-        lo_y = std::min(lo_y, bodies[i].y), hi_y = std::max(hi_y, bodies[i].y);
-        lo_z = std::min(lo_z, bodies[i].z), hi_z = std::max(hi_z, bodies[i].z);
+        const Vec4<T>& b = bodies[i];
+        if (!(std::isfinite(b.x) && std::isfinite(b.y) && std::isfinite(b.z))) continue;
+        lo_x = std::min(lo_x, b.x), hi_x = std::max(hi_x, b.x);
+        lo_y = std::min(lo_y, b.y), hi_y = std::max(hi_y, b.y);
+        lo_z = std::min(lo_z, b.z), hi_z = std::max(hi_z, b.z);
     }
+    if (!(lo_x <= hi_x)) lo_x = lo_y = lo_z = hi_x = hi_y = hi_z = T(0);  // no finite body at all
     cube_ = bounding_cube(lo_x, lo_y, lo_z, hi_x, hi_y, hi_z);
     cells_per_length_ = T(kMortonCells) / cube_.side;
 

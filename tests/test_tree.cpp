@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -456,6 +457,26 @@ TEST(Tree, CoincidentBodies) {
         EXPECT_EQ(pot[i], 0.0f);
     }
     EXPECT_EQ(tree.depth(), kMortonBitsPerAxis);
+}
+
+// A blown-up body (NaN or infinite position) must not collapse the tree into one leaf of all N bodies
+// (an O(N^2) walk at the step the finiteness check reports): the others keep their cells, and the NaN
+// reaches the accelerations as it would through the direct sum.
+TEST(Tree, NonFiniteBodyKeepsTheTreeAndSpreadsNaN) {
+    for (float bad : {std::nanf(""), std::numeric_limits<float>::infinity()}) {
+        auto b = positions<float>(make_preset("plummer", 20000, 12));
+        b[0].x = bad;
+        Octree<float> tree;
+        tree.build(b.data(), b.size());
+        EXPECT_LT(tree.cube().side, 1e6f);
+        std::vector<Vec4<float>> acc(b.size());
+        const TreeWalkCounts c =
+            tree_accelerations(tree, TreeWalkParams{}, acc.data(), static_cast<float*>(nullptr));
+        EXPECT_LT(double(c.total()), 0.25 * double(b.size()) * double(b.size()));
+        std::size_t non_finite = 0;
+        for (const auto& a : acc) non_finite += std::isfinite(a.x) ? 0 : 1;
+        EXPECT_GT(non_finite, 0u);
+    }
 }
 
 // Arbitrary targets (not bodies): points on a line through and far beyond a disk, in the caller's order,
