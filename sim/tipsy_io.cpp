@@ -149,15 +149,20 @@ Snapshot parse_tipsy(const unsigned char* data, std::size_t size, const std::str
                           Kind{"star", h.nstar, kStarValues}}) {
         for (std::int32_t i = 0; i < k.count; ++i, ++body, p += 4 * k.values) {
             float v[7];
-            for (int c = 0; c < 7; ++c) v[c] = load_float(p + 4 * c, order);
-            static const char* fields[7] = {"mass", "x", "y", "z", "vx", "vy", "vz"};
-            const std::string who = std::string(k.name) + " particle " + std::to_string(i) + " (body " +
-                                    std::to_string(body) + ")";
+            bool finite = true;
             for (int c = 0; c < 7; ++c) {
-                if (!is_finite_bits(v[c]))
-                    fail(who + ": " + fields[c] + " is not finite (" + num(v[c]) + ")");
+                v[c] = load_float(p + 4 * c, order);
+                finite = finite && is_finite_bits(v[c]);
             }
-            if (!(v[0] > 0)) fail(who + ": mass = " + num(v[0]) + " (masses must be > 0)");
+            if (!finite || !(v[0] > 0)) {  // the message is built only for the body at fault
+                static const char* fields[7] = {"mass", "x", "y", "z", "vx", "vy", "vz"};
+                const std::string who = std::string(k.name) + " particle " + std::to_string(i) + " (body " +
+                                        std::to_string(body) + ")";
+                for (int c = 0; c < 7; ++c) {
+                    if (!is_finite_bits(v[c])) fail(who + ": " + fields[c] + " is not finite (" + num(v[c]) + ")");
+                }
+                fail(who + ": mass = " + num(v[0]) + " (masses must be > 0)");
+            }
             s.state.pos_mass[body] = {v[1], v[2], v[3], v[0]};
             s.state.vel[body] = {v[4], v[5], v[6], 0};
         }
@@ -173,10 +178,14 @@ Snapshot parse_tipsy(const unsigned char* data, std::size_t size, const std::str
 Snapshot read_tipsy(const std::string& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw Error("cannot open '" + path + "': is a directory");
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
-    std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) throw Error("cannot read '" + path + "': " + std::strerror(errno));
+    const std::streamoff size = in.tellg();
+    if (size < 0) throw Error("cannot read '" + path + "': cannot tell its size");
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(size));
+    in.seekg(0);
+    if (!in.read(reinterpret_cast<char*>(bytes.data()), size))
+        throw Error("cannot read '" + path + "': " + std::strerror(errno ? errno : EIO));
     return parse_tipsy(bytes.data(), bytes.size(), path);
 }
 
