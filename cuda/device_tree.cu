@@ -271,6 +271,17 @@ DeviceTreePhases DeviceTree::phase_ms(void* stream) const {
     return p;
 }
 
+std::size_t DeviceTree::device_bytes_for(std::size_t max_sources, std::size_t max_targets,
+                                         DeviceTreeSettings s) {
+    // Per body: keys and indices (sort in and out), the gathered copy, the cut marks.
+    const std::size_t per_body = 2 * sizeof(std::uint64_t) + 2 * sizeof(std::uint32_t) + sizeof(float4) + 1;
+    const std::size_t per_node = sizeof(int4) + 1 + 3 * sizeof(float4);
+    const std::size_t nodes = node_capacity(max_sources, s.leaf_size);
+    const std::size_t sort = std::max(sort_scratch_bytes(max_sources), sort_scratch_bytes(max_targets));
+    const std::size_t stacks = std::size_t(walk_resident_warps()) * kStackCapacity * sizeof(int);
+    return per_body * (max_sources + max_targets) + per_node * nodes + sort + stacks + 4096;
+}
+
 std::size_t DeviceTree::device_bytes() const {
     const Impl& m = *impl_;
     return m.sources.bytes() + m.targets.bytes() + m.sort_scratch.bytes() + m.link.bytes() + m.level.bytes() +

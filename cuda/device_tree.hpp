@@ -85,6 +85,10 @@ class DeviceTree {
     // Device bytes held now.
     std::size_t device_bytes() const;
 
+    // Device bytes a tree for these sizes would hold (to check against free memory before allocating).
+    static std::size_t device_bytes_for(std::size_t max_sources, std::size_t max_targets = 0,
+                                        DeviceTreeSettings s = {});
+
   private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

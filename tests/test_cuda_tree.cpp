@@ -346,6 +346,12 @@ TEST(CudaTree, LeafSizesAndBadArguments) {
     EXPECT_THROW(DeviceTree(10, 0, bad), Error);
     DeviceTree tree(10);
     EXPECT_THROW(tree.accelerations(nullptr, 10, nullptr, nullptr, 1.0f, 0.0f, 1.5f, nullptr), Error);
+    // Sizes beyond the tree's 32-bit indices: a clear error before any allocation.
+    EXPECT_THROW(DeviceTree(std::size_t(1) << 33), Error);
+    EXPECT_THROW(DeviceTree(10, (std::size_t(1) << 32) + 5), Error);
+    // The up-front estimate covers what a tree of that size holds.
+    const DeviceTree sized(5000, 700);
+    EXPECT_GE(DeviceTree::device_bytes_for(5000, 700), sized.device_bytes());
 }
 
 // The backend's failure flag: when an earlier step failed (*bad < bad_before) the walk is skipped and the
