@@ -22,6 +22,9 @@ __global__ void bounds_partial_kernel(const float4* __restrict__ pos, std::size_
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
         const float4 p = pos[i];
+        // A body with a non-finite coordinate stays out of the box, as on the CPU (sim/octree.cpp): an
+        // infinity would put every key at 0, one leaf of all N bodies and an O(N^2) walk.
+        if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.z))) continue;
         lo = make_float3(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
         hi = make_float3(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));
     }
@@ -51,6 +54,7 @@ __global__ void bounds_final_kernel(const float4* __restrict__ partials, int blo
         lx = fminf(lx, l.x), ly = fminf(ly, l.y), lz = fminf(lz, l.z);
         hx = fmaxf(hx, h.x), hy = fmaxf(hy, h.y), hz = fmaxf(hz, h.z);
     }
+    if (!(lx <= hx)) lx = ly = lz = hx = hy = hz = 0.0f;  // no finite body at all
     *cube = bounding_cube(lx, ly, lz, hx, hy, hz);
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -374,6 +375,20 @@ TEST(CudaTree, FailureGateSkipsTheWalk) {
         const bool untouched = acc[0].x > 1e37f && acc[999].z > 1e37f;
         EXPECT_EQ(untouched, before > failed_at) << "before = " << (before >> 32);
     }
+}
+
+// A body blown up to infinity or NaN stays out of the root cube (as on the CPU): the tree keeps its shape
+// instead of collapsing into one leaf of all N bodies (an O(N^2) walk at the step whose blow-up is about to
+// be reported). The accelerations are NaN then, as in the direct sum.
+TEST(CudaTree, NonFiniteBodyLeavesTheTreeIntact) {
+    SKIP_WITHOUT_DEVICE();
+    auto bodies = random_float_bodies(4000, 12);
+    const RunResult clean = run_tree(bodies, 1.0f, 1e-4f, kTheta);
+    bodies[100].x = std::numeric_limits<float>::infinity();
+    bodies[200].y = std::numeric_limits<float>::quiet_NaN();
+    const RunResult r = run_tree(bodies, 1.0f, 1e-4f, kTheta);
+    EXPECT_NEAR(r.stats.depth, clean.stats.depth, 1);
+    EXPECT_LT(double(r.stats.interactions), 2.0 * double(clean.stats.interactions));
 }
 
 #endif
