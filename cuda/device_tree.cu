@@ -279,7 +279,8 @@ std::size_t DeviceTree::device_bytes_for(std::size_t max_sources, std::size_t ma
     const std::size_t nodes = node_capacity(max_sources, s.leaf_size);
     const std::size_t sort = std::max(sort_scratch_bytes(max_sources), sort_scratch_bytes(max_targets));
     const std::size_t stacks = std::size_t(walk_resident_warps()) * kStackCapacity * sizeof(int);
-    return per_body * (max_sources + max_targets) + per_node * nodes + sort + stacks + 4096;
+    const std::size_t small = 2 * kBoundsBlocks * sizeof(float4) + 4096;  // bounds partials, cube, counters
+    return per_body * (max_sources + max_targets) + per_node * nodes + sort + stacks + small;
 }
 
 std::size_t DeviceTree::device_bytes() const {
