@@ -1,22 +1,20 @@
 #include "csv_io.hpp"
 
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "error.hpp"
+#include "input_file.hpp"
+#include "util.hpp"
 #include "validate.hpp"
 
 namespace nbody {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr std::array<const char*, 7> kColumns = {"x", "y", "z", "vx", "vy", "vz", "m"};
 constexpr const char* kHeader = "x,y,z,vx,vy,vz,m";
@@ -74,10 +72,6 @@ std::string_view format_float(char* buf, std::size_t size, float f) {
     return format_shortest(buf, size, double(f));
 }
 
-std::string errno_text(int err) {
-    return std::strerror(err);
-}
-
 [[noreturn]] void fail_at(const std::string& path, std::size_t line_no, const std::string& problem) {
     throw Error(path + ":" + std::to_string(line_no) + ": " + problem);
 }
@@ -87,10 +81,7 @@ std::string errno_text(int err) {
 // --- reading ----------------------------------------------------------------------------------------
 
 HostState read_bodies_csv(const std::string& path, BodySource* source) {
-    std::error_code fs_err;
-    if (fs::is_directory(path, fs_err)) throw Error("cannot open '" + path + "': " + errno_text(EISDIR));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot open '" + path + "': " + errno_text(errno));
+    InputFile in(path);
 
     // Where each of x, y, z, vx, vy, vz, m sits in the header.
     std::array<std::size_t, kColumns.size()> column{};
@@ -103,7 +94,7 @@ HostState read_bodies_csv(const std::string& path, BodySource* source) {
     std::size_t line_no = 0;
     auto fail = [&](const std::string& problem) { fail_at(path, line_no, problem); };
 
-    while (std::getline(in, line)) {
+    while (in.read_line(line, line_no + 1)) {
         ++line_no;
         std::string_view text = line;
         if (line_no == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark
@@ -149,19 +140,20 @@ HostState read_bodies_csv(const std::string& path, BodySource* source) {
             const ParseStatus status = parse_double(cell, v[k]);
             if (status == ParseStatus::empty) fail("empty value in column " + col);
             if (status == ParseStatus::not_a_number)
-                fail("non-numeric value '" + std::string(cell) + "' in column " + col);
+                fail("non-numeric value " + quote_excerpt(cell) + " in column " + col);
             if (status == ParseStatus::out_of_range)
-                fail("value '" + std::string(cell) + "' out of range in column " + col);
-            if (!is_finite_bits(v[k])) fail("non-finite value '" + std::string(cell) + "' in column " + col);
+                fail("value " + quote_excerpt(cell) + " out of range in column " + col);
+            if (!is_finite_bits(v[k])) fail("non-finite value " + quote_excerpt(cell) + " in column " + col);
         }
-        if (!(v[6] > 0)) fail("mass must be > 0 (got '" + std::string(cells[column[6]]) + "')");
+        if (!(v[6] > 0)) fail("mass must be > 0 (got " + quote_excerpt(cells[column[6]]) + ")");
         s.pos_mass.push_back({v[0], v[1], v[2], v[6]});
         s.vel.push_back({v[3], v[4], v[5], 0});
         lines.push_back(line_no);
     }
-    if (in.bad()) throw Error("cannot read '" + path + "': " + errno_text(errno));
-    if (!have_header)
-        throw Error(path + ": empty file (expected a header '" + kHeader + "' and one body a line)");
+    if (!have_header) {
+        throw Error(path + ": empty file (expected a header '" + kHeader + "' and one body a line)" +
+                    (in.is_pipe() && line_no == 0 ? "; a pipe or FIFO with no writer reads as empty" : ""));
+    }
     if (s.size() == 0) throw Error(path + ": no bodies after the header");
     if (source) *source = {path, std::move(lines)};
     return s;

@@ -1,9 +1,12 @@
 #pragma once
-// Small helpers every module needs once: the median of a sample, a monotonic clock in seconds, and a
-// list joined into one line. Kept here so there is exactly one definition of each.
+// Small helpers every module needs once: the median of a sample, a monotonic clock in seconds, a list
+// joined into one line, a value quoted for an error message. Kept here so there is exactly one
+// definition of each.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nbody {
@@ -35,6 +38,28 @@ inline std::string join(const std::vector<std::string>& items, const std::string
         out += items[i];
     }
     return out;
+}
+
+// `text` in single quotes for a one-line error message: at most `max` bytes of it (cut at a character
+// boundary, marked "..." and followed by the full length), control characters as \xNN. What a user typed or a
+// file held may be megabytes long or carry terminal escapes; neither reaches the terminal whole.
+inline std::string quote_excerpt(std::string_view text, std::size_t max = 64) {
+    std::size_t keep = std::min(text.size(), max);
+    // Never end inside a UTF-8 sequence: step back over continuation bytes (10xxxxxx).
+    while (keep < text.size() && keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
+    std::string out = "'";
+    for (std::size_t i = 0; i < keep; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7F) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02X", unsigned(c));
+            out += hex;
+        } else {
+            out += char(c);
+        }
+    }
+    if (keep == text.size()) return out + '\'';
+    return out + "...' (" + std::to_string(text.size()) + " bytes)";
 }
 
 }  // namespace nbody

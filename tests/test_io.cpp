@@ -1,8 +1,10 @@
 // Body CSV reading and writing, energy and trajectory logs.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -218,6 +220,67 @@ TEST_F(IoTest, BadInputNamesLineAndProblem) {
         EXPECT_EQ(msg.rfind(c.expected, 0), 0u) << "input:\n" << c.text << "message: " << msg;
         EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     }
+}
+
+TEST_F(IoTest, ErrorsQuoteOnlyAnExcerptOfAHugeCell) {
+    // Issue 10, 8.: a 10 MB cell used to be echoed whole into one 10 MB error line.
+    const std::string header = "x,y,z,vx,vy,vz,m\n";
+    const std::string digits(100000, '7');
+    for (const std::string& cell : {digits, digits + "kg", "nan" + digits}) {
+        const std::string msg = read_error(header + "1,2,3,4,5,6," + cell + "\n");
+        EXPECT_LT(msg.size(), 300u) << msg.substr(0, 300);
+        EXPECT_NE(msg.find("..." + std::string("' (") + std::to_string(cell.size()) + " bytes)"),
+                  std::string::npos)
+            << msg.substr(0, 300);
+    }
+    // Control characters in a cell are shown escaped, not sent to the terminal.
+    const std::string msg = read_error(header + "1,2,3,4,5,6,\x1b[31mred\n");
+    EXPECT_NE(msg.find("'\\x1B[31mred'"), std::string::npos) << msg;
+    // A line longer than 1 MiB (a binary file, a runaway generator) stops the reader at once.
+    const std::string long_line = read_error(header + std::string(10 << 20, '1') + "\n");
+    EXPECT_NE(long_line.find(":2: line longer than 1 MiB"), std::string::npos) << long_line.substr(0, 300);
+    EXPECT_LT(long_line.size(), 300u);
+}
+
+// Reads `path` in a forked child that SIGALRM kills after 10 s: a reader that blocks or reads forever
+// fails the test instead of hanging it. The child exits 0 if the read failed with an Error containing
+// `expect`.
+void expect_read_fails_quickly(const std::string& path, const std::string& expect) {
+    auto child = [&] {
+        ::alarm(10);
+        try {
+            read_bodies_csv(path);
+        } catch (const Error& e) {
+            if (std::string(e.what()).find(expect) != std::string::npos) std::_Exit(0);
+            std::fprintf(stderr, "wrong message: %s\n", e.what());
+            std::_Exit(2);
+        }
+        std::_Exit(3);
+    };
+    EXPECT_EXIT(child(), ::testing::ExitedWithCode(0), "") << path;
+}
+
+TEST_F(IoTest, NonRegularInputsNeitherHangNorReadForever) {
+    // Issue 10, 8.: a FIFO with no writer used to block forever in open().
+    const std::string fifo = file("fifo.csv");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    expect_read_fails_quickly(fifo, "empty file");
+    // Devices are refused before reading: /dev/zero would be read until memory ran out.
+    expect_read_fails_quickly("/dev/zero", "it is a character device, not a regular file or a pipe");
+    expect_read_fails_quickly("/dev/null", "it is a character device");
+}
+
+TEST_F(IoTest, ReadsFromAPipe) {
+    // `--input <(generator)` hands nbody /dev/fd/N, a pipe: that stays possible.
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const std::string text = "x,y,z,vx,vy,vz,m\n1,2,3,4,5,6,7\n8,9,10,11,12,13,14";  // no final newline
+    ASSERT_EQ(::write(fds[1], text.data(), text.size()), ssize_t(text.size()));
+    ::close(fds[1]);
+    const HostState s = read_bodies_csv("/proc/self/fd/" + std::to_string(fds[0]));
+    ::close(fds[0]);
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(s.pos_mass[1].w, 14.0);
 }
 
 TEST_F(IoTest, ReaderReportsEachBodysLine) {
