@@ -205,10 +205,9 @@ MachineInfo machine_info() {
 
 CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     CLI::App* cmd = root.add_subcommand("bench", "time the force backends on the plummer preset");
-    cmd->add_option(
-           "--backend", o.backends,
-           "backends to time, comma-separated: " + join(backend_names()) + " (default: every available one)")
-        ->delimiter(',');
+    add_name_list_option(
+        *cmd, "--backend", o.backends,
+        "backends to time, comma-separated: " + join(backend_names()) + " (default: every available one)");
     cmd->add_option_function<std::vector<std::string>>(
            "--n",
            [&o](const std::vector<std::string>& v) {
@@ -218,32 +217,30 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
            "body counts, comma-separated (default 1024,4096,16384)")
         ->delimiter(',')
         ->type_name("N,...");
-    cmd->add_option("--precision", o.precisions, "float and/or double, comma-separated (default float)")
-        ->delimiter(',');
-    cmd->add_option(
-           "--force", o.forces,
-           "force algorithms, comma-separated: " + join(force_algorithm_names()) + " (default direct)")
-        ->delimiter(',');
-    cmd->add_option("--integrator", o.integrators,
-                    "integrators, comma-separated: " + join(integrator_names()) + " (default leapfrog)")
-        ->delimiter(',');
+    add_name_list_option(*cmd, "--precision", o.precisions,
+                         "float and/or double, comma-separated (default float)");
+    add_name_list_option(*cmd, "--force", o.forces,
+                         "force algorithms, comma-separated: " + join(force_algorithm_names()) +
+                             " (default direct)");
+    add_name_list_option(*cmd, "--integrator", o.integrators,
+                         "integrators, comma-separated: " + join(integrator_names()) + " (default leapfrog)");
     cmd->add_option_function<std::vector<std::string>>(
            "--threads",
            [&o](const std::vector<std::string>& v) {
                o.threads.clear();
-               for (const auto& s : v)
-                   o.threads.push_back(
-                       static_cast<int>(std::min<std::int64_t>(parse_body_count("--threads", s), 1 << 16)));
+               for (const auto& s : v) o.threads.push_back(int(parse_integer("--threads", s, 1, max_threads())));
            },
-           "OpenMP thread counts to sweep, comma-separated, e.g. 1,2,4 (default: OMP_NUM_THREADS or every "
-           "core); the openmp backend gets a row for each")
+           "OpenMP thread counts to sweep, comma-separated, e.g. 1,2,4 (each at most " +
+               std::to_string(max_threads()) +
+               "; default: OMP_NUM_THREADS or every core); the openmp backend gets a row for each")
         ->delimiter(',')
         ->type_name("T,...");
-    cmd->add_option("--steps", o.steps, "steps per timed repeat")->capture_default_str();
-    cmd->add_option("--warmup", o.warmup, "untimed steps first")->capture_default_str();
-    cmd->add_option("--repeats", o.repeats, "timed repeats; min, median and max are reported")
-        ->capture_default_str();
-    cmd->add_option("--format", o.format, "table, csv or json")->capture_default_str();
+    const std::int64_t most = std::numeric_limits<std::int64_t>::max();
+    add_integer_option(*cmd, "--steps", o.steps, 1, most, "steps per timed repeat");
+    add_integer_option(*cmd, "--warmup", o.warmup, 0, most, "untimed steps first");
+    add_integer_option(*cmd, "--repeats", o.repeats, 1, std::numeric_limits<int>::max(),
+                       "timed repeats; min, median and max are reported");
+    add_name_option(*cmd, "--format", o.format, "table, csv or json");
     cmd->add_option_function<std::string>(
            "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
            "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) + ")")
@@ -272,9 +269,8 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
     if (o.steps < 1) throw Error("--steps must be >= 1 (got " + std::to_string(o.steps) + ")");
     if (o.warmup < 0) throw Error("--warmup must be >= 0 (got " + std::to_string(o.warmup) + ")");
     if (o.repeats < 1) throw Error("--repeats must be >= 1 (got " + std::to_string(o.repeats) + ")");
-    for (int t : o.threads) {
-        if (t < 1) throw Error("--threads must be >= 1 (got " + std::to_string(t) + ")");
-    }
+    for (int t : o.threads) check_thread_count(t);
+    if (o.threads.empty()) check_thread_count(0);  // OMP_NUM_THREADS within bounds
     for (std::int64_t n : o.ns) {
         if (n <= 0) throw Error("--n must be a positive integer (got " + std::to_string(n) + ")");
     }

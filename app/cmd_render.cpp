@@ -36,35 +36,42 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     CLI::App* cmd = root.add_subcommand(
         "render", "render PNG images (or a video) offscreen through EGL: no window or X server needed");
     add_scenario_flags(*cmd, o.scenario);
-    cmd->add_option("--steps", o.steps, "simulation steps in total")->capture_default_str();
-    cmd->add_option("--width", o.width, "image width in pixels")->capture_default_str();
-    cmd->add_option("--height", o.height, "image height in pixels")->capture_default_str();
-    cmd->add_option("--out", o.out, "PNG file of the last frame, or a directory of numbered frames with --every")
-        ->capture_default_str();
-    cmd->add_option("--every", o.every, "write a frame every K steps (frame_00000.png, ...; step 0 included)");
-    cmd->add_option("--video", o.video, "encode the frames (every --every steps, default 1) to this file via ffmpeg");
-    cmd->add_option("--fps", o.fps, "video frame rate")->capture_default_str();
-    cmd->add_option("--size", o.size_px,
-                    "sprite diameter in pixels (at 1080 lines) of a typical body (default: 4, smaller above N=65536)");
-    cmd->add_option("--brightness", o.brightness, "light per sprite")->capture_default_str();
-    cmd->add_option("--exposure", o.exposure, "tone-mapping exposure")->capture_default_str();
-    cmd->add_option("--color", o.color, "speed, mass or white")->capture_default_str();
-    cmd->add_option("--splat", o.splat,
-                    "how bodies are drawn: sprites (raster point sprites), compute (compute-shader splat, faster "
-                    "for many small bodies on compute GPUs) or auto (compute from N=262144 up, for sprites up to 4 px)")
-        ->capture_default_str();
-    cmd->add_option(
-           "--replay", o.replay,
-           "render a snapshot series (a directory written by `nbody run --snapshot-every`): one frame per "
-           "snapshot into --out DIR or --video, no simulation")
+    const std::int64_t most = std::numeric_limits<std::int64_t>::max();
+    const int most_int = std::numeric_limits<int>::max();
+    add_integer_option(*cmd, "--steps", o.steps, 0, most, "simulation steps in total");
+    add_integer_option(*cmd, "--width", o.width, 1, 16384, "image width in pixels");
+    add_integer_option(*cmd, "--height", o.height, 1, 16384, "image height in pixels");
+    add_path_option(*cmd, "--out", o.out,
+                    "PNG file of the last frame, or a directory of numbered frames with --every");
+    add_integer_option(*cmd, "--every", o.every, 0, most,
+                       "write a frame every K steps (frame_00000.png, ...; step 0 included)");
+    add_path_option(*cmd, "--video", o.video,
+                    "encode the frames (every --every steps, default 1) to this file via ffmpeg");
+    add_integer_option(*cmd, "--fps", o.fps, 1, 1000, "video frame rate");
+    // Appearance: finite, and within what the renderer can draw (a sprite of 10^9 px would never finish).
+    add_real_option(
+        *cmd, "--size", o.size_px, {0, 256, true},
+        "sprite diameter in pixels (at 1080 lines) of a typical body, in (0, 256] (default: 4, smaller "
+        "above N=65536)");
+    add_real_option(*cmd, "--brightness", o.brightness, {0, 1e6, true}, "light per sprite, in (0, 1e6]");
+    add_real_option(*cmd, "--exposure", o.exposure, {0, 1e6, true}, "tone-mapping exposure, in (0, 1e6]");
+    add_name_option(*cmd, "--color", o.color, "speed, mass or white");
+    add_name_option(
+        *cmd, "--splat", o.splat,
+        "how bodies are drawn: sprites (raster point sprites), compute (compute-shader splat, faster "
+        "for many small bodies on compute GPUs) or auto (compute from N=262144 up, for sprites up to 4 "
+        "px)");
+    add_path_option(*cmd, "--replay", o.replay,
+                    "render a snapshot series (a directory written by `nbody run --snapshot-every`): one frame per "
+                    "snapshot into --out DIR or --video, no simulation")
         ->type_name("DIR");
     cmd->add_flag("--no-tone-map", o.no_tone_map, "clamp instead of tone mapping (dense cores saturate)");
-    cmd->add_option("--yaw", o.yaw_deg, "camera yaw in degrees")->capture_default_str();
-    cmd->add_option("--pitch", o.pitch_deg, "camera pitch in degrees (-89..89)")->capture_default_str();
-    cmd->add_option("--zoom", o.zoom, "zoom factor over the fitted view")->capture_default_str();
+    add_real_option(*cmd, "--yaw", o.yaw_deg, {-1e6, 1e6}, "camera yaw in degrees");
+    add_real_option(*cmd, "--pitch", o.pitch_deg, {}, "camera pitch in degrees, in (-89.5, 89.5)");
+    add_real_option(*cmd, "--zoom", o.zoom, {0, 1e6, true}, "zoom factor over the fitted view, in (0, 1e6]");
     cmd->add_flag("--host-copy", o.host_copy, "copy bodies through host memory even with cuda (no interop)");
-    cmd->add_option("--bench-frames", o.bench_frames,
-                    "after rendering, time this many full frames (step+draw) and draw-only frames");
+    add_integer_option(*cmd, "--bench-frames", o.bench_frames, 0, most_int,
+                       "after rendering, time this many full frames (step+draw) and draw-only frames");
     cmd->add_flag("--bench-paused", o.bench_paused, "with --bench-frames: time drawing only, no steps");
     cmd->footer(
         "Examples:\n"
@@ -89,6 +96,7 @@ SplatMode parse_splat(const std::string& s) {
 }
 
 void check_options(const RenderOptions& o) {
+    check_thread_count(0);  // OMP_NUM_THREADS within bounds
     if (o.steps < 0) throw Error("--steps must be >= 0 (got " + std::to_string(o.steps) + ")");
     if (o.every < 0) throw Error("--every must be >= 0 (got " + std::to_string(o.every) + ")");
     if (o.width < 1 || o.height < 1 || o.width > 16384 || o.height > 16384) {
@@ -97,13 +105,16 @@ void check_options(const RenderOptions& o) {
     }
     if (o.fps < 1) throw Error("--fps must be >= 1");
     if (!(o.zoom > 0)) throw Error("--zoom must be > 0");
-    if (!(o.pitch_deg > -89.5f && o.pitch_deg < 89.5f)) throw Error("--pitch must be in (-89.5, 89.5) degrees");
+    if (!(o.pitch_deg > -89.5f && o.pitch_deg < 89.5f))
+        throw Error("--pitch must be in (-89.5, 89.5) degrees");
     if (o.bench_frames < 0) throw Error("--bench-frames must be >= 0");
     if (o.size_px < 0) throw Error("--size must be > 0");
     parse_color(o.color);
     parse_splat(o.splat);
     if (!o.video.empty() && !on_path("ffmpeg")) {
-        throw Error("--video needs ffmpeg on PATH (not found): install ffmpeg, or write frames with --out DIR --every K");
+        throw Error(
+            "--video needs ffmpeg on PATH (not found): install ffmpeg, or write frames with --out DIR "
+            "--every K");
     }
     if (!o.replay.empty() && o.video.empty() && std::filesystem::path(o.out).extension() == ".png") {
         throw Error(
@@ -111,7 +122,8 @@ void check_options(const RenderOptions& o) {
             o.out + "'");
     }
     if (o.video.empty() && o.every > 0 && std::filesystem::path(o.out).extension() == ".png") {
-        throw Error("--every writes numbered frames into a directory: give --out a directory, not '" + o.out + "'");
+        throw Error("--every writes numbered frames into a directory: give --out a directory, not '" + o.out +
+                    "'");
     }
     // Before simulating: a long run must not end in "cannot write".
     if (!o.video.empty()) {
@@ -187,13 +199,15 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
         if (i >= 3) draw_only.push_back(1e3 * (t1 - t0));
     }
     if (full.empty()) full.push_back(0);
-    std::printf("bench: N=%zu backend=%s %dx%d frames=%d  full frame (step+feed+draw) median %.3f ms (min %.3f)  "
-                "draw only median %.3f ms (min %.3f)  interop=%s  device->host %zu B/frame  host->device %zu B/frame\n",
-                b.size(), b.name().c_str(), r.ctx.width, r.ctx.height, frames, median(full),
-                *std::min_element(full.begin(), full.end()), median(draw_only),
-                *std::min_element(draw_only.begin(), draw_only.end()), interop ? "yes" : "no", d2h, h2d);
-    std::printf("bench: drawn with %s, sprite size %.2f px\n", r.compute_path() ? "compute splat" : "point sprites",
-                double(r.ps.size_px));
+    std::printf(
+        "bench: N=%zu backend=%s %dx%d frames=%d  full frame (step+feed+draw) median %.3f ms (min %.3f)  "
+        "draw only median %.3f ms (min %.3f)  interop=%s  device->host %zu B/frame  host->device %zu "
+        "B/frame\n",
+        b.size(), b.name().c_str(), r.ctx.width, r.ctx.height, frames, median(full),
+        *std::min_element(full.begin(), full.end()), median(draw_only),
+        *std::min_element(draw_only.begin(), draw_only.end()), interop ? "yes" : "no", d2h, h2d);
+    std::printf("bench: drawn with %s, sprite size %.2f px\n",
+                r.compute_path() ? "compute splat" : "point sprites", double(r.ps.size_px));
     if (!r.feed.interop_note.empty()) std::printf("bench: %s\n", r.feed.interop_note.c_str());
 }
 

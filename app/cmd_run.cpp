@@ -40,17 +40,6 @@ constexpr double kEnergyWarning = 1e-2;
 // With softening 0, an encounter whose time scale spans fewer steps than this is not resolved.
 constexpr double kMinStepsPerEncounter = 10.0;
 
-// A step count typed on the command line: an integer >= min_value, or one clear error.
-std::int64_t parse_step_count(const std::string& flag, const std::string& text, std::int64_t min_value) {
-    std::int64_t v = 0;
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-    if (ec != std::errc() || ptr != end || v < min_value) {
-        throw Error(flag + " must be an integer >= " + std::to_string(min_value) + " (got '" + text + "')");
-    }
-    return v;
-}
-
 std::string format_g(double v, int digits = 6) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*g", digits, v);
@@ -103,26 +92,18 @@ void check_distinct_outputs(const RunOptions& o) {
     }
 }
 
-// A FILE option whose empty value is an error rather than "no file".
-void add_path_option(CLI::App& cmd, const std::string& flag, std::string& target, const std::string& help) {
-    cmd.add_option_function<std::string>(
-           flag, [flag, &target](const std::string& s) { target = parse_path(flag, s); }, help)
-        ->type_name("FILE");
-}
-
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     CLI::App* cmd = root.add_subcommand("run", "simulate without a window, write files, print a summary");
     add_scenario_flags(*cmd, o.scenario);
     cmd->add_option_function<std::string>(
-           "--steps", [&o](const std::string& s) { o.steps = parse_step_count("--steps", s, 0); },
+           "--steps", [&o](const std::string& s) { o.steps = parse_integer("--steps", s, 0); },
            "number of steps (default " + std::to_string(kDefaultRunSteps) +
                "; 0 writes the initial state to --output)")
         ->type_name("K");
-    cmd->add_option_function<double>(
-           "--t-end,--finalTime", [&o](double v) { o.t_end = v; },
-           "run until exactly this simulated time (the last step is shortened); excludes --steps")
+    add_real_option(*cmd, "--t-end,--finalTime", o.t_end, {},
+                    "run until exactly this simulated time (the last step is shortened); excludes --steps")
         ->type_name("T");
     add_path_option(
         *cmd, "--output", o.output,
@@ -131,18 +112,19 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     add_path_option(*cmd, "--energy-log", o.energy_log,
                     "write energies, drift and momentum to this CSV every --log-every steps");
     cmd->add_option_function<std::string>(
-           "--log-every", [&o](const std::string& s) { o.log_every = parse_step_count("--log-every", s, 0); },
+           "--log-every", [&o](const std::string& s) { o.log_every = parse_integer("--log-every", s, 0); },
            "compute diagnostics (an O(N^2) potential) every K steps; 0: at the start and end only "
-           "(default " + std::to_string(kDefaultLogEvery) + " with --energy-log, else 0)")
+           "(default " +
+               std::to_string(kDefaultLogEvery) + " with --energy-log, else 0)")
         ->type_name("K");
     add_path_option(*cmd, "--trajectory", o.trajectory, "write positions (step,t,body,x,y,z) to this CSV");
     cmd->add_option_function<std::string>(
            "--trajectory-every",
-           [&o](const std::string& s) { o.trajectory_every = parse_step_count("--trajectory-every", s, 1); },
+           [&o](const std::string& s) { o.trajectory_every = parse_integer("--trajectory-every", s, 1); },
            "record the trajectory every K steps (default 1)")
         ->type_name("K");
     add_snapshot_flags(*cmd, o.snapshots, o.scenario);
-    cmd->add_option("--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS or every core)");
+    add_thread_option(*cmd, o.threads);
     cmd->add_flag("--energyDiff", o.energy_diff, "print only the final relative energy change |dE/E|");
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
     add_path_option(*cmd, "--plot", o.plot,
@@ -160,7 +142,7 @@ namespace {
 // Bad combinations that the flags' own parsers cannot see.
 void check_run_options(const RunOptions& o) {
     if (o.steps && o.t_end) throw Error("--steps and --t-end cannot be used together (choose one)");
-    if (o.threads < 0) throw Error("--threads must be >= 0 (got " + std::to_string(o.threads) + ")");
+    check_thread_count(o.threads);
     if (!o.plot.empty() && o.energy_log.empty()) {
         throw Error("--plot draws the energy log: give --energy-log FILE.csv too");
     }

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <iostream>
 
-#include "sim/error.hpp"
 #include "sim/csv_io.hpp"
+#include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
@@ -16,42 +16,12 @@
 
 namespace nbody {
 
-std::int64_t parse_body_count(const std::string& flag, const std::string& text) {
-    std::int64_t v = 0;
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-    if (ec == std::errc::result_out_of_range) {
-        throw Error(flag + " is too large (got '" + text + "')");
-    }
-    if (ec != std::errc() || ptr != end || v <= 0) {
-        throw Error(flag + " must be a positive integer (got '" + text + "')");
-    }
-    return v;
-}
-
-std::uint64_t parse_seed(const std::string& flag, const std::string& text) {
-    std::uint64_t v = 0;
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-    if (ec != std::errc() || ptr != end) {
-        throw Error(flag + " must be an integer in [0, 18446744073709551615] (got '" + text + "')");
-    }
-    return v;
-}
-
-std::string parse_path(const std::string& flag, const std::string& text) {
-    if (text.empty()) throw Error(flag + " needs a file name (got an empty one)");
-    return text;
-}
-
 void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     const std::string first_preset = presets().empty() ? "" : presets().front().name;
-    app.add_option("--preset", o.preset,
-                   "initial conditions: " + join(preset_names()) + " (default " + first_preset + ")");
-    app.add_option_function<std::string>(
-           "--input,--filename", [&o](const std::string& s) { o.input = parse_path("--input", s); },
-           "bodies to start from: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 snapshot, .tipsy/.std or .bin (Tipsy)")
-        ->type_name("FILE");
+    add_name_option(app, "--preset", o.preset,
+                    "initial conditions: " + join(preset_names()) + " (default " + first_preset + ")");
+    add_path_option(app, "--input,--filename", o.input, 
+                    "bodies to start from: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 snapshot, .tipsy/.std or .bin (Tipsy)");
     // Parsed by hand so "--n abc" and "--n -5" both get the same clear message.
     app.add_option_function<std::string>(
            "--n,--nBodies", [&o](const std::string& s) { o.n = parse_body_count("--n", s); },
@@ -62,23 +32,19 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
            "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) +
                "; same seed, same bodies)")
         ->type_name("S");
-    app.add_option_function<double>(
-           "--dt,--timeStep", [&o](double v) { o.dt = v; }, "time step (default: the preset's)")
-        ->type_name("DT");
-    app.add_option_function<double>(
-           "--softening", [&o](double v) { o.softening = v; },
-           "Plummer softening length epsilon >= 0 (default: the preset's)")
+    // Finite numbers here; their ranges (which depend on the precision) are validate_params' to check.
+    add_real_option(app, "--dt,--timeStep", o.dt, {}, "time step (default: the preset's)")->type_name("DT");
+    add_real_option(app, "--softening", o.softening, {},
+                    "Plummer softening length epsilon >= 0 (default: the preset's)")
         ->type_name("EPS");
-    app.add_option_function<double>(
-           "--G", [&o](double v) { o.G = v; }, "gravitational constant (default: the preset's, usually 1)")
+    add_real_option(app, "--G", o.G, {}, "gravitational constant (default: the preset's, usually 1)")
         ->type_name("G");
-    app.add_option_function<double>(
-           "--damping", [&o](double v) { o.damping = v; }, "velocity factor per step (default 1 = none)")
+    add_real_option(app, "--damping", o.damping, {}, "velocity factor per step (default 1 = none)")
         ->type_name("D");
-    app.add_option("--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
-    app.add_option("--backend", o.backend,
-                   join(backend_names()) + " (default: cuda if available, else openmp)");
-    app.add_option("--precision", o.precision, "float or double (default float)");
+    add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
+    add_name_option(app, "--backend", o.backend,
+                    join(backend_names()) + " (default: cuda if available, else openmp)");
+    add_name_option(app, "--precision", o.precision, "float or double (default float)");
 }
 
 namespace {

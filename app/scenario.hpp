@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "flag_values.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
 
@@ -45,18 +46,6 @@ struct Scenario {
     std::vector<std::string> from_file;   // parameters taken from --input's parameter lines ("dt", ...)
     std::vector<std::string> overridden;  // parameters in those lines that a flag replaced
 };
-
-// Parses a body count typed on the command line. Throws nbody::Error
-// "FLAG must be a positive integer (got 'TEXT')" for anything but a positive integer.
-std::int64_t parse_body_count(const std::string& flag, const std::string& text);
-
-// Parses a random seed typed on the command line. Throws nbody::Error
-// "FLAG must be an integer in [0, 2^64 - 1] (got 'TEXT')" for anything else.
-std::uint64_t parse_seed(const std::string& flag, const std::string& text);
-
-// Returns a file name typed on the command line; throws nbody::Error "FLAG needs a file name" if empty
-// (an empty name would otherwise read as "no file").
-std::string parse_path(const std::string& flag, const std::string& text);
 
 // Validates the options, loads the file or generates the preset, applies preset defaults to params that
 // were not given on the command line (an HDF5 file's /NBody parameters act as defaults the same way).

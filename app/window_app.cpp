@@ -49,25 +49,25 @@ namespace nbody {
 
 void add_window_flags(CLI::App& root, WindowOptions& o) {
     add_scenario_flags(root, o.scenario);
-    root.add_option("--frames", o.frames, "quit after this many frames (0 = run until closed)");
-    root.add_option("--screenshot", o.screenshot, "save the last frame, panel included, as this PNG");
+    add_integer_option(root, "--frames", o.frames, 0, std::numeric_limits<int>::max(),
+                       "quit after this many frames (0 = run until closed)");
+    add_path_option(root, "--screenshot", o.screenshot, "save the last frame, panel included, as this PNG");
     root.add_flag("!--no-vsync", o.vsync, "render as fast as possible (vsync is on by default)");
-    root.add_option("--width", o.width, "window width in screen coordinates")->capture_default_str();
-    root.add_option("--height", o.height, "window height in screen coordinates")->capture_default_str();
+    add_integer_option(root, "--width", o.width, 1, 16384, "window width in screen coordinates");
+    add_integer_option(root, "--height", o.height, 1, 16384, "window height in screen coordinates");
     root.add_flag("--fullscreen", o.fullscreen, "start fullscreen on the primary monitor");
     root.add_flag("--hide-panel", o.hide_panel, "start with the panel hidden (H shows it)");
-    root.add_option(
-            "--splat", o.splat,
-            "how bodies are drawn: sprites, compute (compute-shader splat) or auto (compute from N=262144 "
-            "up, for sprites up to 4 px)")
-        ->capture_default_str();
-    root.add_option("--test-script", o.test_script,
+    add_name_option(
+        root, "--splat", o.splat,
+        "how bodies are drawn: sprites, compute (compute-shader splat) or auto (compute from N=262144 "
+        "up, for sprites up to 4 px)");
+    add_name_option(root, "--test-script", o.test_script,
                     "testing aid: 'FRAME:ACTION[=VALUE];...' with ACTION one of " + script_help() +
                         " (e.g. '10:backend=serial;20:n=256')")
+        ->type_name("SCRIPT")
         ->group("Testing aids");
-    root.add_option(
-            "--replay", o.replay,
-            "play back a snapshot series (a directory of .h5/.tipsy/.csv files) instead of simulating")
+    add_path_option(root, "--replay", o.replay,
+                    "play back a snapshot series (a directory of .h5/.tipsy/.csv files) instead of simulating")
         ->type_name("DIR");
 }
 
@@ -608,6 +608,7 @@ void WindowApp::close() {
 }  // namespace
 
 int run_window_app(const WindowOptions& o) {
+    check_thread_count(0);  // OMP_NUM_THREADS within bounds
     bool want_cuda = o.scenario.backend.empty() || o.scenario.backend == "cuda";
     const BackendInfo* cuda = find_backend("cuda");
     std::int64_t default_n = want_cuda && cuda && cuda->available ? kDefaultWindowNCuda : kDefaultWindowN;

@@ -1,6 +1,7 @@
 // The whole command line, in-process: bad input gives one error line, a non-zero exit and no files;
 // good input writes what it says.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,11 +73,11 @@ std::vector<std::string> data_lines(const std::string& text) {
 }
 
 class CliTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("nbody_test_cli_" + std::to_string(::getpid()) + "_" + info->name());
+        dir_ =
+            fs::temp_directory_path() / ("nbody_test_cli_" + std::to_string(::getpid()) + "_" + info->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -159,7 +160,9 @@ TEST_F(CliTest, RejectsBadTimeSteps) {
     expect_rejected({"--dt", "fast"}, "--dt");
 }
 
-TEST_F(CliTest, RejectsNegativeSoftening) { expect_rejected({"--softening", "-1"}, "soften"); }
+TEST_F(CliTest, RejectsNegativeSoftening) {
+    expect_rejected({"--softening", "-1"}, "soften");
+}
 
 TEST_F(CliTest, RejectsUnknownNamesAndListsValidOnes) {
     expect_rejected({"--preset", "nope"}, "unknown preset 'nope' (valid: plummer");
@@ -312,8 +315,7 @@ TEST_F(CliTest, UnavailableCudaIsOneLineListingAvailableBackends) {
 TEST_F(CliTest, BlowUpStopsWithStepAndBodyAndWritesNothing) {
     // Finite input whose first drift overflows float: body 1 moves at 3e38 for dt = 10. Explicit Euler
     // kicks with the old accelerations, so only body 1 is non-finite after step 1 (body 0 follows at 2).
-    const std::string in =
-        write_file("fast.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n5,0,0,3e38,0,0,1\n");
+    const std::string in = write_file("fast.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n5,0,0,3e38,0,0,1\n");
     for (const char* backend : {"serial", "openmp"}) {
         expect_rejected({"--input", in, "--precision", "float", "--dt", "10", "--steps", "5", "--integrator",
                          "euler", "--backend", backend},
@@ -323,15 +325,15 @@ TEST_F(CliTest, BlowUpStopsWithStepAndBodyAndWritesNothing) {
     // A lone body at 1.5e37 overflows at step 3, after a log point at step 2: the step and time are still
     // counted from the start of the run. (Alone, because a partner's r^2 would overflow first.)
     const std::string slower = write_file("slower.csv", "x,y,z,vx,vy,vz,m\n5,0,0,1.5e37,0,0,1\n");
-    expect_rejected({"--input", slower, "--precision", "float", "--dt", "10", "--steps", "5", "--log-every",
-                     "2"},
-                    "numerical blow-up at step 3 (t = 30): body 0 has", {in, slower});
+    expect_rejected(
+        {"--input", slower, "--precision", "float", "--dt", "10", "--steps", "5", "--log-every", "2"},
+        "numerical blow-up at step 3 (t = 30): body 0 has", {in, slower});
 }
 
 TEST_F(CliTest, StepsZeroWritesThePresetExactly) {
     const std::string out = path("plummer.csv");
-    const CliResult r =
-        run_cli({"run", "--n", "100", "--seed", "7", "--precision", "double", "--steps", "0", "--output", out});
+    const CliResult r = run_cli(
+        {"run", "--n", "100", "--seed", "7", "--precision", "double", "--steps", "0", "--output", out});
     ASSERT_EQ(r.code, 0) << r.err;
     const HostState want = make_preset("plummer", 100, 7);
     const HostState got = read_bodies_csv(out);
@@ -415,8 +417,8 @@ TEST_F(CliTest, LogAndTrajectoryCadence) {
 }
 
 TEST_F(CliTest, EnergyDiffPrintsOneNumber) {
-    const CliResult r = run_cli({"run", "--nBodies", "64", "--timeStep", "0.01", "--finalTime", "0.1",
-                                 "--energyDiff"});
+    const CliResult r =
+        run_cli({"run", "--nBodies", "64", "--timeStep", "0.01", "--finalTime", "0.1", "--energyDiff"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), 1u) << r.out;
@@ -451,7 +453,7 @@ TEST_F(CliTest, HelpAndVersion) {
 
 // A minimal JSON reader, enough to check that bench's output is a list of flat objects.
 class Json {
-public:
+  public:
     explicit Json(const std::string& s) : s_(s) {}
     using Object = std::map<std::string, std::string>;  // value kept as its text
 
@@ -465,7 +467,7 @@ public:
         return finish(out);
     }
 
-private:
+  private:
     std::vector<Object> finish(std::vector<Object>& out) {
         skip();
         if (i_ != s_.size()) throw std::runtime_error("trailing text");
@@ -516,15 +518,16 @@ private:
 };
 
 TEST_F(CliTest, BenchJsonIsAListWithTheKeys) {
-    const CliResult r = run_cli({"bench", "--backend", "serial,openmp", "--n", "64,128", "--precision",
-                                 "float,double", "--steps", "1", "--warmup", "0", "--repeats", "1", "--format",
-                                 "json"});
+    const CliResult r =
+        run_cli({"bench", "--backend", "serial,openmp", "--n", "64,128", "--precision", "float,double",
+                 "--steps", "1", "--warmup", "0", "--repeats", "1", "--format", "json"});
     ASSERT_EQ(r.code, 0) << r.err;
     std::vector<Json::Object> rows;
     ASSERT_NO_THROW(rows = Json(r.out).list_of_objects()) << r.out;
     ASSERT_EQ(rows.size(), 8u) << r.out;
     for (const auto& row : rows) {
-        for (const char* key : {"backend", "precision", "n", "ms_per_step", "interactions_per_second", "gflops"}) {
+        for (const char* key :
+             {"backend", "precision", "n", "ms_per_step", "interactions_per_second", "gflops"}) {
             EXPECT_EQ(row.count(key), 1u) << key << " missing in " << r.out;
         }
         EXPECT_EQ(row.count("vs_baseline"), 0u);  // CPU rows have no kernel baseline
@@ -777,6 +780,123 @@ TEST_F(CliTest, BenchCompareStaysWithinItsBound) {
         EXPECT_LE(max_diff, bound) << lines[i];
         EXPECT_EQ(bound, cells[1] == "float" ? 1e-4 : 1e-10) << lines[i];
     }
+}
+
+
+// --- issue 10: every value bounded, none empty, none saturated -------------------------------------------
+
+// Whether this build has the window and `nbody render` (their flags are only there with it).
+bool has_window() {
+    return run_cli({"--help"}).out.find("render") != std::string::npos;
+}
+
+TEST_F(CliTest, IntegerFlagsRejectOverflowInsteadOfSaturating) {
+    // Issue 10, 4.: bench --steps 2^63 used to saturate to INT64_MAX and run forever.
+    for (const std::string big : {"9223372036854775808", "99999999999999999999", "-9223372036854775809"}) {
+        for (const char* flag : {"--steps", "--warmup", "--repeats", "--threads"})
+            expect_error({"bench", "--n", "8", flag, big}, std::string(flag) + " must be an integer");
+        for (const char* flag : {"--steps", "--log-every", "--trajectory-every", "--threads"})
+            expect_rejected({"--n", "8", flag, big}, std::string(flag) + " must be an integer");
+        expect_rejected({"--n", big}, "--n ");
+        expect_rejected({"--seed", big + "0"}, "--seed must be an integer");
+        if (!has_window()) continue;
+        for (const char* flag : {"--steps", "--every", "--width", "--height", "--fps", "--bench-frames"})
+            expect_error({"render", "--n", "8", flag, big}, std::string(flag) + " must be an integer");
+        for (const char* flag : {"--frames", "--width", "--height"})
+            expect_error({flag, big}, std::string(flag) + " must be an integer");
+    }
+    // The largest value itself is still a value.
+    EXPECT_EQ(run_cli({"bench", "--n", "8", "--steps", "1", "--repeats", "1", "--warmup", "0", "--backend",
+                       "serial"})
+                  .code,
+              0);
+}
+
+TEST_F(CliTest, EmptyValuesAreErrorsEverywhere) {
+    // Issue 10, 6.: --softening "" silently became 0, --integrator "" silently meant the default.
+    for (const char* flag : {"--softening", "--dt", "--G", "--damping", "--t-end", "--integrator",
+                             "--backend", "--preset", "--precision", "--steps", "--log-every",
+                             "--trajectory-every", "--threads", "--n", "--seed", "--input"}) {
+        expect_rejected({flag, ""}, flag);
+    }
+    for (const char* flag : {"--backend", "--precision", "--format", "--steps", "--warmup", "--repeats",
+                             "--threads", "--n", "--seed", "--softening"}) {
+        const std::string f = flag;
+        if (f == "--softening") {
+            expect_error({"bench", f, "0.1"}, "");  // not a bench flag at all: one line all the same
+            continue;
+        }
+        expect_error({"bench", f, ""}, f);
+    }
+    if (!has_window()) return;
+    for (const char* flag :
+         {"--out", "--video", "--color", "--splat", "--size", "--brightness", "--exposure", "--yaw",
+          "--pitch", "--zoom", "--steps", "--every", "--width", "--dt", "--preset"}) {
+        expect_error({"render", flag, ""}, flag);
+    }
+    for (const char* flag :
+         {"--screenshot", "--splat", "--test-script", "--frames", "--width", "--softening"})
+        expect_error({flag, ""}, flag);
+}
+
+TEST_F(CliTest, AppearanceValuesAreFiniteAndInRange) {
+    // Issue 10, 5.: --zoom inf, --yaw inf, --brightness -1 gave an all-black PNG and exit 0.
+    if (!has_window()) GTEST_SKIP() << "built without the window: no `nbody render`";
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"--zoom", "inf"},      {"--zoom", "0"},       {"--zoom", "-2"},        {"--zoom", "1e300"},
+        {"--yaw", "inf"},       {"--yaw", "nan"},      {"--pitch", "nan"},      {"--pitch", "90"},
+        {"--brightness", "-1"}, {"--brightness", "0"}, {"--brightness", "nan"}, {"--exposure", "nan"},
+        {"--exposure", "inf"},  {"--exposure", "0"},   {"--size", "nan"},       {"--size", "0"},
+        {"--size", "-3"},       {"--size", "1e9"},     {"--fps", "0"},          {"--bench-frames", "-1"},
+        {"--width", "0"},       {"--height", "-5"},    {"--every", "-1"}};
+    for (const auto& [flag, value] : bad) {
+        // A missing output directory would fail later: these must fail first, at the flag.
+        expect_error({"render", "--n", "8", "--steps", "1", flag, value, "--out", path("nodir/x.png")}, flag);
+    }
+}
+
+TEST_F(CliTest, WindowSizeAndFramesAreChecked) {
+    // Issue 10, 3.: --width -5 aborted on GLFW's assertion; --frames -1 never quit.
+    if (!has_window()) GTEST_SKIP() << "built without the window";
+    for (const char* flag : {"--width", "--height"}) {
+        for (const char* value : {"-5", "0", "16385", "x"}) expect_error({flag, value}, flag);
+    }
+    expect_error({"--frames", "-1"}, "--frames must be an integer in [0, ");
+}
+
+TEST_F(CliTest, ThreadCountIsBounded) {
+    // Issue 10, 2.: --threads 100000 segfaulted inside libgomp and left temporaries behind.
+    for (const char* threads : {"100000", "50000", "-1"}) {
+        expect_rejected({"--n", "64", "--steps", "2", "--threads", threads},
+                        "--threads must be an integer in [0, ");
+        expect_error({"bench", "--n", "8", "--threads", threads}, "--threads must be an integer in [1, ");
+    }
+    const CliResult ok =
+        run_cli({"run", "--n", "16", "--steps", "1", "--threads", "2", "--backend", "openmp"});
+    EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
+TEST_F(CliTest, OutputsThatAreNotRegularFilesAreRefused) {
+    // Issue 10, 1.: --output /dev/full used to become a regular CSV. Device nodes are only named, never
+    // written here: a FIFO in the test directory stands in for them.
+    const std::string fifo = path("fifo.csv");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string full = path("full.csv");  // a symbolic link is followed to what it names
+    fs::create_symlink("/dev/full", full);
+    for (const char* flag : {"--output", "--energy-log", "--trajectory"}) {
+        expect_error({"run", "--n", "8", "--steps", "1", flag, fifo}, "is a FIFO, not a regular file",
+                     {fifo, full});
+        expect_error({"run", "--n", "8", "--steps", "1", flag, full}, "is a character device", {fifo, full});
+    }
+    EXPECT_TRUE(fs::is_fifo(fifo));
+    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+    if (!has_window()) return;
+    expect_error({"render", "--n", "8", "--steps", "1", "--out", fifo}, "--out '" + fifo + "' is a FIFO",
+                 {fifo, full});
+    expect_error({"render", "--n", "8", "--steps", "1", "--out", full}, "is a character device",
+                 {fifo, full});
+    expect_error({"--screenshot", fifo, "--frames", "1"}, "--screenshot '" + fifo + "' is a FIFO",
+                 {fifo, full});
 }
 
 }  // namespace
