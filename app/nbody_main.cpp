@@ -80,7 +80,7 @@ int nbody_main(int argc, const char* const* argv) {
     CLI::App* play_cmd = app.add_subcommand("play",
                                             "play back a snapshot series in the window (timeline, "
                                             "play/pause, speed); same as `nbody --replay DIR`");
-    play_cmd->add_option("dir", window_options.replay, "directory of snapshots (nbody run --snapshot-dir)")
+    play_cmd->add_option("DIR", window_options.replay, "directory of snapshots (nbody run --snapshot-dir)")
         ->required();
     play_cmd->fallthrough();
 #endif
