@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/error.hpp"
 #include "sim/atomic_file.hpp"
+#include "sim/error.hpp"
 #include "sim/presets.hpp"
 #include "sim/registry.hpp"
 #include "sim/snapshot.hpp"
@@ -173,6 +173,21 @@ TEST_F(SnapshotTest, Hdf5ThetaIsStoredWhenTheRunHasOne) {
         const Snapshot in = read_snapshot(path);
         EXPECT_EQ(params_theta(in.info.params), 0.625);
     }
+}
+
+// Params gains `theta` with the Barnes-Hut tree; the snapshot code finds it by name, whatever its type.
+TEST(SnapshotTheta, AThetaMemberIsFoundWhereParamsHasOne) {
+    struct WithTheta {
+        float theta = 0.75f;
+    };
+    struct WithoutTheta {};
+    EXPECT_EQ(params_theta(WithTheta{}), 0.75);
+    EXPECT_EQ(params_theta(WithoutTheta{}), std::nullopt);
+    WithTheta p;
+    EXPECT_TRUE(set_params_theta(p, 0.25));
+    EXPECT_EQ(p.theta, 0.25f);
+    WithoutTheta q;
+    EXPECT_FALSE(set_params_theta(q, 0.25));
 }
 
 TEST_F(SnapshotTest, Hdf5FromAnotherCodeGetsDefaultParametersAndANote) {
