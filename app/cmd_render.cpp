@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "process_pipe.hpp"
+#include "progress.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
@@ -73,6 +74,7 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     add_integer_option(*cmd, "--bench-frames", o.bench_frames, 0, most_int,
                        "after rendering, time this many full frames (step+draw) and draw-only frames");
     cmd->add_flag("--bench-paused", o.bench_paused, "with --bench-frames: time drawing only, no steps");
+    cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
     cmd->footer(
         "Examples:\n"
         "  nbody render --preset disk --n 65536 --steps 200 --out disk.png\n"
@@ -287,14 +289,25 @@ int run_render_command(const RenderOptions& o) {
         backend->set_state(snap.state);
         emit(false);
     }
+    const double n = static_cast<double>(backend->size());
+    Progress progress("render", std::max<std::int64_t>(o.steps, 1), n * n, progress_settings_from_environment(o.quiet),
+                      std::cerr);
+    std::int64_t chunk = 0;
+    double chunk_seconds = 0;
     while (replay_files.empty() && done < o.steps) {
-        std::int64_t k = every > 0 ? std::min(every, o.steps - done) : o.steps - done;
-        step_checked(*backend, sc.params, k, done);
-        done += k;
-        if (every > 0) emit(false);
+        // Up to the next frame, in pieces of about a quarter second so the progress line moves.
+        const std::int64_t to_frame = every > 0 ? std::min(every - done % every, o.steps - done) : o.steps - done;
+        chunk = next_chunk(chunk, chunk_seconds, to_frame);
+        const double start = now_s();
+        step_checked(*backend, sc.params, chunk, done);
+        chunk_seconds = now_s() - start;
+        done += chunk;
+        progress.update(done);
+        if (every > 0 && (done % every == 0 || done == o.steps)) emit(false);
     }
     if (every == 0 && replay_files.empty()) emit(true);
     if (pipe) pipe->finish();
+    progress.finish();
     if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused);
 
     std::string where = !o.video.empty() ? o.video : o.out;

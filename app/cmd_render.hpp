@@ -27,6 +27,7 @@ struct RenderOptions {
     float yaw_deg = 34.0f, pitch_deg = 26.0f, zoom = 1.0f;
     bool host_copy = false;        // never use CUDA–GL interop (for comparisons)
     int bench_frames = 0;          // > 0: also time this many full frames and draw-only frames
+    bool quiet = false;            // no progress line
     bool bench_paused = false;     // time only drawing (no steps), e.g. at N = 1M where a step takes long
     std::string splat = "auto";    // auto, sprites, compute (how bodies are drawn)
     std::string replay;            // a snapshot series' directory: one frame per snapshot, no simulation

@@ -175,17 +175,30 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
 }
 
 // All files are complete and closed before the first is renamed: a write error leaves none behind.
+// The logs (already visible as NAME.partial) are renamed last, once the output is in place.
 void commit_files(RunFiles& f, const Scenario& sc, Backend& backend, std::int64_t done) {
-    std::vector<AtomicFile*> files;
+    if (f.energy_log) f.energy_log->file().finish();
+    if (f.trajectory) f.trajectory->file().finish();
     if (f.output) {
         for (const std::string& note :
              write_snapshot(*f.output, make_snapshot(sc, backend.get_state(), sc.step + done)))
             std::cerr << "nbody: note: " << note << '\n';
-        files.push_back(f.output.get());
+        commit_all({f.output.get()});
     }
-    if (f.energy_log) files.push_back(&f.energy_log->file());
-    if (f.trajectory) files.push_back(&f.trajectory->file());
-    commit_all(files);
+    if (f.energy_log) f.energy_log->commit();
+    if (f.trajectory) f.trajectory->commit();
+}
+
+// After a blow-up the logs up to it are what a student needs to see why: keep them as NAME.partial.
+std::string keep_partial_logs(RunFiles& f) {
+    std::vector<std::string> kept;
+    for (PartialFile* p : {f.energy_log ? &f.energy_log->file() : nullptr,
+                           f.trajectory ? &f.trajectory->file() : nullptr}) {
+        if (!p) continue;
+        p->keep();
+        kept.push_back(p->partial_path());
+    }
+    return kept.empty() ? "" : "; the logs up to it are kept in " + join(kept);
 }
 
 // The encounter that a run with softening 0 resolves worst: the closest pair sampled at each progress
@@ -259,7 +272,8 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             const std::int64_t bad = r.done + rep.bad_step;
             throw Error("numerical blow-up at step " + std::to_string(bad) +
                         " (t = " + format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) + "): body " +
-                        std::to_string(rep.bad_body) + " has a non-finite position or velocity");
+                        std::to_string(rep.bad_body) + " has a non-finite position or velocity" +
+                        keep_partial_logs(files));
         }
         r.done += chunk;
         progress.update(r.done);

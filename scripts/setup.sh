@@ -12,6 +12,7 @@ packages=(
     libglfw3-dev libglm-dev libimgui-dev libepoxy-dev libstb-dev
     libegl-dev libgl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri
     xvfb xauth
+    gnuplot-nox
     libhdf5-dev hdf5-tools python3-h5py
 )
 

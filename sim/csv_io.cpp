@@ -194,6 +194,7 @@ void write_bodies_csv(const std::string& path, const HostState& s, Precision p) 
 
 EnergyLog::EnergyLog(const std::string& path, const std::string& preamble) : file_(path) {
     file_.stream() << preamble << "step,t,kinetic,potential,total,rel_drift,px,py,pz\n";
+    file_.end_record();
 }
 
 void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double rel_drift) {
@@ -218,10 +219,12 @@ void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double 
     put(d.momentum.z);
     row += '\n';
     file_.stream() << row;
+    file_.end_record();
 }
 
 TrajectoryLog::TrajectoryLog(const std::string& path, const std::string& preamble) : file_(path) {
     file_.stream() << preamble << "step,t,body,x,y,z\n";
+    file_.end_record();
 }
 
 void TrajectoryLog::write(std::int64_t step, const HostState& s) {
@@ -240,6 +243,7 @@ void TrajectoryLog::write(std::int64_t step, const HostState& s) {
         row += '\n';
         file_.stream() << row;
     }
+    file_.end_record();
 }
 
 }  // namespace nbody

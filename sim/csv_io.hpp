@@ -5,6 +5,7 @@
 #include <string>
 
 #include "atomic_file.hpp"
+#include "partial_file.hpp"
 #include "diagnostics.hpp"
 #include "state.hpp"
 #include "validate.hpp"
@@ -25,30 +26,32 @@ void write_bodies_csv(const std::string& path, const HostState& s, Precision p);
 // Writes a body CSV into an open AtomicFile without committing it (for commit_all).
 void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p);
 
-// Energy log CSV, header "step,t,kinetic,potential,total,rel_drift,px,py,pz".
+// Energy log CSV, header "step,t,kinetic,potential,total,rel_drift,px,py,pz". Written as PATH.partial and
+// flushed at every row, so it can be followed during a run; commit() renames it to PATH.
 class EnergyLog {
   public:
     // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
     explicit EnergyLog(const std::string& path, const std::string& preamble = "");
     void write(std::int64_t step, double t, const Diagnostics& d, double rel_drift);
     void commit() { file_.commit(); }
-    AtomicFile& file() { return file_; }
+    PartialFile& file() { return file_; }
 
   private:
-    AtomicFile file_;
+    PartialFile file_;
 };
 
-// Trajectory CSV for plotting: header "step,t,body,x,y,z"; one row per body per recorded step.
+// Trajectory CSV for plotting: header "step,t,body,x,y,z"; one row per body per recorded step. Written as
+// PATH.partial and flushed after every recorded step; commit() renames it to PATH.
 class TrajectoryLog {
   public:
     // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
     explicit TrajectoryLog(const std::string& path, const std::string& preamble = "");
     void write(std::int64_t step, const HostState& s);
     void commit() { file_.commit(); }
-    AtomicFile& file() { return file_; }
+    PartialFile& file() { return file_; }
 
   private:
-    AtomicFile file_;
+    PartialFile file_;
 };
 
 }  // namespace nbody
