@@ -862,7 +862,7 @@ TEST_F(CliTest, Cosc3500FlagsWorkWithoutRun) {
     EXPECT_NE(r.err.find("running `nbody run`"), std::string::npos) << r.err;
     // Flags no command knows are still one error naming them, not a run.
     expect_error({"--bogus-flag"}, "--bogus-flag");
-    expect_error({"--nBodies", "64", "--finalTime", "x"}, "--finalTime");
+    expect_error({"--nBodies", "64", "--finalTime", "x"}, "--t-end must be a finite number");
 }
 
 // Every flag of every command's --help is described in docs/CLI.md.
