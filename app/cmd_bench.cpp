@@ -15,22 +15,20 @@
 #include "progress.hpp"
 #include "scenario.hpp"
 #include "sim/error.hpp"
+#include "sim/integrators.hpp"
 #include "sim/interaction.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 #include "sim/util.hpp"
 
-#if defined(NBODY_HAVE_CUDA)
-#include "cuda/cuda_backend.hpp"
-#endif
 
 namespace nbody {
 namespace {
 
 constexpr const char* kBenchPreset = "plummer";
 constexpr const char* kFootnote =
-    "interactions/s count N^2 per step for every backend (at the median time); GFLOP/s counts 20 flops per "
+    "interactions/s count N^2 per force evaluation for every backend (at the median time); GFLOP/s counts 20 flops per "
     "interaction";
 
 std::string fmt(const char* format, double v) {
@@ -145,15 +143,14 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     row.ms_per_step = s_per_step * 1e3;
     row.ms_min = *std::min_element(seconds.begin(), seconds.end()) / steps * 1e3;
     row.ms_max = *std::max_element(seconds.begin(), seconds.end()) / steps * 1e3;
-    row.interactions_per_second = n * n / s_per_step;
+    row.interactions_per_second = interactions_per_step(p, static_cast<std::size_t>(c.n)) / s_per_step;
     row.gflops = row.interactions_per_second * kFlopsPerInteraction * 1e-9;
-#if defined(NBODY_HAVE_CUDA)
-    if (c.backend == "cuda") {
-        const ForceKernelTiming k =
-            time_force_kernels(static_cast<std::size_t>(c.n), c.precision, static_cast<int>(o.repeats));
-        if (k.tuned_ms > 0) row.vs_baseline = k.baseline_ms / k.tuned_ms;
+    const BackendInfo* info = find_backend(c.backend);
+    if (info && info->compare_kernels) {
+        const KernelComparison k =
+            info->compare_kernels(static_cast<std::size_t>(c.n), c.precision, static_cast<int>(o.repeats));
+        if (k.production_ms > 0 && k.reference_ms > 0) row.vs_baseline = k.reference_ms / k.production_ms;
     }
-#endif
     if (o.compare) compare_with_reference(c, start, o, row);
     omp_set_num_threads(default_threads);
     return row;
@@ -197,9 +194,10 @@ MachineInfo machine_info() {
     }
     m.cores = static_cast<int>(std::thread::hardware_concurrency());
     m.gpu = "none";
-#if defined(NBODY_HAVE_CUDA)
-    if (const auto d = cuda_device_info()) m.gpu = d->name;
-#endif
+    for (const auto& b : builtin_backends()) {
+        if (!b.available || !b.device_name) continue;
+        if (const std::string d = b.device_name(); !d.empty()) m.gpu = d;
+    }
     return m;
 }
 
@@ -256,7 +254,7 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     cmd->footer(
         std::string("Columns: backend, precision, [force, integrator when several are asked,] threads, n, "
                     "ms_per_step (median), ms_min, ms_max, interactions_per_second, gflops (and "
-                    "vs_baseline for cuda: tuned kernel speed / baseline kernel speed; max_diff, rms_diff, "
+                    "vs_baseline for cuda: production force kernel speed / GPU Gems 3 baseline kernel speed; max_diff, rms_diff, "
                     "diff_bound with --compare).\n") +
         kFootnote + ".");
     return cmd;
@@ -401,7 +399,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             out << '\n';
         }
         out << "ms/step is the median of the repeats (min and max beside it); " << kFootnote
-            << (any_baseline ? "; vs_baseline = tuned / baseline kernel speed" : "")
+            << (any_baseline ? "; vs_baseline = production / baseline kernel speed" : "")
             << (any_compare ? "; max_diff and rms_diff: positions against serial double, over the RMS radius"
                             : "")
             << ".\n";

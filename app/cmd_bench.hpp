@@ -46,7 +46,7 @@ struct BenchRow {
     std::int64_t n = 0;
     double ms_per_step = 0;  // median
     double ms_min = 0, ms_max = 0;
-    double interactions_per_second = 0;  // N^2 per step, at the median
+    double interactions_per_second = 0;  // N^2 per force evaluation, at the median
     double gflops = 0;                   // 20 flops per interaction
     double vs_baseline = -1;
     double max_diff = -1, rms_diff = -1, diff_bound = -1;

@@ -27,7 +27,7 @@
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 #include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 
 namespace nbody {
 

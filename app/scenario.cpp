@@ -9,7 +9,7 @@
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 #include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
@@ -42,8 +42,11 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     add_real_option(app, "--damping", o.damping, {}, "velocity factor per step (default 1 = none)")
         ->type_name("D");
     add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
+    add_name_option(app, "--force", o.force,
+                    "force algorithm: " + join(force_algorithm_names()) + " (default direct)");
     add_name_option(app, "--backend", o.backend,
-                    join(backend_names()) + " (default: cuda if available, else openmp)");
+                    join(backend_names()) + " (default: " + default_interactive_backend().name +
+                        " here: the first available GPU backend, else openmp)");
     add_name_option(app, "--precision", o.precision, "float or double (default float)");
 }
 
@@ -74,15 +77,20 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
         }
         p.integrator = *i;
     }
+    if (!o.force.empty()) {
+        const auto f = parse_force_algorithm(o.force);
+        if (!f) {
+            throw Error("unknown force algorithm '" + o.force + "' (valid: " +
+                        join(force_algorithm_names()) + ")");
+        }
+        p.force = *f;
+    }
     validate_params(p, precision);
     return p;
 }
 
 std::string resolve_backend(const std::string& name) {
-    if (name.empty()) {
-        const BackendInfo* cuda = find_backend("cuda");
-        return cuda && cuda->available ? "cuda" : "openmp";
-    }
+    if (name.empty()) return default_interactive_backend().name;
     if (!find_backend(name)) {
         throw Error("unknown backend '" + name + "' (valid: " + join(backend_names()) + ")");
     }

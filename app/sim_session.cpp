@@ -7,7 +7,7 @@
 
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -27,14 +27,14 @@ SimSession::SimSession(const HostState& s, const Params& p, const std::string& b
     check_host_memory(s.size(), precision);
     backend_ = create_backend(backend, precision);
     backend_->set_state(s);
-    gpu_ = backend_->name() == "cuda";
+    gpu_ = backend_->residency() == Residency::device;
     checkpoint_ = s;
     start();
 }
 
 SimSession::SimSession(std::unique_ptr<Backend> backend, const HostState& s, const Params& p,
                        bool draw_from_backend, const SessionTuning& tuning)
-    : tuning_(tuning), backend_(std::move(backend)), draw_from_backend_by_name_(false), params_(p) {
+    : tuning_(tuning), backend_(std::move(backend)), draw_from_backend_by_residency_(false), params_(p) {
     gpu_ = draw_from_backend;
     checkpoint_ = s;
     start();
@@ -481,7 +481,7 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
         return "cannot switch to " + name + ": " + what_of(e) + " (kept " + backend_->name() + ")";
     }
     last_ckpt_wall_ = now_s();
-    if (draw_from_backend_by_name_) gpu_ = backend_->name() == "cuda";
+    if (draw_from_backend_by_residency_) gpu_ = backend_->residency() == Residency::device;
     {
         std::lock_guard<std::mutex> c(ctl_mutex_);
         stats_.ms_per_step = 0;  // unknown: the next steps go one call each until measured

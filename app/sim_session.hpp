@@ -133,7 +133,7 @@ private:
     SessionTuning tuning_;
     mutable std::mutex backend_mutex_;  // guards backend_
     std::unique_ptr<Backend> backend_;
-    bool draw_from_backend_by_name_ = true;  // false: fixed by the test constructor
+    bool draw_from_backend_by_residency_ = true;  // false: fixed by the test constructor
     std::atomic<bool> gpu_{false};
     std::atomic<std::size_t> size_{0};
 

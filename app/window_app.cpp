@@ -30,10 +30,11 @@
 #include "replay.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
+#include "sim/integrators.hpp"
 #include "sim/interaction.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 #include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim_session.hpp"
@@ -41,9 +42,6 @@
 #include "test_script.hpp"
 #include "window_files.hpp"
 
-#ifdef NBODY_HAVE_CUDA
-#include "cuda/cuda_backend.hpp"
-#endif
 
 namespace nbody {
 
@@ -210,12 +208,11 @@ void WindowApp::start(const Scenario& sc, std::int64_t n) {
     scene.particles.stats = compute_body_stats(sc.state);
     State<float> fs = convert_state<float>(sc.state);
     camera.fit(fs.pos_mass.data(), fs.size());
-#ifdef NBODY_HAVE_CUDA
-    if (auto d = cuda_device_info()) {
-        info.cuda_device = "CUDA: " + d->name + ", " + format_bytes(double(d->total_bytes)) + " total, " +
-                           format_bytes(double(d->free_bytes)) + " free";
+    for (const auto& b : builtin_backends()) {
+        if (!b.available || !b.device_description) continue;
+        const std::string d = b.device_description();
+        if (!d.empty()) info.cuda_device += (info.cuda_device.empty() ? "" : "\n") + b.name + ": " + d;
     }
-#endif
 }
 
 void WindowApp::handle_mouse() {
@@ -497,7 +494,7 @@ void WindowApp::update_info(double frame_ms) {
     info.fps.push(frame_ms > 0 ? float(1000.0 / frame_ms) : 0.0f);
     info.ms_frame.push(float(frame_ms));
     info.ms_step.push(float(st.ms_per_step));
-    double inter = st.steps_per_s * n * n;
+    double inter = st.steps_per_s * interactions_per_step(model.params, session->size());
     info.interactions.push(float(inter));
     info.gflops.push(float(inter * kFlopsPerInteraction * 1e-9));
     info.steps_per_s = st.steps_per_s;
@@ -609,9 +606,11 @@ void WindowApp::close() {
 
 int run_window_app(const WindowOptions& o) {
     check_thread_count(0);  // OMP_NUM_THREADS within bounds
-    bool want_cuda = o.scenario.backend.empty() || o.scenario.backend == "cuda";
-    const BackendInfo* cuda = find_backend("cuda");
-    std::int64_t default_n = want_cuda && cuda && cuda->available ? kDefaultWindowNCuda : kDefaultWindowN;
+    // A device-resident backend draws through interop and can afford more bodies by default.
+    const BackendInfo* chosen =
+        o.scenario.backend.empty() ? &default_interactive_backend() : find_backend(o.scenario.backend);
+    const bool on_device = chosen && chosen->available && chosen->residency == Residency::device;
+    std::int64_t default_n = on_device ? kDefaultWindowNCuda : kDefaultWindowN;
     std::vector<std::string> replay_files;
     Scenario sc;
     if (!o.replay.empty()) {

@@ -57,6 +57,14 @@ void launch_baseline_forces(const Vec4<T>* pos, Vec4<T>* acc, std::size_t n, T G
                   static_cast<cudaStream_t>(stream), pos, acc, n, G, eps2);
 }
 
+ExternalForceKernel baseline_force_kernel() {
+    ExternalForceKernel k;
+    k.name = "GPU Gems 3 baseline K=1 block=256";
+    k.f32 = launch_baseline_forces<float>;
+    k.f64 = launch_baseline_forces<double>;
+    return k;
+}
+
 template void launch_baseline_forces<float>(const Vec4<float>*, Vec4<float>*, std::size_t, float, float,
                                             void*);
 template void launch_baseline_forces<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double, double,

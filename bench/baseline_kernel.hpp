@@ -4,6 +4,7 @@
 // in shared memory, nothing else. No CUDA headers here.
 #include <cstddef>
 
+#include "cuda/cuda_backend.hpp"
 #include "sim/state.hpp"
 
 namespace nbody {
@@ -12,5 +13,8 @@ namespace nbody {
 // textbook it relies on eps2 > 0 for the self-term (eps2 = 0 gives NaN). `stream` is a cudaStream_t.
 template <typename T>
 void launch_baseline_forces(const Vec4<T>* pos, Vec4<T>* acc, std::size_t n, T G, T eps2, void* stream);
+
+// The kernel as an ExternalForceKernel, for time_force_kernels (`nbody bench`'s comparison column).
+ExternalForceKernel baseline_force_kernel();
 
 }  // namespace nbody

@@ -1,45 +1,41 @@
-// The CUDA backend: state on the device, integrators as a few O(N) kernels around the O(N^2) force
-// kernel, one 8-byte read-back per step() call for the failure flag.
+// The CUDA backend: state on the device; the integrator primitives queue O(N) updates that one kernel
+// pass applies around each force evaluation; one 8-byte read-back of the failure flag per step() call.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <vector>
 
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/device_force_solver.hpp"
 #include "cuda/step_kernels.hpp"
 #include "sim/error.hpp"
+#include "sim/force_solver.hpp"
 #include "sim/memory.hpp"
 
 namespace nbody {
 namespace {
 
-// "" when a device is usable, else CUDA's reason (never throws: the registry is built at start-up).
-std::string device_problem() {
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        // The common laptop case: no NVIDIA driver at all reads "driver version is insufficient".
-        if (e == cudaErrorInsufficientDriver) {
-            return "no NVIDIA driver is loaded, or it is older than this CUDA runtime";
-        }
-        return cudaGetErrorString(e);
-    }
-    return count > 0 ? "" : "no device found";
-}
-
 void require_device() {
-    const std::string problem = device_problem();
+    const std::string problem = cuda_device_problem();
     if (!problem.empty()) throw Error("no CUDA device: " + problem);
 }
 
 template <typename T>
+std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
+    std::vector<Vec4<double>> out(in.size());
+    std::transform(in.begin(), in.end(), out.begin(),
+                   [](const Vec4<T>& a) { return Vec4<double>{a.x, a.y, a.z, a.w}; });
+    return out;
+}
+
+template <typename T>
 class CudaBackend final : public Backend {
-  public:
-    explicit CudaBackend(const ForceLaunch& launch) : requested_(launch) {
+public:
+    explicit CudaBackend(const ForceLaunch& launch) : launch_(launch) {
         require_device();
         bad_.resize(1);
         moments_.resize(std::size_t(kMaxMomentRows) * kMomentSums);
@@ -48,75 +44,105 @@ class CudaBackend final : public Backend {
     std::string name() const override { return "cuda"; }
     Precision precision() const override { return precision_of<T>(); }
     std::size_t size() const override { return n_; }
+    Residency residency() const override { return Residency::device; }
 
     void set_state(const HostState& s) override {
         const std::size_t n = s.size();
         if (n >= (std::size_t(1) << 32)) throw Error("cuda backend: N must be below 2^32");
-        const ForceLaunch launch = resolve_force_launch(requested_, n, precision_of<T>());
-        check_device_memory(n, launch);
+        check_device_memory(n);
         State<T> host = convert_state<T>(s);
+        double max_mass = 0;
+        for (const auto& p : host.pos_mass) max_mass = std::max(max_mass, std::abs(double(p.w)));
         pos_.resize(n), vel_.resize(n), acc_.resize(n);
-        scratch_.resize(force_scratch_count(launch, n));
-        if (n > 0) {
-            CUDA_CHECK(
-                cudaMemcpy(pos_.data(), host.pos_mass.data(), n * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
-            CUDA_CHECK(cudaMemcpy(vel_.data(), host.vel.data(), n * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
-        }
+        pos_.copy_from_host(host.pos_mass.data(), n);
+        vel_.copy_from_host(host.vel.data(), n);
         n_ = n;
-        t_ = s.t;
-        launch_ = launch;
-        max_mass_ = 0;
-        for (const auto& p : host.pos_mass) max_mass_ = std::max(max_mass_, std::abs(double(p.w)));
-        acc_valid_ = false;
+        time_ = s.t;
+        max_mass_ = max_mass;
+        for (auto& [algorithm, solver] : solvers_) solver->prepare(n_, max_mass_);
+        pending_ = {};
+        acc_for_.reset();
     }
 
     HostState get_state() const override {
         State<T> host;
         host.resize(n_);
-        host.t = t_;
-        if (n_ > 0) {
-            CUDA_CHECK(
-                cudaMemcpy(host.pos_mass.data(), pos_.data(), n_ * sizeof(Vec4<T>), cudaMemcpyDeviceToHost));
-            CUDA_CHECK(
-                cudaMemcpy(host.vel.data(), vel_.data(), n_ * sizeof(Vec4<T>), cudaMemcpyDeviceToHost));
-        }
-        return convert_state<double>(host);
+        pos_.copy_to_host(host.pos_mass.data(), n_);
+        vel_.copy_to_host(host.vel.data(), n_);
+        HostState out = convert_state<double>(host);
+        out.t = time_;
+        return out;
     }
 
-    StepReport step(const Params& p, std::int64_t steps) override {
-        StepReport r;
-        // Step numbers live in the flag's upper 32 bits: run long calls in chunks.
-        constexpr std::int64_t kChunk = std::int64_t(1) << 30;
-        while (r.steps_done < steps && r.finite) {
-            const std::int64_t k = std::min(kChunk, steps - r.steps_done);
-            const StepReport c = step_chunk(p, k);
-            if (!c.finite) r.finite = false, r.bad_step = r.steps_done + c.bad_step, r.bad_body = c.bad_body;
-            r.steps_done += c.steps_done;
-        }
-        return r;
+    // ---- Primitives: kicks, drifts and dampings are queued and applied by one kernel pass (flush) when
+    // the forces are next needed or the step ends, so nothing is pending between step() calls.
+    void kick(double h) override { queue(UpdateOp::kick, h); }
+    void drift(double h) override {
+        queue(UpdateOp::drift, h);
+        acc_for_.reset();
+    }
+    void damp(double factor) override { queue(UpdateOp::damp, factor); }
+
+    void update_forces(const Params& p) override {
+        flush();
+        if (acc_for_ && same_force_model(*acc_for_, p)) return;
+        if (n_ > 0) solver(p.force).accelerations(pos_.data(), n_, p, acc_.data(), gate(), nullptr);
+        acc_for_ = p;
+    }
+
+    void begin_steps(std::int64_t /*count*/) override {
+        CUDA_CHECK(cudaMemset(bad_.data(), 0xff, sizeof(unsigned long long)));
+    }
+    void begin_step(std::int64_t k) override { step_ = std::uint64_t(k); }
+    std::optional<std::size_t> end_step() override {
+        flush();
+        return std::nullopt;  // checked on the device; read once in end_steps
+    }
+    std::optional<NonFinite> end_steps() override {
+        step_ = 0;
+        unsigned long long flag = kNoBadBody;
+        CUDA_CHECK(cudaMemcpy(&flag, bad_.data(), sizeof flag, cudaMemcpyDeviceToHost));
+        if (flag == kNoBadBody) return std::nullopt;
+        acc_for_.reset();  // later launches of the call skipped: acc_ is not a(pos_)
+        return NonFinite{std::int64_t(flag >> 32), std::size_t(flag & 0xffffffffull)};
     }
 
     std::vector<Vec4<double>> accelerations(const Params& p) override {
-        ensure_accelerations(p, nullptr, 0);
+        update_forces(p);
         std::vector<Vec4<T>> acc(n_);
-        if (n_ > 0)
-            CUDA_CHECK(cudaMemcpy(acc.data(), acc_.data(), n_ * sizeof(Vec4<T>), cudaMemcpyDeviceToHost));
-        std::vector<Vec4<double>> out(n_);
-        std::transform(acc.begin(), acc.end(), out.begin(), [](const Vec4<T>& a) {
-            return Vec4<double>{a.x, a.y, a.z, 0};
-        });
+        acc_.copy_to_host(acc.data(), n_);
+        return widen(acc);
+    }
+
+    FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points, bool with_potential) override {
+        flush();
+        const std::size_t m = points.size();
+        std::vector<Vec4<T>> host(m);
+        std::transform(points.begin(), points.end(), host.begin(),
+                       [](const Vec4<double>& q) { return Vec4<T>{T(q.x), T(q.y), T(q.z), T(0)}; });
+        DeviceBuffer<Vec4<T>> targets(m), acc(m);
+        DeviceBuffer<T> pot(with_potential ? m : 0);
+        targets.copy_from_host(host.data(), m);
+        if (m > 0) {
+            solver(p.force).evaluate_at(pos_.data(), n_, targets.data(), m, p, acc.data(),
+                                        with_potential ? pot.data() : nullptr, nullptr);
+        }
+        acc.copy_to_host(host.data(), m);
+        FieldSample out;
+        out.acc = widen(host);
+        std::vector<T> ph(pot.size());
+        pot.copy_to_host(ph.data(), ph.size());
+        out.potential.assign(ph.begin(), ph.end());
         return out;
     }
 
     Diagnostics diagnostics(const Params& p, bool with_potential) override {
+        flush();
         Diagnostics d;
         const int rows =
             launch_moments(pos_.data(), vel_.data(), n_, moments_.data(), kMaxMomentRows, nullptr);
         std::vector<double> host(static_cast<std::size_t>(rows) * kMomentSums);
-        if (rows > 0) {
-            CUDA_CHECK(cudaMemcpy(host.data(), moments_.data(), host.size() * sizeof(double),
-                                  cudaMemcpyDeviceToHost));
-        }
+        moments_.copy_to_host(host.data(), host.size());
         double s[kMomentSums] = {};
         for (int r = 0; r < rows; ++r) {
             for (int k = 0; k < kMomentSums; ++k) s[k] += host[std::size_t(r) * kMomentSums + k];
@@ -132,10 +158,7 @@ class CudaBackend final : public Backend {
             const int written = launch_potential(pos_.data(), n_, p.softening * p.softening, partials.data(),
                                                  int(prow), nullptr);
             std::vector<double> ph(static_cast<std::size_t>(written));
-            if (written > 0) {
-                CUDA_CHECK(cudaMemcpy(ph.data(), partials.data(), ph.size() * sizeof(double),
-                                      cudaMemcpyDeviceToHost));
-            }
+            partials.copy_to_host(ph.data(), ph.size());
             double sum = 0;
             for (double v : ph) sum += v;
             d.potential = -0.5 * p.G * sum;
@@ -154,15 +177,14 @@ class CudaBackend final : public Backend {
         return true;
     }
 
-  private:
-    // Device bytes a state of n bodies needs: position, velocity, acceleration, the force kernel's partial
-    // sums and, for copies to float4, one float4 array.
-    void check_device_memory(std::size_t n, const ForceLaunch& launch) const {
-        const double need = double(n) * 3 * sizeof(Vec4<T>) +
-                            double(force_scratch_count(launch, n)) * sizeof(Vec4<T>) +
-                            double(n) * sizeof(Vec4<float>);
-        const double have =
-            double(pos_.bytes() + vel_.bytes() + acc_.bytes() + scratch_.bytes() + f4_.bytes());
+private:
+    // Device bytes a state of n bodies needs: position, velocity, acceleration, the solvers' buffers and,
+    // for copies to float4, one float4 array.
+    void check_device_memory(std::size_t n) {
+        double need = double(n) * 3 * sizeof(Vec4<T>) + double(n) * sizeof(Vec4<float>);
+        solver_for(ForceAlgorithm::direct);  // the default solver is always counted
+        for (auto& [algorithm, s] : solvers_) need += s->device_bytes(n);
+        const double have = double(pos_.bytes() + vel_.bytes() + acc_.bytes() + f4_.bytes());
         std::size_t free_b = 0, total_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         if (need > double(free_b) + have) {
@@ -171,111 +193,101 @@ class CudaBackend final : public Backend {
         }
     }
 
+    // The solver object for algorithm a (made on first use, without sizing it).
+    DeviceForceSolver<T>& solver_for(ForceAlgorithm a) {
+        auto& s = solvers_[a];
+        if (!s) {
+            switch (a) {
+                case ForceAlgorithm::direct:
+                    s = make_device_direct_solver<T>(launch_);
+                    break;
+            }
+            if (!s) throw Error(std::string("the cuda backend has no '") + to_string(a) + "' force solver");
+        }
+        return *s;
+    }
+    // ... sized for the current bodies (set_state sizes every solver that exists then).
+    DeviceForceSolver<T>& solver(ForceAlgorithm a) {
+        const bool fresh = solvers_.find(a) == solvers_.end();
+        DeviceForceSolver<T>& s = solver_for(a);
+        if (fresh) s.prepare(n_, max_mass_);
+        return s;
+    }
+
+    FailureGate gate() const {
+        // Outside a step() call (accelerations(), field_at()) nothing has failed: no gate.
+        if (step_ == 0) return {};
+        return {bad_.data(), bad_code(step_, 0)};
+    }
+
+    void queue(UpdateOp op, double h) {
+        if (pending_.count == kMaxUpdateOps) flush();
+        pending_.op[pending_.count] = op;
+        pending_.h[pending_.count] = T(h);
+        ++pending_.count;
+    }
+
+    // Applies the queued updates in one pass (checking finiteness when inside a step() call).
+    void flush() {
+        if (pending_.count == 0) return;
+        if (n_ > 0) {
+            if (step_ == 0) {
+                // Outside step(): no failure tracking, but the kernel still needs a flag to write.
+                CUDA_CHECK(cudaMemset(bad_.data(), 0xff, sizeof(unsigned long long)));
+            }
+            launch_update<T>(pos_.data(), vel_.data(), acc_.data(), n_, pending_, bad_.data(),
+                             step_ == 0 ? 1 : step_, nullptr);
+        }
+        pending_ = {};
+    }
+
     void copy_float4(const DeviceBuffer<Vec4<T>>& src, bool zero_w, Vec4<float>* host_out) const {
         if (n_ == 0) return;
-        const Vec4<float>* from = reinterpret_cast<const Vec4<float>*>(src.data());
         if constexpr (sizeof(T) != sizeof(float)) {
             f4_.resize(n_);
             launch_to_float4(src.data(), f4_.data(), n_, zero_w, nullptr);
-            from = f4_.data();
-        }
-        CUDA_CHECK(cudaMemcpy(host_out, from, n_ * sizeof(Vec4<float>), cudaMemcpyDeviceToHost));
-    }
-
-    // acc_ = a(pos_) for p's G and softening, unless already cached for them.
-    void ensure_accelerations(const Params& p, const unsigned long long* bad, unsigned long long bad_before) {
-        if (acc_valid_ && acc_G_ == p.G && acc_eps_ == p.softening) return;
-        compute_accelerations(p, bad, bad_before);
-    }
-
-    void compute_accelerations(const Params& p, const unsigned long long* bad,
-                               unsigned long long bad_before) {
-        const double eps2 = p.softening * p.softening;
-        launch_forces<T>(launch_, pos_.data(), acc_.data(), scratch_.data(), n_, T(p.G), T(eps2),
-                         force_needs_guard(eps2, max_mass_, precision_of<T>()), bad, bad_before, nullptr);
-        acc_valid_ = true, acc_G_ = p.G, acc_eps_ = p.softening;
-    }
-
-    // At most 2^30 steps: the same sequence as sim/integrator.hpp, on the device.
-    StepReport step_chunk(const Params& p, std::int64_t steps) {
-        StepReport r;
-        if (n_ == 0) {
-            r.steps_done = steps;
-            for (std::int64_t k = 0; k < steps; ++k) t_ += p.dt;
-            return r;
-        }
-        CUDA_CHECK(cudaMemset(bad_.data(), 0xff, sizeof(unsigned long long)));
-        const T dt = T(p.dt), half = dt / 2, damping = T(p.damping);
-        for (std::int64_t k = 1; k <= steps; ++k) {
-            const unsigned long long before = bad_code(std::uint64_t(k), 0);
-            ensure_accelerations(p, bad_.data(), before);
-            switch (p.integrator) {
-                case Integrator::leapfrog:
-                    launch_update<T>(pos_.data(), vel_.data(), acc_.data(), n_, UpdateOrder::kick_drift, half,
-                                     dt, T(1), bad_.data(), std::uint64_t(k), nullptr);
-                    compute_accelerations(p, bad_.data(), before);
-                    launch_update<T>(pos_.data(), vel_.data(), acc_.data(), n_, UpdateOrder::kick, half, T(0),
-                                     damping, bad_.data(), std::uint64_t(k), nullptr);
-                    break;
-                case Integrator::symplectic_euler:
-                    launch_update<T>(pos_.data(), vel_.data(), acc_.data(), n_, UpdateOrder::kick_drift, dt,
-                                     dt, damping, bad_.data(), std::uint64_t(k), nullptr);
-                    acc_valid_ = false;
-                    break;
-                case Integrator::euler:
-                    launch_update<T>(pos_.data(), vel_.data(), acc_.data(), n_, UpdateOrder::drift_kick, dt,
-                                     dt, damping, bad_.data(), std::uint64_t(k), nullptr);
-                    acc_valid_ = false;
-                    break;
-            }
-        }
-        unsigned long long flag = kNoBadBody;
-        CUDA_CHECK(cudaMemcpy(&flag, bad_.data(), sizeof flag, cudaMemcpyDeviceToHost));
-        if (flag == kNoBadBody) {
-            r.steps_done = steps;
+            f4_.copy_to_host(host_out, n_);
         } else {
-            r.finite = false;
-            r.bad_step = std::int64_t(flag >> 32);
-            r.bad_body = std::size_t(flag & 0xffffffffull);
-            r.steps_done = r.bad_step;
-            acc_valid_ = false;  // later launches of the call skipped: acc_ is not a(pos_)
+            src.copy_to_host(host_out, n_);
         }
-        // Added step by step, as the CPU backends do, so both report the same t bit for bit.
-        for (std::int64_t k = 0; k < r.steps_done; ++k) t_ += p.dt;
-        return r;
     }
 
-    ForceLaunch requested_, launch_;
+    ForceLaunch launch_;
     std::size_t n_ = 0;
-    double t_ = 0, max_mass_ = 0;
-    DeviceBuffer<Vec4<T>> pos_, vel_, acc_, scratch_;
+    double max_mass_ = 0;
+    DeviceBuffer<Vec4<T>> pos_, vel_, acc_;
     mutable DeviceBuffer<Vec4<float>> f4_;
     DeviceBuffer<unsigned long long> bad_;
     DeviceBuffer<double> moments_;
-    bool acc_valid_ = false;
-    double acc_G_ = 0, acc_eps_ = 0;
+    std::map<ForceAlgorithm, std::unique_ptr<DeviceForceSolver<T>>> solvers_;
+    std::optional<Params> acc_for_;  // the parameters acc_ was computed with; empty: stale
+    UpdateSequence<T> pending_;
+    std::uint64_t step_ = 0;  // the step being run (1-based) inside step(); 0 outside
 };
 
 }  // namespace
+
+std::string cuda_device_problem() {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        // The common laptop case: no NVIDIA driver at all reads "driver version is insufficient".
+        if (e == cudaErrorInsufficientDriver) {
+            return "no NVIDIA driver is loaded, or it is older than this CUDA runtime";
+        }
+        return cudaGetErrorString(e);
+    }
+    return count > 0 ? "" : "no device found";
+}
 
 std::unique_ptr<Backend> make_cuda_backend(Precision p, const ForceLaunch& launch) {
     if (p == Precision::f32) return std::make_unique<CudaBackend<float>>(launch);
     return std::make_unique<CudaBackend<double>>(launch);
 }
 
-BackendInfo cuda_backend_info() {
-    BackendInfo b;
-    b.name = "cuda";
-    b.description = "NVIDIA GPU: tiled all-pairs kernels, state kept on the device";
-    const std::string problem = device_problem();
-    b.available = problem.empty();
-    if (!b.available) b.unavailable_reason = "no CUDA device: " + problem;
-    b.create = [](Precision p) { return make_cuda_backend(p); };
-    return b;
-}
-
 std::optional<CudaDeviceInfo> cuda_device_info() {
-    if (!device_problem().empty()) return std::nullopt;
+    if (!cuda_device_problem().empty()) return std::nullopt;
     int dev = 0;
     cudaDeviceProp prop{};
     std::size_t free_b = 0, total_b = 0;

@@ -1,6 +1,6 @@
 #pragma once
-// The CUDA backend: the bodies live on the GPU between steps. No CUDA headers here, so sim/ and app/ can
-// include this from plain C++.
+// The CUDA backend: the bodies live on the GPU between steps. No CUDA headers here, so plain C++ (the
+// backend registry, tests, benchmarks) can include this.
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -8,16 +8,14 @@
 
 #include "cuda/force_kernels.hpp"
 #include "sim/backend.hpp"
-#include "sim/registry.hpp"
 
 namespace nbody {
 
-// The registry entry "cuda": available when a CUDA device is usable (checked once, without throwing);
-// otherwise unavailable_reason is "no CUDA device: <CUDA's reason>". create() throws nbody::Error then.
-BackendInfo cuda_backend_info();
+// "" when a CUDA device is usable, else CUDA's reason in plain words (never throws).
+std::string cuda_device_problem();
 
-// A CUDA backend whose force evaluation uses `launch` (zero fields chosen per N; see force_kernels.hpp).
-// The registry uses the default; tests and benchmarks force kernel variants and launch shapes with it.
+// A CUDA backend whose direct-sum solver uses `launch` (zero fields chosen per N; see force_kernels.hpp).
+// Tests and benchmarks force kernel variants and launch shapes with it.
 // Throws nbody::Error("no CUDA device: ...") when there is none.
 std::unique_ptr<Backend> make_cuda_backend(Precision p, const ForceLaunch& launch = {});
 
@@ -31,14 +29,25 @@ struct CudaDeviceInfo {
 // The current device, or nullopt when there is none (never throws).
 std::optional<CudaDeviceInfo> cuda_device_info();
 
-// Median milliseconds of one force evaluation (all N^2 interactions) with the tuned kernel at its
-// automatic launch shape and with the baseline kernel, on the same random bodies, timed with CUDA events
-// after warm-up in this process. interactions/s = n^2 / (ms / 1000). Throws nbody::Error without a device.
-struct ForceKernelTiming {
-    double tuned_ms = 0, baseline_ms = 0;
-    std::string tuned_launch;  // the launch shape the tuned kernel used, e.g. "tuned K=4 block=128 splits=2"
+// A force kernel from outside the production library, for timing comparisons: bench/ injects the
+// textbook baseline this way. acc = G sum_j m_j r / (r^2 + eps2)^{3/2}; device pointers; stream as void*.
+struct ExternalForceKernel {
+    std::string name;
+    void (*f32)(const Vec4<float>* pos, Vec4<float>* acc, std::size_t n, float G, float eps2, void* stream) =
+        nullptr;
+    void (*f64)(const Vec4<double>* pos, Vec4<double>* acc, std::size_t n, double G, double eps2,
+                void* stream) = nullptr;
 };
-ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats);
+
+// Median milliseconds of one force evaluation (all N^2 interactions) with the production kernel at its
+// automatic launch shape (tuned or pairwise, as a step uses) and with `other`, on the same random bodies,
+// timed with CUDA events after warm-up in this process. interactions/s = n^2 / (ms / 1000).
+// Throws nbody::Error without a device.
+struct ForceKernelTiming {
+    double production_ms = 0, other_ms = 0;
+    std::string production_launch;  // e.g. "tuned K=4 block=128 splits=2" or "pairwise K=8 block=128"
+};
+ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats, const ExternalForceKernel& other);
 
 // Median milliseconds of one force evaluation with an explicit launch (fields may be 0 = automatic).
 double time_force_launch(const ForceLaunch& launch, std::size_t n, Precision p, int repeats);

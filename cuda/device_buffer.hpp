@@ -51,6 +51,14 @@ class DeviceBuffer {
         count_ = count;
     }
 
+    // Copies count items between host memory and the start of this buffer (blocking; count <= size()).
+    void copy_from_host(const T* src, std::size_t count) {
+        if (count > 0) CUDA_CHECK(cudaMemcpy(ptr_, src, count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    void copy_to_host(T* dst, std::size_t count) const {
+        if (count > 0) CUDA_CHECK(cudaMemcpy(dst, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+
     T* data() { return ptr_; }
     const T* data() const { return ptr_; }
     std::size_t size() const { return count_; }

@@ -7,28 +7,14 @@
 #include <cmath>
 #include <type_traits>
 
-#include "bench/baseline_kernel.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/force_kernels.hpp"
 #include "cuda/launch.cuh"
 #include "sim/error.hpp"
+#include "sim/interaction.hpp"
 
 namespace nbody {
 namespace {
-
-__device__ __forceinline__ float fast_rsqrt(float x) {
-    return rsqrtf(x);
-}
-
-// Double rsqrt: the hardware's ~23-bit approximation, then one third-order Newton step
-// y *= 1 + e/2 + 3e^2/8 with e = 1 - x y^2, which leaves a relative error ~ e^3: below double rounding.
-// Five DP operations instead of the library's rsqrt with its special-case branches.
-__device__ __forceinline__ double fast_rsqrt(double x) {
-    double y;
-    asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
-    const double e = fma(-x * y, y, 1.0);
-    return fma(y * e, fma(0.375, e, 0.5), y);
-}
 
 template <typename T>
 __device__ __forceinline__ T largest();
@@ -41,17 +27,13 @@ __device__ __forceinline__ double largest<double>() {
     return DBL_MAX;
 }
 
-// One body-body interaction, a += m_j r / (r^2 + eps^2)^(3/2) with r = x_j - x_i. Counted as 20 FLOPs
-// by the CUDA sample's convention (3 sub, 3 mul + 3 add for r^2 + eps^2, rsqrt, 3 mul for m/r^3, 3 mul
-// + 3 add for the sum); on the GPU it is 3 FADD, 6 FFMA, 3 FMUL and one MUFU.RSQ.
+// One body-body interaction of sim/interaction.hpp (20 FLOPs by the CUDA sample's convention).
 // kGuard: the self-term (r = 0, eps = 0) gives s = m * inf^3 or 0 * inf = NaN; fmin(NaN or inf, MAX)
 // returns MAX, and r * MAX = 0 exactly, so the self-term drops out at the cost of one FMNMX.
 template <typename T, bool kGuard>
 __device__ __forceinline__ void interact(const Vec4<T>& pj, T xi, T yi, T zi, T eps2, T& ax, T& ay, T& az) {
     const T dx = pj.x - xi, dy = pj.y - yi, dz = pj.z - zi;
-    const T r2 = fma(dx, dx, fma(dy, dy, fma(dz, dz, eps2)));
-    const T inv = fast_rsqrt(r2);
-    T s = (pj.w * inv) * (inv * inv);
+    T s = interaction_weight(pj.w, inv_sqrt(softened_distance2(dx, dy, dz, eps2)));
     if constexpr (kGuard) s = fmin(s, largest<T>());
     ax = fma(dx, s, ax);
     ay = fma(dy, s, ay);
@@ -209,7 +191,6 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
             req.bodies_per_thread = 8, req.block = 128;
         }
     }
-    if (req.kernel == ForceKernel::baseline) return {ForceKernel::baseline, 1, 256, 1};
     if (req.kernel == ForceKernel::pairwise) {
         if (p != Precision::f32) throw Error("force kernel: the pairwise kernel is fp32 only");
         if (req.bodies_per_thread != 0 && req.bodies_per_thread != 2 && req.bodies_per_thread != 4 &&
@@ -268,7 +249,6 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
 }
 
 std::string to_string(const ForceLaunch& l) {
-    if (l.kernel == ForceKernel::baseline) return "baseline K=1 block=256";
     if (l.kernel == ForceKernel::pairwise) {
         return "pairwise K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block);
     }
@@ -295,10 +275,6 @@ void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<
                    void* stream_ptr) {
     if (n == 0) return;
     const auto stream = static_cast<cudaStream_t>(stream_ptr);
-    if (l.kernel == ForceKernel::baseline) {
-        launch_baseline_forces(pos, acc, n, G, eps2, stream_ptr);
-        return;
-    }
     if (l.kernel == ForceKernel::pairwise) {
         if constexpr (std::is_same_v<T, float>) {
             launch_pairwise_forces(l, pos, acc, n, G, eps2, guard, bad, bad_before, stream_ptr);

@@ -13,8 +13,7 @@ namespace nbody {
 
 enum class ForceKernel {
     automatic,  // resolve_force_launch picks: pairwise for fp32 at N >= 262,144, else tuned
-    tuned,      // cuda/force_kernels.cu
-    baseline,   // bench/baseline_kernel.cu: GPU Gems 3 ch. 31, one body per thread, 256 threads
+    tuned,      // cuda/force_kernels.cu: one-sided tiles, K bodies per thread, optional j-splits
     pairwise,   // cuda/pairwise_forces.cu: each pair once, both sides (fp32 only; splits unused)
 };
 

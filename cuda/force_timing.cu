@@ -37,18 +37,13 @@ DeviceBuffer<Vec4<T>> random_positions(std::size_t n) {
     std::vector<Vec4<T>> host(n);
     for (auto& p : host) p = {T(u(g)), T(u(g)), T(u(g)), T((1.0 + 0.5 * u(g)) / double(n))};
     DeviceBuffer<Vec4<T>> pos(n);
-    CUDA_CHECK(cudaMemcpy(pos.data(), host.data(), n * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
+    pos.copy_from_host(host.data(), n);
     return pos;
 }
 
-template <typename T>
-double time_launch(const ForceLaunch& l, const DeviceBuffer<Vec4<T>>& pos, std::size_t n, int repeats) {
-    DeviceBuffer<Vec4<T>> acc(n), scratch(force_scratch_count(l, n));
-    const T eps2 = T(kBenchSoftening * kBenchSoftening);
-    auto run = [&] {
-        launch_forces<T>(l, pos.data(), acc.data(), scratch.data(), n, T(1), eps2, false, nullptr, 0,
-                         nullptr);
-    };
+// Median milliseconds of run() (which launches one force evaluation on the default stream).
+template <typename Run>
+double median_event_ms(Run&& run, int repeats) {
     run();  // warm-up: module load, caches, clocks
     run();
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -68,6 +63,26 @@ double time_launch(const ForceLaunch& l, const DeviceBuffer<Vec4<T>>& pos, std::
     return m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
 }
 
+template <typename T>
+double time_launch(const ForceLaunch& l, const DeviceBuffer<Vec4<T>>& pos, std::size_t n, int repeats) {
+    DeviceBuffer<Vec4<T>> acc(n), scratch(force_scratch_count(l, n));
+    const T eps2 = T(kBenchSoftening * kBenchSoftening);
+    return median_event_ms(
+        [&] {
+            launch_forces<T>(l, pos.data(), acc.data(), scratch.data(), n, T(1), eps2, false, nullptr, 0,
+                             nullptr);
+        },
+        repeats);
+}
+
+template <typename T, typename Kernel>
+double time_external(Kernel kernel, const DeviceBuffer<Vec4<T>>& pos, std::size_t n, int repeats) {
+    if (!kernel) return 0;
+    DeviceBuffer<Vec4<T>> acc(n);
+    const T eps2 = T(kBenchSoftening * kBenchSoftening);
+    return median_event_ms([&] { kernel(pos.data(), acc.data(), n, T(1), eps2, nullptr); }, repeats);
+}
+
 void require_bench_device(std::size_t n) {
     if (!cuda_device_info()) throw Error("no CUDA device: cannot time the CUDA kernels");
     if (n == 0) throw Error("benchmark N must be positive");
@@ -82,20 +97,19 @@ double time_force_launch(const ForceLaunch& launch, std::size_t n, Precision p, 
     return time_launch<double>(l, random_positions<double>(n), n, repeats);
 }
 
-ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats) {
+ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats, const ExternalForceKernel& other) {
     require_bench_device(n);
     ForceKernelTiming t;
-    const ForceLaunch tuned = resolve_force_launch({}, n, p);
-    const ForceLaunch base = resolve_force_launch({ForceKernel::baseline, 0, 0, 0}, n, p);
-    t.tuned_launch = to_string(tuned);
+    const ForceLaunch production = resolve_force_launch({}, n, p);
+    t.production_launch = to_string(production);
     if (p == Precision::f32) {
         const auto pos = random_positions<float>(n);
-        t.tuned_ms = time_launch<float>(tuned, pos, n, repeats);
-        t.baseline_ms = time_launch<float>(base, pos, n, repeats);
+        t.production_ms = time_launch<float>(production, pos, n, repeats);
+        t.other_ms = time_external<float>(other.f32, pos, n, repeats);
     } else {
         const auto pos = random_positions<double>(n);
-        t.tuned_ms = time_launch<double>(tuned, pos, n, repeats);
-        t.baseline_ms = time_launch<double>(base, pos, n, repeats);
+        t.production_ms = time_launch<double>(production, pos, n, repeats);
+        t.other_ms = time_external<double>(other.f64, pos, n, repeats);
     }
     return t;
 }

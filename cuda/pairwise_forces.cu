@@ -19,6 +19,7 @@
 
 #include "cuda/force_kernels.hpp"
 #include "cuda/launch.cuh"
+#include "sim/interaction.hpp"
 
 namespace nbody {
 namespace {
@@ -41,10 +42,8 @@ template <bool kGuard>
 __device__ __forceinline__ void pair(float4 pj, float xi, float yi, float zi, float mi, float eps2, float& ax,
                                      float& ay, float& az, float& jx, float& jy, float& jz) {
     const float dx = pj.x - xi, dy = pj.y - yi, dz = pj.z - zi;
-    const float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
-    const float inv = rsqrtf(r2);
-    const float inv2 = inv * inv;
-    float si = (pj.w * inv) * inv2, sj = (mi * inv) * inv2;
+    const float inv = inv_sqrt(softened_distance2(dx, dy, dz, eps2));
+    float si = interaction_weight(pj.w, inv), sj = interaction_weight(mi, inv);
     if constexpr (kGuard) si = fminf(si, FLT_MAX), sj = fminf(sj, FLT_MAX);
     ax = fmaf(dx, si, ax);
     ay = fmaf(dy, si, ay);
@@ -87,10 +86,9 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
             for (int k = 0; k < K; ++k) {
                 const float dx = pj.x - xi[k], dy = pj.y - yi[k], dz = pj.z - zi[k];
-                float r2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, eps2)));
+                float r2 = softened_distance2(dx, dy, dz, eps2);
                 if (c0 + jj == idx[k]) r2 = 1.f;  // the self-term: r = 0, so it adds exactly 0
-                const float inv = rsqrtf(r2);
-                float s = (pj.w * inv) * (inv * inv);
+                float s = interaction_weight(pj.w, inv_sqrt(r2));
                 if constexpr (kGuard) s = fminf(s, FLT_MAX);
                 ax[k] = fmaf(dx, s, ax[k]);
                 ay[k] = fmaf(dy, s, ay[k]);

@@ -7,6 +7,7 @@
 #include "cuda/launch.cuh"
 #include "cuda/step_kernels.hpp"
 #include "sim/error.hpp"
+#include "sim/interaction.hpp"
 
 namespace nbody {
 namespace {
@@ -21,31 +22,34 @@ __device__ __forceinline__ bool finite_bits(double v) {
            0x7ff0000000000000ull;
 }
 
+// Applies the queued kicks, drifts and dampings to body i in order, then checks the result's bits.
 template <typename T>
 __global__ void update_kernel(Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ vel,
-                              const Vec4<T>* __restrict__ acc, std::size_t n, UpdateOrder order, T h_kick,
-                              T h_drift, T damping, unsigned long long* __restrict__ bad,
-                              unsigned long long step_code) {
+                              const Vec4<T>* __restrict__ acc, std::size_t n, UpdateSequence<T> seq,
+                              unsigned long long* __restrict__ bad, unsigned long long step_code) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n || *bad < step_code) return;
     Vec4<T> x = pos[i];
     Vec4<T> v = vel[i];
     const Vec4<T> a = acc[i];
-    // Same operation order as sim/integrator.hpp, so float results match the CPU backends closely.
-    auto kick = [&] { v.x += h_kick * a.x, v.y += h_kick * a.y, v.z += h_kick * a.z; };
-    auto drift = [&] { x.x += h_drift * v.x, x.y += h_drift * v.y, x.z += h_drift * v.z; };
-    switch (order) {
-        case UpdateOrder::kick_drift:
-            kick(), drift();
-            break;
-        case UpdateOrder::drift_kick:
-            drift(), kick();
-            break;
-        case UpdateOrder::kick:
-            kick();
-            break;
+    // The same operations in the same order as the host backends (sim/cpu_backend.cpp), so float results
+    // match them closely.
+#pragma unroll
+    for (int k = 0; k < kMaxUpdateOps; ++k) {
+        if (k >= seq.count) break;
+        const T h = seq.h[k];
+        switch (seq.op[k]) {
+            case UpdateOp::kick:
+                v.x += h * a.x, v.y += h * a.y, v.z += h * a.z;
+                break;
+            case UpdateOp::drift:
+                x.x += h * v.x, x.y += h * v.y, x.z += h * v.z;
+                break;
+            case UpdateOp::damp:
+                v.x *= h, v.y *= h, v.z *= h;
+                break;
+        }
     }
-    if (damping != T(1)) v.x *= damping, v.y *= damping, v.z *= damping;
     pos[i] = x;
     vel[i] = v;
     const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
@@ -98,8 +102,8 @@ __global__ void __launch_bounds__(kBlock)
     block_sum_rows<kMomentSums>(s, partials + std::size_t(blockIdx.x) * kMomentSums);
 }
 
-// Thread i sums m_j / r_ij over all j != i from shared-memory tiles; a diagnostic, so plain double
-// arithmetic and an explicit index test rather than the force kernel's tricks.
+// Thread i sums m_j / r_ij over all j != i from shared-memory tiles; a diagnostic, so double arithmetic
+// and an explicit index test rather than the force kernel's tricks.
 template <typename T>
 __global__ void __launch_bounds__(kBlock) potential_kernel(const Vec4<T>* __restrict__ pos, std::size_t n,
                                                            double eps2, double* __restrict__ partials) {
@@ -117,8 +121,7 @@ __global__ void __launch_bounds__(kBlock) potential_kernel(const Vec4<T>* __rest
         const unsigned count = n - t < kBlock ? unsigned(n - t) : kBlock;
         for (unsigned k = 0; k < count; ++k) {
             if (t + k == i) continue;
-            const double dx = tile[k][0] - xi, dy = tile[k][1] - yi, dz = tile[k][2] - zi;
-            phi += tile[k][3] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+            phi += potential_term(tile[k][0] - xi, tile[k][1] - yi, tile[k][2] - zi, tile[k][3], eps2);
         }
         __syncthreads();
     }
@@ -129,11 +132,10 @@ __global__ void __launch_bounds__(kBlock) potential_kernel(const Vec4<T>* __rest
 }  // namespace
 
 template <typename T>
-void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n, UpdateOrder order, T h_kick,
-                   T h_drift, T damping, unsigned long long* bad, std::uint64_t step, void* stream) {
+void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n, const UpdateSequence<T>& seq,
+                   unsigned long long* bad, std::uint64_t step, void* stream) {
     launch_kernel(update_kernel<T>, dim3(blocks_for(n, kBlock)), dim3(kBlock), 0,
-                  static_cast<cudaStream_t>(stream), pos, vel, acc, n, order, h_kick, h_drift, damping, bad,
-                  bad_code(step, 0));
+                  static_cast<cudaStream_t>(stream), pos, vel, acc, n, seq, bad, bad_code(step, 0));
 }
 
 template <typename T>
@@ -167,8 +169,8 @@ int launch_potential(const Vec4<T>* pos, std::size_t n, double eps2, double* par
 }
 
 #define NBODY_INSTANTIATE(T)                                                                              \
-    template void launch_update<T>(Vec4<T>*, Vec4<T>*, const Vec4<T>*, std::size_t, UpdateOrder, T, T, T, \
-                                   unsigned long long*, std::uint64_t, void*);                            \
+    template void launch_update<T>(Vec4<T>*, Vec4<T>*, const Vec4<T>*, std::size_t,                        \
+                                   const UpdateSequence<T>&, unsigned long long*, std::uint64_t, void*);  \
     template void launch_to_float4<T>(const Vec4<T>*, Vec4<float>*, std::size_t, bool, void*);            \
     template int launch_moments<T>(const Vec4<T>*, const Vec4<T>*, std::size_t, double*, int, void*);     \
     template int launch_potential<T>(const Vec4<T>*, std::size_t, double, double*, int, void*);

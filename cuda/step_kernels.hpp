@@ -16,13 +16,23 @@ inline unsigned long long bad_code(std::uint64_t step, std::uint64_t body) {
     return (step << 32) | body;
 }
 
-// How one update pass moves the bodies: the order of kick (v += h_kick a) and drift (x += h_drift v),
-// then v *= damping. The new x and v are checked (bit tests) and failures recorded in *bad.
-enum class UpdateOrder { kick_drift, drift_kick, kick };
-
+// The O(N) integrator primitives queued between two force evaluations, applied by one kernel pass in
+// order: kick v += h a, drift x += h v, damp v *= h. Fusing them keeps a leapfrog step at the three
+// launches a hand-written one needs (kick+drift, forces, kick).
+enum class UpdateOp : unsigned char { kick, drift, damp };
+inline constexpr int kMaxUpdateOps = 8;
 template <typename T>
-void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n, UpdateOrder order, T h_kick,
-                   T h_drift, T damping, unsigned long long* bad, std::uint64_t step, void* stream);
+struct UpdateSequence {
+    int count = 0;
+    UpdateOp op[kMaxUpdateOps] = {};
+    T h[kMaxUpdateOps] = {};
+};
+
+// Applies seq to every body; the new x and v are checked (bit tests) and failures recorded in *bad as
+// bad_code(step, body). Skips all work when an earlier step already failed.
+template <typename T>
+void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n, const UpdateSequence<T>& seq,
+                   unsigned long long* bad, std::uint64_t step, void* stream);
 
 // out[i] = float4(in[i]); out[i].w = 0 when zero_w (velocities).
 template <typename T>

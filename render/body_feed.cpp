@@ -19,7 +19,7 @@ bool interop_built() { return false; }
 BodyFeed::~BodyFeed() = default;
 
 bool BodyFeed::wants_interop(const Backend& backend) const {
-    return interop_built() && try_interop && !interop_failed && backend.name() == "cuda";
+    return interop_built() && try_interop && !interop_failed && backend.residency() == Residency::device;
 }
 
 FeedStats BodyFeed::feed(Backend& backend, ParticleRenderer& r) {
@@ -42,7 +42,7 @@ FeedStats BodyFeed::feed(Backend& backend, ParticleRenderer& r) {
     vel_.resize(n);
     backend.copy_positions(pos_.data());
     backend.copy_velocities(vel_.data());
-    bool gpu = backend.name() == "cuda";
+    const bool gpu = backend.residency() == Residency::device;
     return feed_host(pos_.data(), vel_.data(), n, r, gpu ? 2 * n * sizeof(Vec4<float>) : 0);
 }
 

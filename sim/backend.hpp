@@ -1,9 +1,11 @@
 #pragma once
 // The one interface every backend (serial, openmp, cuda) implements. A backend owns the bodies in its own
-// precision and memory (host or device) between steps; the caller moves a HostState in and out only when
-// it needs one (switching backends, saving, tests).
+// precision and memory (host or device) and offers the primitives an integrator is made of: kick, drift,
+// forces, damping, the finiteness check. The integrators themselves are written once, in
+// sim/integrators.cpp, as sequences of these primitives; step() runs them.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,24 @@ struct StepReport {
     std::size_t bad_body = 0;    // lowest body index with a non-finite position or velocity
 };
 
+// Where a backend keeps its bodies between steps.
+enum class Residency {
+    host,    // host memory: copies out are plain memcpy
+    device,  // a GPU's memory: it can write float4 positions straight into device buffers it is handed
+};
+
+// Gravitational acceleration (and optionally potential) at arbitrary points, widened to double.
+struct FieldSample {
+    std::vector<Vec4<double>> acc;  // (ax, ay, az, 0) per point, G included
+    std::vector<double> potential;  // phi per point (G included; empty unless asked)
+};
+
+// Where a step() call found the first non-finite value: the 1-based step within the call and the body.
+struct NonFinite {
+    std::int64_t step = 0;
+    std::size_t body = 0;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -28,17 +48,43 @@ public:
     virtual std::string name() const = 0;  // registry name: "serial", "openmp", "cuda"
     virtual Precision precision() const = 0;
     virtual std::size_t size() const = 0;
+    virtual Residency residency() const = 0;
 
-    // Replace the bodies (and time). Invalidates any cached accelerations.
+    // Replace the bodies (and time). Invalidates the cached accelerations.
     virtual void set_state(const HostState& s) = 0;
     // Copy the bodies out (device -> host for GPU backends).
     virtual HostState get_state() const = 0;
 
-    // Advance `steps` steps of p.integrator with p.dt; stops early on a non-finite value.
-    virtual StepReport step(const Params& p, std::int64_t steps) = 0;
+    // Advance `steps` steps of p.integrator with p.dt (sim/stepper.cpp: the same code for every
+    // backend); stops early on a non-finite value.
+    StepReport step(const Params& p, std::int64_t steps);
+
+    // ---- Integrator primitives. h is a time interval in the scenario's units; the backend rounds it to
+    // its precision. Device backends may queue and fuse these; nothing here waits for the device.
+    // v += h a, with a = the acceleration buffer as it stands (refresh it with update_forces first).
+    virtual void kick(double h) = 0;
+    // x += h v. Marks the acceleration buffer stale (it no longer belongs to these positions).
+    virtual void drift(double h) = 0;
+    // Fills the acceleration buffer with a(x) from p's force algorithm, G and softening, unless it already
+    // holds exactly that (the cache that makes leapfrog cost one force evaluation per step).
+    virtual void update_forces(const Params& p) = 0;
+    // v *= factor.
+    virtual void damp(double factor) = 0;
+    // Brackets of a step() call: begin_steps(count) before the first of `count` steps (at most 2^30 at a
+    // time), begin_step(k) before step k (1-based), end_step after each (host backends
+    // check finiteness there and return the first bad body; device backends check on the device and
+    // return nullopt), end_steps after the last (device backends read their failure flag once, here).
+    virtual void begin_steps(std::int64_t /*count*/) {}
+    virtual void begin_step(std::int64_t /*k*/) {}
+    virtual std::optional<std::size_t> end_step() = 0;
+    virtual std::optional<NonFinite> end_steps() { return std::nullopt; }
 
     // Accelerations of the current positions, widened to double (tests compare backends with these).
     virtual std::vector<Vec4<double>> accelerations(const Params& p) = 0;
+    // Acceleration and (if with_potential) potential of the current bodies at arbitrary points: the
+    // potential-field view and force-error sampling. A body exactly at a point adds nothing there.
+    virtual FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points,
+                                 bool with_potential) = 0;
 
     virtual Diagnostics diagnostics(const Params& p, bool with_potential) = 0;
 
@@ -46,9 +92,13 @@ public:
     virtual void copy_positions(Vec4<float>* host_out) const = 0;
     virtual void copy_velocities(Vec4<float>* host_out) const = 0;
 
-    // GPU backends write positions+mass (and velocities, if vel_out is non-null) as float4 straight into
-    // device memory the caller owns (e.g. a mapped OpenGL buffer). Returns false if unsupported.
+    // Device-resident backends write positions+mass (and velocities, if vel_out is non-null) as float4
+    // straight into device memory the caller owns (e.g. a mapped OpenGL buffer). Returns false if this
+    // backend cannot (host residency).
     virtual bool write_positions_device(void* /*pos_out*/, void* /*vel_out*/) { return false; }
+
+protected:
+    double time_ = 0;  // simulated time: set_state sets it, step() advances it, get_state reports it
 };
 
 }  // namespace nbody

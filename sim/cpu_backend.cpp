@@ -1,10 +1,9 @@
 #include "cpu_backend.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <map>
 
-#include "integrator.hpp"
-#include "kernels_cpu.hpp"
+#include "force_solver.hpp"
 #include "validate.hpp"
 
 namespace nbody {
@@ -25,6 +24,16 @@ std::size_t first_nonfinite(const State<T>& s) {
 }
 
 template <typename T>
+std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
+    std::vector<Vec4<double>> out(in.size());
+    std::transform(in.begin(), in.end(), out.begin(),
+                   [](const Vec4<T>& a) { return Vec4<double>{a.x, a.y, a.z, a.w}; });
+    return out;
+}
+
+// The O(N) updates run on one thread even for the OpenMP backend: next to the O(N^2) force sum they cost
+// nothing, while each extra parallel region costs a scheduler time slice when the cores are shared.
+template <typename T>
 class CpuBackend final : public Backend {
 public:
     explicit CpuBackend(CpuKind kind) : kind_(kind) {}
@@ -32,34 +41,70 @@ public:
     std::string name() const override { return kind_ == CpuKind::serial ? "serial" : "openmp"; }
     Precision precision() const override { return precision_of<T>(); }
     std::size_t size() const override { return state_.size(); }
+    Residency residency() const override { return Residency::host; }
 
     void set_state(const HostState& s) override {
         state_ = convert_state<T>(s);
-        cache_.valid = false;
+        time_ = s.t;
+        acc_.assign(state_.size(), Vec4<T>{0, 0, 0, 0});
+        acc_for_.reset();
     }
-    HostState get_state() const override { return convert_state<double>(state_); }
+    HostState get_state() const override {
+        HostState s = convert_state<double>(state_);
+        s.t = time_;
+        return s;
+    }
 
-    StepReport step(const Params& p, std::int64_t steps) override {
-        StepReport r;
-        for (std::int64_t k = 0; k < steps; ++k) {
-            integrate_step(state_, cache_, p,
-                           [&](const Vec4<T>* pm, Vec4<T>* acc) { compute_forces(p, pm, acc); });
-            ++r.steps_done;
-            const std::size_t bad = first_nonfinite(state_);
-            if (bad < state_.size()) {
-                r.finite = false, r.bad_step = k + 1, r.bad_body = bad;
-                break;
-            }
+    void kick(double h) override {
+        const T ht = static_cast<T>(h);
+        for (std::size_t i = 0; i < state_.size(); ++i) {
+            auto& v = state_.vel[i];
+            v.x += ht * acc_[i].x, v.y += ht * acc_[i].y, v.z += ht * acc_[i].z;
         }
-        return r;
+    }
+    void drift(double h) override {
+        const T ht = static_cast<T>(h);
+        for (std::size_t i = 0; i < state_.size(); ++i) {
+            auto& x = state_.pos_mass[i];
+            const auto& v = state_.vel[i];
+            x.x += ht * v.x, x.y += ht * v.y, x.z += ht * v.z;
+        }
+        acc_for_.reset();
+    }
+    void update_forces(const Params& p) override {
+        if (acc_for_ && same_force_model(*acc_for_, p)) return;
+        solver(p.force).accelerations(state_.pos_mass.data(), state_.size(), p, acc_.data());
+        acc_for_ = p;
+    }
+    void damp(double factor) override {
+        const T f = static_cast<T>(factor);
+        for (auto& v : state_.vel) v.x *= f, v.y *= f, v.z *= f;
+    }
+    std::optional<std::size_t> end_step() override {
+        const std::size_t bad = first_nonfinite(state_);
+        if (bad < state_.size()) {
+            acc_for_.reset();
+            return bad;
+        }
+        return std::nullopt;
     }
 
     std::vector<Vec4<double>> accelerations(const Params& p) override {
         std::vector<Vec4<T>> acc(state_.size());
-        compute_forces(p, state_.pos_mass.data(), acc.data());
-        std::vector<Vec4<double>> out(acc.size());
-        std::transform(acc.begin(), acc.end(), out.begin(),
-                       [](const Vec4<T>& a) { return Vec4<double>{a.x, a.y, a.z, 0}; });
+        solver(p.force).accelerations(state_.pos_mass.data(), state_.size(), p, acc.data());
+        return widen(acc);
+    }
+
+    FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points, bool with_potential) override {
+        std::vector<Vec4<T>> targets(points.size()), acc(points.size());
+        std::transform(points.begin(), points.end(), targets.begin(),
+                       [](const Vec4<double>& q) { return Vec4<T>{T(q.x), T(q.y), T(q.z), T(0)}; });
+        std::vector<T> pot(with_potential ? points.size() : 0);
+        solver(p.force).evaluate_at(state_.pos_mass.data(), state_.size(), targets.data(), targets.size(), p,
+                                    acc.data(), with_potential ? pot.data() : nullptr);
+        FieldSample out;
+        out.acc = widen(acc);
+        out.potential.assign(pot.begin(), pot.end());
         return out;
     }
 
@@ -71,14 +116,14 @@ public:
     void copy_velocities(Vec4<float>* out) const override { to_float4(state_.vel, out); }
 
 private:
-    void compute_forces(const Params& p, const Vec4<T>* pm, Vec4<T>* acc) {
-        const T G = static_cast<T>(p.G);
-        const T eps2 = static_cast<T>(p.softening * p.softening);
-        if (kind_ == CpuKind::serial) {
-            accelerations_pairwise(pm, acc, state_.size(), G, eps2, scratch_);
-        } else {
-            accelerations_rows(pm, acc, state_.size(), G, eps2, scratch_);
+    // One solver per algorithm, made when first asked for (it keeps its scratch memory between steps).
+    HostForceSolver<T>& solver(ForceAlgorithm a) {
+        auto& s = solvers_[a];
+        if (!s) {
+            s = make_host_force_solver<T>(a, kind_ == CpuKind::serial ? HostParallelism::serial
+                                                                      : HostParallelism::openmp);
         }
+        return *s;
     }
 
     static void to_float4(const std::vector<Vec4<T>>& in, Vec4<float>* out) {
@@ -89,8 +134,9 @@ private:
 
     CpuKind kind_;
     State<T> state_;
-    AccelCache<T> cache_;
-    ForceScratch<T> scratch_;
+    std::vector<Vec4<T>> acc_;
+    std::optional<Params> acc_for_;  // the parameters acc_ was computed with; empty: stale
+    std::map<ForceAlgorithm, std::unique_ptr<HostForceSolver<T>>> solvers_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "diagnostics.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "interaction.hpp"
 
@@ -28,9 +29,11 @@ Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_po
     if (with_potential) {
         // -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2), the potential whose gradient the force loops sum.
         const double eps2 = p.softening * p.softening;
+        // Rows in parallel, then added in index order: the same bits whatever the thread count and
+        // schedule (an OpenMP reduction combines the threads' sums in an unspecified order).
         const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-        double w = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : w)
+        std::vector<double> rows(n);
+#pragma omp parallel for schedule(dynamic, 64)
         for (std::ptrdiff_t i = 0; i < nn; ++i) {
             const double xi = s.pos_mass[i].x, yi = s.pos_mass[i].y, zi = s.pos_mass[i].z;
             double row = 0;
@@ -39,8 +42,10 @@ Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_po
                 row += potential_term(double(s.pos_mass[j].x) - xi, double(s.pos_mass[j].y) - yi,
                                       double(s.pos_mass[j].z) - zi, double(s.pos_mass[j].w), eps2);
             }
-            w += double(s.pos_mass[i].w) * row;
+            rows[i] = double(s.pos_mass[i].w) * row;
         }
+        double w = 0;
+        for (double r : rows) w += r;
         d.potential = -p.G * w;
         d.has_potential = true;
     }

@@ -57,11 +57,16 @@ NBODY_HD double inv_sqrt(double x) {
 #endif
 }
 
-// m / (|r|^2 + eps^2)^{3/2} from inv = 1 / sqrt(|r|^2 + eps^2): the factor w in a += w r. Written as
-// (m inv) inv^2 so that a zero mass gives exactly 0 whenever inv^2 is finite (padding bodies add nothing).
+// m / (|r|^2 + eps^2)^{3/2} from inv = 1 / sqrt(|r|^2 + eps^2): the factor w in a += w r. On the device
+// (m inv) inv^2, so that a zero mass gives exactly 0 whenever inv^2 is finite (padding bodies add
+// nothing); on the host left to right, the order the CPU loops have always used (same bits).
 template <typename T>
 NBODY_HD T interaction_weight(T m, T inv) {
+#if defined(__CUDA_ARCH__)
     return (m * inv) * (inv * inv);
+#else
+    return m * inv * inv * inv;
+#endif
 }
 
 // a += m_j r / (|r|^2 + eps^2)^{3/2} for r = (dx, dy, dz) = x_j - x_i: one interaction, all of it.

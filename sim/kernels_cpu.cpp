@@ -59,8 +59,9 @@ void accelerations_pairwise(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n
 #pragma omp simd reduction(+ : sx, sy, sz)
         for (std::size_t j = i + 1; j < n; ++j) {
             const T dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
-            const T inv = inv_sqrt(softened_distance2(dx, dy, dz, eps2));
-            const T wi = interaction_weight(m[j], inv), wj = interaction_weight(mi, inv);
+            // One r^-3 factor for both sides of the pair.
+            const T s3 = interaction_weight(T(1), inv_sqrt(softened_distance2(dx, dy, dz, eps2)));
+            const T wi = m[j] * s3, wj = mi * s3;
             sx += wi * dx, sy += wi * dy, sz += wi * dz;
             ax[j] -= wj * dx, ay[j] -= wj * dy, az[j] -= wj * dz;
         }
@@ -92,6 +93,37 @@ void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T 
     }
 }
 
+template <typename T>
+void field_at_targets(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m, T G, T eps2,
+                      Vec4<T>* acc, T* potential, bool parallel, ForceScratch<T>& s) {
+    to_soa(bodies, n, s);
+    const T* __restrict__ x = s.x.data();
+    const T* __restrict__ y = s.y.data();
+    const T* __restrict__ z = s.z.data();
+    const T* __restrict__ mass = s.m.data();
+    const std::ptrdiff_t mm = static_cast<std::ptrdiff_t>(m);
+#pragma omp parallel for schedule(static) if (parallel && m * n >= 65536)
+    for (std::ptrdiff_t it = 0; it < mm; ++it) {
+        const T xi = targets[it].x, yi = targets[it].y, zi = targets[it].z;
+        T ax = 0, ay = 0, az = 0, phi = 0;
+#pragma omp simd reduction(+ : ax, ay, az, phi)
+        for (std::size_t j = 0; j < n; ++j) {
+            const T dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+            const bool same = dx == T(0) && dy == T(0) && dz == T(0);
+            const T inv = same ? T(0) : inv_sqrt(softened_distance2(dx, dy, dz, eps2));
+            const T w = interaction_weight(mass[j], inv);
+            ax += w * dx, ay += w * dy, az += w * dz;
+            phi += mass[j] * inv;
+        }
+        if (acc) acc[it] = {G * ax, G * ay, G * az, T(0)};
+        if (potential) potential[it] = -G * phi;
+    }
+}
+
+template void field_at_targets<float>(const Vec4<float>*, std::size_t, const Vec4<float>*, std::size_t, float,
+                                      float, Vec4<float>*, float*, bool, ForceScratch<float>&);
+template void field_at_targets<double>(const Vec4<double>*, std::size_t, const Vec4<double>*, std::size_t,
+                                       double, double, Vec4<double>*, double*, bool, ForceScratch<double>&);
 template void accelerations_pairwise<float>(const Vec4<float>*, Vec4<float>*, std::size_t, float, float,
                                             ForceScratch<float>&);
 template void accelerations_pairwise<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double,

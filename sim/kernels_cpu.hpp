@@ -6,13 +6,16 @@
 #include <cstddef>
 #include <vector>
 
+#include "aligned_allocator.hpp"
 #include "state.hpp"
 
 namespace nbody {
 
+// Structure-of-arrays copies, 64-byte aligned for the SIMD loops.
 template <typename T>
 struct ForceScratch {
-    std::vector<T> x, y, z, m, ax, ay, az;
+    using Array = std::vector<T, AlignedAllocator<T>>;
+    Array x, y, z, m, ax, ay, az;
 };
 
 // Each pair once (i < j, Newton's third law): half the interactions, one thread.
@@ -24,5 +27,11 @@ void accelerations_pairwise(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n
 template <typename T>
 void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T G, T eps2,
                         ForceScratch<T>& scratch);
+
+// Acceleration (acc, may be null) and potential (may be null) at m arbitrary targets from n bodies, G
+// included; a body exactly at a target is skipped. Targets run in parallel when `parallel`.
+template <typename T>
+void field_at_targets(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m, T G, T eps2,
+                      Vec4<T>* acc, T* potential, bool parallel, ForceScratch<T>& scratch);
 
 }  // namespace nbody

@@ -1,37 +1,38 @@
 #include "params.hpp"
 
+#include "force_solver.hpp"
+#include "integrators.hpp"
+
 namespace nbody {
 
-const char* to_string(Integrator i) {
-    switch (i) {
-        case Integrator::leapfrog: return "leapfrog";
-        case Integrator::symplectic_euler: return "symplectic-euler";
-        case Integrator::euler: return "euler";
-    }
-    return "?";
-}
+const char* to_string(Integrator i) { return integrator_info(i).name; }
 
 std::optional<Integrator> parse_integrator(std::string_view name) {
-    for (Integrator i : {Integrator::leapfrog, Integrator::symplectic_euler, Integrator::euler}) {
-        if (name == to_string(i)) return i;
+    for (const auto& info : builtin_integrators()) {
+        if (name == info.name) return info.id;
     }
     return std::nullopt;
 }
 
-std::vector<std::string> integrator_names() { return {"leapfrog", "symplectic-euler", "euler"}; }
-
-const char* to_string(ForceAlgorithm a) {
-    switch (a) {
-        case ForceAlgorithm::direct: return "direct";
-    }
-    return "?";
+std::vector<std::string> integrator_names() {
+    std::vector<std::string> out;
+    for (const auto& info : builtin_integrators()) out.emplace_back(info.name);
+    return out;
 }
+
+const char* to_string(ForceAlgorithm a) { return force_algorithm_info(a).name; }
 
 std::optional<ForceAlgorithm> parse_force_algorithm(std::string_view name) {
-    if (name == "direct") return ForceAlgorithm::direct;
+    for (const auto& info : builtin_force_algorithms()) {
+        if (name == info.name) return info.id;
+    }
     return std::nullopt;
 }
 
-std::vector<std::string> force_algorithm_names() { return {"direct"}; }
+std::vector<std::string> force_algorithm_names() {
+    std::vector<std::string> out;
+    for (const auto& info : builtin_force_algorithms()) out.emplace_back(info.name);
+    return out;
+}
 
 }  // namespace nbody

@@ -7,14 +7,16 @@
 
 namespace nbody {
 
+// The time integrators; sim/integrators.hpp describes each (order, force evaluations per step).
 enum class Integrator {
     leapfrog,          // kick-drift-kick, 2nd order, symplectic; one force evaluation per step
     symplectic_euler,  // v += a dt, then x += v dt; 1st order, symplectic
     euler,             // x += v dt, v += a dt with the old a; 1st order, energy grows (for teaching)
+    yoshida4,          // Forest-Ruth / Yoshida triple jump of leapfrog: 4th order, 3 force evaluations
 };
 
-// Which force algorithm sums the gravity. Direct summation is the only one today; a Barnes-Hut tree
-// comes next and is chosen independently of the backend that runs it.
+// Which algorithm sums the gravity, chosen independently of the backend that runs it
+// (sim/force_solver.hpp lists them).
 enum class ForceAlgorithm { direct };
 
 struct Params {
@@ -23,13 +25,15 @@ struct Params {
     double softening = 0.0;  // Plummer softening length epsilon (0 is legal: the self-term is excluded)
     double damping = 1.0;    // velocity factor applied once per step (1 = none)
     Integrator integrator = Integrator::leapfrog;
-    ForceAlgorithm algorithm = ForceAlgorithm::direct;
+    ForceAlgorithm force = ForceAlgorithm::direct;
 };
 
+// Name <-> value for the integrators ("leapfrog", "symplectic-euler", "euler", "yoshida4").
 const char* to_string(Integrator i);
 std::optional<Integrator> parse_integrator(std::string_view name);
 std::vector<std::string> integrator_names();
 
+// Name <-> value for the force algorithms ("direct").
 const char* to_string(ForceAlgorithm a);
 std::optional<ForceAlgorithm> parse_force_algorithm(std::string_view name);
 std::vector<std::string> force_algorithm_names();

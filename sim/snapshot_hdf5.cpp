@@ -210,7 +210,7 @@ void write_parameters(const Context& c, hid_t file, const Snapshot& s) {
     attr_double(c, g, "TimeStep", p.dt);
     attr_double(c, g, "Damping", p.damping);
     attr_string(c, g, "Integrator", to_string(p.integrator));
-    attr_string(c, g, "ForceAlgorithm", to_string(p.algorithm));
+    attr_string(c, g, "ForceAlgorithm", to_string(p.force));
     if (const auto theta = params_theta(p)) {
         attr_double(c, g, "Theta", *theta);
     } else if (info.theta) {
@@ -388,7 +388,7 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
     if (const auto algorithm = read_string(c, g, where, "ForceAlgorithm")) {
         const auto a = parse_force_algorithm(*algorithm);
         if (!a) c.fail("/NBody/ForceAlgorithm '" + *algorithm + "' is not a force algorithm of this nbody");
-        p.algorithm = *a;
+        p.force = *a;
     }
     if (const auto theta = read_scalar<double>(c, g, where, "Theta", H5T_NATIVE_DOUBLE)) {
         if (!is_finite_bits(*theta) || *theta < 0)

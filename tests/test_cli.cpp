@@ -24,7 +24,7 @@
 #include "app/process_pipe.hpp"
 #include "sim/csv_io.hpp"
 #include "sim/presets.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 #include "sim/run_metadata.hpp"
 
 namespace fs = std::filesystem;

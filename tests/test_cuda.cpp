@@ -14,12 +14,13 @@
 
 #include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 #include "tests/reference.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "bench/baseline_kernel.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_buffer.hpp"
 #endif
@@ -61,9 +62,9 @@ std::vector<Vec4<double> > reference_parallel(const HostState& s, double G, doub
     return a;
 }
 
-// Every kernel variant and launch shape the tests cover: automatic, the baseline, and K x block x splits.
+// Every kernel variant and launch shape the tests cover: automatic and K x block x splits.
 std::vector<ForceLaunch> all_launches(Precision p) {
-    std::vector<ForceLaunch> v{ForceLaunch{}, ForceLaunch{ForceKernel::baseline, 0, 0, 0}};
+    std::vector<ForceLaunch> v{ForceLaunch{}};
     for (int k : {1, 2, 4, 8}) {
         for (int b : {32, 128, 256}) {
             for (int s : {1, 5}) v.push_back({ForceKernel::tuned, k, b, s});
@@ -97,7 +98,6 @@ TEST_P(CudaAccelerations, MatchFloat64DirectSum) {
     const HostState in = test::random_bodies(n, 1000 + n);
     std::vector<Vec4<double> > ref;
     for (const ForceLaunch& l : all_launches(prec)) {
-        if (l.kernel == ForceKernel::baseline && eps == 0) continue;  // the textbook kernel needs eps > 0
         SCOPED_TRACE(to_string(resolve_force_launch(l, n, prec)));
         auto b = make_cuda_backend(prec, l);
         b->set_state(in);
@@ -252,7 +252,7 @@ std::string step_name(const ::testing::TestParamInfo<StepCase>& info) {
 INSTANTIATE_TEST_SUITE_P(Integrators, CudaVsSerial,
                          ::testing::Combine(::testing::Values(Integrator::leapfrog,
                                                               Integrator::symplectic_euler,
-                                                              Integrator::euler),
+                                                              Integrator::euler, Integrator::yoshida4),
                                             ::testing::Values(Precision::f32, Precision::f64)),
                          step_name);
 
@@ -395,7 +395,8 @@ TEST(Cuda, StateRoundTripsExactly) {
 }
 
 TEST(Cuda, RegistryEntryMatchesDevice) {
-    const BackendInfo info = cuda_backend_info();
+    const BackendInfo info = *find_backend("cuda");
+    EXPECT_EQ(info.residency, Residency::device);
     EXPECT_EQ(info.name, "cuda");
     EXPECT_EQ(info.available, cuda_device_info().has_value());
     if (!info.available) {
@@ -406,6 +407,32 @@ TEST(Cuda, RegistryEntryMatchesDevice) {
     auto b = create_backend("cuda", Precision::f64);
     EXPECT_EQ(b->name(), "cuda");
     EXPECT_EQ(b->precision(), Precision::f64);
+    EXPECT_EQ(b->residency(), Residency::device);
+    EXPECT_NE(info.device_description().find(cuda_device_info()->name), std::string::npos);
+}
+
+// The textbook kernel lives in bench/ and reaches `nbody bench` only through the registry's comparison.
+TEST(Cuda, BaselineKernelMatchesFloat64AndIsComparedThroughTheRegistry) {
+    SKIP_WITHOUT_DEVICE();
+    const std::size_t n = 1000;
+    const double eps = 0.05;
+    const HostState in = test::random_bodies(n, 77);
+    auto b = make_cuda_backend(Precision::f32);
+    b->set_state(in);
+    const auto ref = reference_parallel(b->get_state(), 1.0, eps);
+    const State<float> fs = convert_state<float>(b->get_state());
+    DeviceBuffer<Vec4<float>> pos(n), acc(n);
+    pos.copy_from_host(fs.pos_mass.data(), n);
+    baseline_force_kernel().f32(pos.data(), acc.data(), n, 1.0f, float(eps * eps), nullptr);
+    std::vector<Vec4<float>> got(n);
+    acc.copy_to_host(got.data(), n);
+    std::vector<Vec4<double>> wide(n);
+    for (std::size_t i = 0; i < n; ++i) wide[i] = {got[i].x, got[i].y, got[i].z, 0};
+    EXPECT_LT(test::relative_rms(wide, ref), 1e-5);
+    const KernelComparison k = find_backend("cuda")->compare_kernels(4096, Precision::f32, 3);
+    EXPECT_GT(k.production_ms, 0.0);
+    EXPECT_GT(k.reference_ms, 0.0);
+    EXPECT_FALSE(k.production_launch.empty());
 }
 
 TEST(Cuda, BadLaunchAndHugeAllocationThrow) {

@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "reference.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
+#include "sim/force_solver.hpp"
 #include "sim/validate.hpp"
 
 namespace nbody {
@@ -53,6 +54,51 @@ TEST_P(EveryBackend, MatchesFloat64DirectSum) {
             EXPECT_LE(err, tolerance(c.precision)) << c.backend << " N=" << n << " eps=" << eps;
         }
     }
+}
+
+// Acceleration and potential at points that are not the bodies (targets != sources), against float64.
+TEST_P(EveryBackend, FieldAtArbitraryPointsMatchesFloat64) {
+    const Case c = GetParam();
+    const HostState in = test::random_bodies(3000, 5);
+    Params p;
+    p.G = 0.8;
+    p.softening = 0.02;
+    std::vector<Vec4<double>> points;
+    for (int i = 0; i < 60; ++i) points.push_back({0.05 * i - 1.5, 0.5 - 0.01 * i, 0.2, 0});
+    auto b = create_backend(c.backend, c.precision);
+    b->set_state(in);
+    const HostState s = b->get_state();
+    points.push_back(s.pos_mass[7]);  // a body's own position: that body is skipped there
+    const FieldSample f = b->field_at(p, points, true);
+    ASSERT_EQ(f.acc.size(), points.size());
+    ASSERT_EQ(f.potential.size(), points.size());
+    const double tol = c.precision == Precision::f32 ? 1e-5 : 1e-12;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+        double ax = 0, ay = 0, az = 0, phi = 0;
+        for (const auto& q : s.pos_mass) {
+            const double dx = q.x - points[k].x, dy = q.y - points[k].y, dz = q.z - points[k].z;
+            if (dx == 0 && dy == 0 && dz == 0) continue;
+            const double r2 = dx * dx + dy * dy + dz * dz + p.softening * p.softening;
+            const double w = q.w / (r2 * std::sqrt(r2));
+            ax += w * dx, ay += w * dy, az += w * dz, phi -= q.w / std::sqrt(r2);
+        }
+        const double scale = p.G * std::sqrt(ax * ax + ay * ay + az * az);
+        EXPECT_NEAR(f.acc[k].x, p.G * ax, tol * scale) << k;
+        EXPECT_NEAR(f.acc[k].y, p.G * ay, tol * scale) << k;
+        EXPECT_NEAR(f.acc[k].z, p.G * az, tol * scale) << k;
+        EXPECT_NEAR(f.potential[k], p.G * phi, tol * std::abs(p.G * phi)) << k;
+    }
+    // Without the potential, only accelerations come back.
+    EXPECT_TRUE(b->field_at(p, points, false).potential.empty());
+}
+
+TEST(ForceAlgorithms, RegistryNamesRoundTripAndDirectIsDefault) {
+    EXPECT_EQ(builtin_force_algorithms().front().id, Params{}.force);
+    for (const auto& info : builtin_force_algorithms()) {
+        EXPECT_EQ(parse_force_algorithm(info.name), info.id);
+        EXPECT_EQ(std::string(to_string(info.id)), info.name);
+    }
+    EXPECT_FALSE(parse_force_algorithm("bogus").has_value());
 }
 
 TEST_P(EveryBackend, ZeroSofteningWithDistinctBodiesIsFinite) {

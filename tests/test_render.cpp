@@ -25,7 +25,7 @@
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 
 namespace nbody {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "app/sim_session.hpp"
 #include "sim/presets.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 
 namespace nbody {
 namespace {
@@ -48,9 +48,18 @@ class GatedBackend : public Backend {
     std::string name() const override { return "gated"; }
     Precision precision() const override { return inner_->precision(); }
     std::size_t size() const override { return inner_->size(); }
-    void set_state(const HostState& s) override { inner_->set_state(s); }
-    HostState get_state() const override { return inner_->get_state(); }
-    StepReport step(const Params& p, std::int64_t steps) override {
+    Residency residency() const override { return inner_->residency(); }
+    void set_state(const HostState& s) override {
+        inner_->set_state(s);
+        time_ = s.t;
+    }
+    HostState get_state() const override {
+        HostState s = inner_->get_state();
+        s.t = time_;  // step() advances this wrapper's time, not the inner backend's
+        return s;
+    }
+    // Every step() call waits here for its permit before the first step.
+    void begin_steps(std::int64_t steps) override {
         {
             std::unique_lock<std::mutex> lk(gate_->m);
             int me = ++gate_->entered;
@@ -58,7 +67,17 @@ class GatedBackend : public Backend {
             gate_->cv.notify_all();
             gate_->cv.wait(lk, [&] { return gate_->permits >= me; });
         }
-        return inner_->step(p, steps);
+        inner_->begin_steps(steps);
+    }
+    void begin_step(std::int64_t k) override { inner_->begin_step(k); }
+    void kick(double h) override { inner_->kick(h); }
+    void drift(double h) override { inner_->drift(h); }
+    void update_forces(const Params& p) override { inner_->update_forces(p); }
+    void damp(double f) override { inner_->damp(f); }
+    std::optional<std::size_t> end_step() override { return inner_->end_step(); }
+    std::optional<NonFinite> end_steps() override { return inner_->end_steps(); }
+    FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points, bool pot) override {
+        return inner_->field_at(p, points, pot);
     }
     std::vector<Vec4<double>> accelerations(const Params& p) override { return inner_->accelerations(p); }
     Diagnostics diagnostics(const Params& p, bool with_potential) override {

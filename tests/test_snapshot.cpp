@@ -20,7 +20,7 @@
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
-#include "sim/registry.hpp"
+#include "backends/registry.hpp"
 #include "sim/snapshot.hpp"
 #include "sim/snapshot_hdf5.hpp"
 #include "sim/tipsy_io.hpp"
@@ -142,7 +142,7 @@ TEST_F(SnapshotTest, Hdf5RoundTripIsExactInBothPrecisionsAndKeepsTheRun) {
         EXPECT_EQ(in.info.params.softening, 0.05);
         EXPECT_EQ(in.info.params.damping, 0.999);
         EXPECT_EQ(in.info.params.integrator, Integrator::symplectic_euler);
-        EXPECT_EQ(in.info.params.algorithm, ForceAlgorithm::direct);
+        EXPECT_EQ(in.info.params.force, ForceAlgorithm::direct);
         EXPECT_EQ(in.info.step, 1234);
         EXPECT_EQ(in.info.preset, "plummer");
         EXPECT_EQ(in.info.seed, 18446744073709551615ull);

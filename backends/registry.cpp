@@ -1,31 +1,29 @@
-#include "registry.hpp"
+#include "backends/registry.hpp"
 
-#include "cpu_backend.hpp"
-#include "error.hpp"
-#include "util.hpp"
-
-#ifdef NBODY_HAVE_CUDA
-#include "cuda/cuda_backend.hpp"
-#endif
+#include "sim/cpu_backend.hpp"
+#include "sim/error.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
+
+// Defined in cuda_entry.cpp when the build has CUDA, else in no_cuda_entry.cpp.
+BackendInfo cuda_backend_entry();
+
 namespace {
 
 std::vector<BackendInfo> make_registry() {
     std::vector<BackendInfo> r;
-    r.push_back({"serial", "one thread, each pair once (Newton's third law)", true, "",
-                 [](Precision p) { return make_cpu_backend(CpuKind::serial, p); }});
-    r.push_back({"openmp", "all CPU threads (OMP_NUM_THREADS), a full row per body, SIMD", true, "",
-                 [](Precision p) { return make_cpu_backend(CpuKind::openmp, p); }});
-#ifdef NBODY_HAVE_CUDA
-    r.push_back(cuda_backend_info());
-#else
-    r.push_back({"cuda", "NVIDIA GPU, tiled all-pairs kernels", false,
-                 "this build has no CUDA backend (nvcc not found or NBODY_WITH_CUDA=OFF)",
-                 [](Precision) -> std::unique_ptr<Backend> {
-                     throw Error("this build has no CUDA backend (nvcc not found or NBODY_WITH_CUDA=OFF)");
-                 }});
-#endif
+    BackendInfo serial;
+    serial.name = "serial";
+    serial.description = "one thread, each pair once (Newton's third law)";
+    serial.create = [](Precision p) { return make_cpu_backend(CpuKind::serial, p); };
+    r.push_back(serial);
+    BackendInfo openmp;
+    openmp.name = "openmp";
+    openmp.description = "all CPU threads (OMP_NUM_THREADS), a full row per body, SIMD";
+    openmp.create = [](Precision p) { return make_cpu_backend(CpuKind::openmp, p); };
+    r.push_back(openmp);
+    r.push_back(cuda_backend_entry());
     return r;
 }
 
@@ -41,6 +39,13 @@ const BackendInfo* find_backend(std::string_view name) {
         if (b.name == name) return &b;
     }
     return nullptr;
+}
+
+const BackendInfo& default_interactive_backend() {
+    for (const auto& b : builtin_backends()) {
+        if (b.available && b.residency == Residency::device) return b;
+    }
+    return *find_backend("openmp");
 }
 
 std::vector<std::string> backend_names() {

@@ -1,0 +1,60 @@
+#pragma once
+// The list of backends this build and this machine offer: above sim/ and cuda/, which know nothing of
+// it. Feeds the command line, the panel's combo box and the tests that check every backend against
+// serial. Callers ask an entry what it can do (residency, device, kernel comparison), never its name.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/backend.hpp"
+
+namespace nbody {
+
+// The production force kernel timed against a reference kernel in the same process (GPU backends).
+struct KernelComparison {
+    double production_ms = 0;    // median ms of one force evaluation, as a step runs it
+    double reference_ms = 0;     // the same for the reference (GPU Gems 3 textbook kernel)
+    std::string production_launch;  // which kernel and launch shape the production one used
+};
+
+struct BackendInfo {
+    std::string name;         // "serial", "openmp", "cuda"
+    std::string description;  // one line for --help and tooltips
+    bool available = true;    // false: built without it, or no device on this machine
+    std::string unavailable_reason;
+    Residency residency = Residency::host;  // where the bodies live (device: positions can go to GL directly)
+    // Creates an empty backend (size 0). Throws nbody::Error if the device cannot be used.
+    std::function<std::unique_ptr<Backend>(Precision)> create;
+    // One line naming the device and its memory ("NVIDIA H200, 139.8 GiB total, 139.2 GiB free"); empty
+    // for host backends or when unavailable. Asked when shown, so the free memory is current.
+    std::function<std::string()> device_description;
+    // The device's name alone ("NVIDIA H200"), for tables; empty as above.
+    std::function<std::string()> device_name;
+    // Times the production force kernel against the reference kernel for n bodies; empty when the
+    // backend has no such comparison.
+    std::function<KernelComparison(std::size_t n, Precision p, int repeats)> compare_kernels;
+};
+
+// Every backend known to this build, available or not, in a fixed order (serial, openmp, cuda).
+const std::vector<BackendInfo>& builtin_backends();
+
+// nullptr if the name is not a backend of this build.
+const BackendInfo* find_backend(std::string_view name);
+
+// The fastest available backend for interactive use: the first available device-resident one, else
+// openmp.
+const BackendInfo& default_interactive_backend();
+
+// Names of all backends, and of the available ones, for error messages.
+std::vector<std::string> backend_names();
+std::vector<std::string> available_backend_names();
+
+// Creates the backend, throwing nbody::Error with a clear one-line message if it does not exist
+// ("unknown backend 'x' (valid: ...)") or cannot run here ("no CUDA device: ... (available: ...)").
+std::unique_ptr<Backend> create_backend(std::string_view name, Precision p);
+
+}  // namespace nbody

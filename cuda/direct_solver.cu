@@ -1,0 +1,55 @@
+// The CUDA direct-sum force solver: the launch shape resolved per N, its scratch, the self-term guard.
+#include <cmath>
+
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_force_solver.hpp"
+#include "cuda/field_kernel.hpp"
+
+namespace nbody {
+namespace {
+
+template <typename T>
+class DeviceDirectSolver final : public DeviceForceSolver<T> {
+public:
+    explicit DeviceDirectSolver(const ForceLaunch& requested) : requested_(requested) {}
+
+    double device_bytes(std::size_t n) const override {
+        return double(force_scratch_count(resolve_force_launch(requested_, n, precision_of<T>()), n)) *
+               sizeof(Vec4<T>);
+    }
+
+    void prepare(std::size_t n, double max_mass) override {
+        launch_ = resolve_force_launch(requested_, n, precision_of<T>());
+        scratch_.resize(force_scratch_count(launch_, n));
+        max_mass_ = max_mass;
+    }
+
+    void accelerations(const Vec4<T>* pos, std::size_t n, const Params& p, Vec4<T>* acc, FailureGate gate,
+                       void* stream) override {
+        const double eps2 = p.softening * p.softening;
+        launch_forces<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), T(eps2),
+                         force_needs_guard(eps2, max_mass_, precision_of<T>()), gate.bad, gate.before, stream);
+    }
+
+    void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m, const Params& p,
+                     Vec4<T>* acc, T* potential, void* stream) override {
+        launch_field<T>(pos, n, targets, m, T(p.G), T(p.softening * p.softening), acc, potential, stream);
+    }
+
+private:
+    ForceLaunch requested_, launch_;
+    DeviceBuffer<Vec4<T>> scratch_;
+    double max_mass_ = 0;
+};
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<DeviceForceSolver<T>> make_device_direct_solver(const ForceLaunch& launch) {
+    return std::make_unique<DeviceDirectSolver<T>>(launch);
+}
+
+template std::unique_ptr<DeviceForceSolver<float>> make_device_direct_solver<float>(const ForceLaunch&);
+template std::unique_ptr<DeviceForceSolver<double>> make_device_direct_solver<double>(const ForceLaunch&);
+
+}  // namespace nbody
