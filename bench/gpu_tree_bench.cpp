@@ -111,6 +111,12 @@ int main(int argc, char** argv) {
                     const ForceErrorStats err = sample_errors(pos, acc, sample, G, double(eps));
 
                     // Whole leapfrog steps: kick + drift, forces, kick.
+                    UpdateSequence<float> kick_drift, kick;
+                    kick_drift.count = 2;
+                    kick_drift.op[0] = UpdateOp::kick, kick_drift.h[0] = 0.5f * dt;
+                    kick_drift.op[1] = UpdateOp::drift, kick_drift.h[1] = dt;
+                    kick.count = 1;
+                    kick.op[0] = UpdateOp::kick, kick.h[0] = 0.5f * dt;
                     cudaEvent_t e0, e1;
                     CUDA_CHECK(cudaEventCreate(&e0));
                     CUDA_CHECK(cudaEventCreate(&e1));
@@ -118,12 +124,11 @@ int main(int argc, char** argv) {
                     DeviceTreePhases ph;
                     for (int s = 0; s < steps + 2; ++s) {
                         CUDA_CHECK(cudaEventRecord(e0, stream));
-                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n,
-                                             UpdateOrder::kick_drift, 0.5f * dt, dt, 1.0f, bad.data(),
-                                             std::uint64_t(s), stream);
+                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n, kick_drift,
+                                             bad.data(), std::uint64_t(s), stream);
                         tree.accelerations(d_pos.data(), n, d_acc.data(), nullptr, G, eps2, theta, stream);
-                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n, UpdateOrder::kick,
-                                             0.5f * dt, 0.0f, 1.0f, bad.data(), std::uint64_t(s), stream);
+                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n, kick, bad.data(),
+                                             std::uint64_t(s), stream);
                         CUDA_CHECK(cudaEventRecord(e1, stream));
                         CUDA_CHECK(cudaEventSynchronize(e1));
                         float t = 0;
