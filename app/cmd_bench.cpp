@@ -71,7 +71,7 @@ void check_finite(const StepReport& r, const BenchCase& c) {
 Params bench_params(const BenchCase& c) {
     Params p = find_preset(kBenchPreset)->params;
     p.integrator = c.integrator;
-    p.algorithm = c.force;
+    p.force = c.force;
     return p;
 }
 
