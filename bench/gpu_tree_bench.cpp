@@ -142,12 +142,11 @@ int main(int argc, char** argv) {
                     // so the host's launches of one step overlap the previous step's walk.
                     CUDA_CHECK(cudaEventRecord(e0, stream));
                     for (int s = 0; s < steps; ++s) {
-                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n,
-                                             UpdateOrder::kick_drift, 0.5f * dt, dt, 1.0f, bad.data(),
-                                             std::uint64_t(s), stream);
+                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n, kick_drift,
+                                             bad.data(), std::uint64_t(s), stream);
                         tree.accelerations(d_pos.data(), n, d_acc.data(), nullptr, G, eps2, theta, stream);
-                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n, UpdateOrder::kick,
-                                             0.5f * dt, 0.0f, 1.0f, bad.data(), std::uint64_t(s), stream);
+                        launch_update<float>(d_pos.data(), d_vel.data(), d_acc.data(), n, kick, bad.data(),
+                                             std::uint64_t(s), stream);
                     }
                     CUDA_CHECK(cudaEventRecord(e1, stream));
                     CUDA_CHECK(cudaEventSynchronize(e1));
