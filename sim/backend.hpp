@@ -81,6 +81,18 @@ public:
 
     // Accelerations of the current positions, widened to double (tests compare backends with these).
     virtual std::vector<Vec4<double>> accelerations(const Params& p) = 0;
+    // The accelerations a step uses for the current positions (the cached buffer, computed if stale),
+    // at the given bodies only: the live force-error sample. The default computes them all.
+    virtual std::vector<Vec4<double>> accelerations_of(const Params& p,
+                                                       const std::vector<std::size_t>& bodies) {
+        const std::vector<Vec4<double>> all = accelerations(p);
+        std::vector<Vec4<double>> out(bodies.size());
+        for (std::size_t k = 0; k < bodies.size(); ++k) out[k] = all[bodies[k]];
+        return out;
+    }
+    // Interactions the force solver actually evaluated in its last evaluation of the bodies' forces (a
+    // tree: body-body plus body-cell), or nullopt where that is N^2 by construction (the direct sum).
+    virtual std::optional<std::uint64_t> last_force_interactions() const { return std::nullopt; }
     // Acceleration and (if with_potential) potential of the current bodies at arbitrary points: the
     // potential-field view and force-error sampling. A body exactly at a point adds nothing there.
     virtual FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points,

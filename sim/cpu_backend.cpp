@@ -75,6 +75,7 @@ public:
         if (acc_for_ && same_force_model(*acc_for_, p)) return;
         solver(p.force).accelerations(state_.pos_mass.data(), state_.size(), p, acc_.data());
         acc_for_ = p;
+        last_solver_ = &solver(p.force);
     }
     void damp(double factor) override {
         const T f = static_cast<T>(factor);
@@ -92,7 +93,23 @@ public:
     std::vector<Vec4<double>> accelerations(const Params& p) override {
         std::vector<Vec4<T>> acc(state_.size());
         solver(p.force).accelerations(state_.pos_mass.data(), state_.size(), p, acc.data());
+        last_solver_ = &solver(p.force);
         return widen(acc);
+    }
+
+    std::vector<Vec4<double>> accelerations_of(const Params& p,
+                                               const std::vector<std::size_t>& bodies) override {
+        update_forces(p);
+        std::vector<Vec4<double>> out(bodies.size());
+        for (std::size_t k = 0; k < bodies.size(); ++k) {
+            const Vec4<T>& a = acc_[bodies[k]];
+            out[k] = {a.x, a.y, a.z, 0};
+        }
+        return out;
+    }
+
+    std::optional<std::uint64_t> last_force_interactions() const override {
+        return last_solver_ ? last_solver_->last_interactions() : std::nullopt;
     }
 
     FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points, bool with_potential) override {
@@ -137,6 +154,7 @@ private:
     std::vector<Vec4<T>> acc_;
     std::optional<Params> acc_for_;  // the parameters acc_ was computed with; empty: stale
     std::map<ForceAlgorithm, std::unique_ptr<HostForceSolver<T>>> solvers_;
+    const HostForceSolver<T>* last_solver_ = nullptr;  // the one that filled acc_ or accelerations() last
 };
 
 }  // namespace

@@ -2,12 +2,16 @@
 
 #include "error.hpp"
 #include "kernels_cpu.hpp"
+#include "tree_solver.hpp"
 
 namespace nbody {
 namespace {
 
 const std::vector<ForceAlgorithmInfo> kForceAlgorithms = {
     {ForceAlgorithm::direct, "direct", "direct summation of all N^2 pairs: exact up to rounding"},
+    {ForceAlgorithm::tree, "tree",
+     "Barnes-Hut octree with quadrupoles, O(N log N); --theta sets the opening angle (median force error "
+     "<= 1e-3 at the default 0.6)"},
 };
 
 // Direct summation on the host: each pair once on one thread, or a full row per body on every thread.
@@ -48,7 +52,8 @@ const ForceAlgorithmInfo& force_algorithm_info(ForceAlgorithm a) {
 }
 
 bool same_force_model(const Params& a, const Params& b) {
-    return a.force == b.force && a.G == b.G && a.softening == b.softening;
+    return a.force == b.force && a.G == b.G && a.softening == b.softening &&
+           (a.force != ForceAlgorithm::tree || a.theta == b.theta);
 }
 
 template <typename T>
@@ -56,6 +61,8 @@ std::unique_ptr<HostForceSolver<T>> make_host_force_solver(ForceAlgorithm a, Hos
     switch (a) {
         case ForceAlgorithm::direct:
             return std::make_unique<HostDirectSolver<T>>(par);
+        case ForceAlgorithm::tree:
+            return make_host_tree_solver<T>(par);
     }
     throw Error(std::string("no host solver for the force algorithm '") + to_string(a) + "'");
 }

@@ -5,7 +5,9 @@
 // optionally potentials, of arbitrary target points from the source bodies: the bodies themselves
 // (a step), a grid (the potential view) or a sample (force-error measurement).
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "params.hpp"
@@ -45,6 +47,9 @@ public:
     // may be null) at m arbitrary targets (w ignored). A body exactly at a target adds nothing to it.
     virtual void evaluate_at(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m,
                              const Params& p, Vec4<T>* acc, T* potential) = 0;
+    // Interactions the last call actually evaluated (a tree: body-body plus body-cell), or nullopt where
+    // that is every source for every target by construction (the direct sum).
+    virtual std::optional<std::uint64_t> last_interactions() const { return std::nullopt; }
 };
 
 // The host solver for algorithm a. Throws nbody::Error if a has no host solver.

@@ -22,7 +22,7 @@ constexpr std::ptrdiff_t kParallelMin = 8192;
 
 void radix_sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::uint32_t>& values,
                        std::vector<std::uint64_t>& key_scratch, std::vector<std::uint32_t>& value_scratch,
-                       int key_bits) {
+                       int key_bits, bool parallel) {
     constexpr int kDigitBits = 11;
     constexpr std::size_t kBuckets = std::size_t(1) << kDigitBits;
     const std::size_t n = keys.size();
@@ -32,7 +32,7 @@ void radix_sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::uint32
     std::vector<std::size_t> offsets;  // [thread][bucket], then the scatter positions
     for (int shift = 0; shift < key_bits; shift += kDigitBits) {
         bool skip = false;
-#pragma omp parallel if (std::ptrdiff_t(n) >= kParallelMin)
+#pragma omp parallel if (parallel && std::ptrdiff_t(n) >= kParallelMin)
         {
             const std::size_t threads = std::size_t(omp_get_num_threads()),
                               t = std::size_t(omp_get_thread_num());
@@ -71,7 +71,7 @@ void radix_sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::uint32
 }
 
 template <typename T>
-void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_size) {
+void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_size, bool parallel) {
     assert(leaf_size >= 1 && "Octree::build: leaf_size must be at least 1");
     assert(n <= std::numeric_limits<std::uint32_t>::max() && "Octree::build: N must fit 32-bit indices");
     const std::ptrdiff_t nn = std::ptrdiff_t(n);
@@ -88,9 +88,10 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
     // moments, as it would through the direct sum.
     constexpr T inf = std::numeric_limits<T>::infinity();
     T lo_x = inf, lo_y = inf, lo_z = inf, hi_x = -inf, hi_y = -inf, hi_z = -inf;
-#pragma omp parallel for reduction(min                               \
-                                   : lo_x, lo_y, lo_z) reduction(max \
-                                                                 : hi_x, hi_y, hi_z) if (nn >= kParallelMin)
+#pragma omp parallel for reduction(min                 \
+                                   : lo_x, lo_y, lo_z) \
+    reduction(max                                      \
+              : hi_x, hi_y, hi_z) if (parallel && nn >= kParallelMin)
     for (std::ptrdiff_t i = 0; i < nn; ++i) {
         const Vec4<T>& b = bodies[i];
         if (!(std::isfinite(b.x) && std::isfinite(b.y) && std::isfinite(b.z))) continue;
@@ -102,13 +103,13 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
     cube_ = bounding_cube(lo_x, lo_y, lo_z, hi_x, hi_y, hi_z);
     cells_per_length_ = T(kMortonCells) / cube_.side;
 
-#pragma omp parallel for if (nn >= kParallelMin)
+#pragma omp parallel for if (parallel && nn >= kParallelMin)
     for (std::ptrdiff_t i = 0; i < nn; ++i) {
         keys_[i] = morton_key(bodies[i].x, bodies[i].y, bodies[i].z, cube_, cells_per_length_);
         order_[i] = std::uint32_t(i);
     }
-    radix_sort_by_key(keys_, order_, key_scratch_, order_scratch_);
-#pragma omp parallel for if (nn >= kParallelMin)
+    radix_sort_by_key(keys_, order_, key_scratch_, order_scratch_, 63, parallel);
+#pragma omp parallel for if (parallel && nn >= kParallelMin)
     for (std::ptrdiff_t k = 0; k < nn; ++k) {
         const Vec4<T>& b = bodies[order_[k]];
         x_[k] = b.x, y_[k] = b.y, z_[k] = b.z, m_[k] = b.w;
@@ -137,7 +138,7 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
         const std::size_t lb = level_begin_[std::size_t(level)], le = level_begin_[std::size_t(level) + 1];
         const std::ptrdiff_t count = std::ptrdiff_t(le - lb);
         child_counts_.resize(std::size_t(count) + 1);
-#pragma omp parallel for schedule(dynamic, 256) if (count >= kParallelMin / 16)
+#pragma omp parallel for schedule(dynamic, 256) if (parallel && count >= kParallelMin / 16)
         for (std::ptrdiff_t c = 0; c < count; ++c) {
             const TreeCell<T>& cell = cells_[lb + std::size_t(c)];
             std::uint32_t children = 0;
@@ -159,7 +160,7 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
         depth_ = level + 1;
         cells_.resize(le + total);
         level_begin_.push_back(le + total);
-#pragma omp parallel for schedule(dynamic, 256) if (count >= kParallelMin / 16)
+#pragma omp parallel for schedule(dynamic, 256) if (parallel && count >= kParallelMin / 16)
         for (std::ptrdiff_t c = 0; c < count; ++c) {
             const TreeCell<T>& cell = cells_[lb + std::size_t(c)];
             if (cell.child_count == 0) continue;
@@ -187,7 +188,7 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
     for (int level = depth_; level >= 0; --level) {
         const std::ptrdiff_t lb = std::ptrdiff_t(level_begin_[std::size_t(level)]),
                              le = std::ptrdiff_t(level_begin_[std::size_t(level) + 1]);
-#pragma omp parallel for schedule(dynamic, 64) if (le - lb >= kParallelMin / 64)
+#pragma omp parallel for schedule(dynamic, 64) if (parallel && le - lb >= kParallelMin / 64)
         for (std::ptrdiff_t c = lb; c < le; ++c) {
             TreeCell<T>& cell = cells_[std::size_t(c)];
             double gx, gy, gz, side;  // the cell's cube: centre and side

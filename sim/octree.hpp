@@ -42,7 +42,9 @@ class Octree {
   public:
     // Builds the tree of bodies[0, n) (position, mass). leaf_size >= 1. The arrays are reused across
     // builds, so rebuilding every step allocates nothing once N stops growing.
-    void build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_size = kDefaultLeafSize);
+    // parallel = false: one thread (the serial backend).
+    void build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_size = kDefaultLeafSize,
+               bool parallel = true);
 
     std::size_t size() const { return order_.size(); }
     const RootCube<T>& cube() const { return cube_; }
@@ -82,6 +84,6 @@ class Octree {
 // needed. Exposed for the tests.
 void radix_sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::uint32_t>& values,
                        std::vector<std::uint64_t>& key_scratch, std::vector<std::uint32_t>& value_scratch,
-                       int key_bits = 63);
+                       int key_bits = 63, bool parallel = true);
 
 }  // namespace nbody

@@ -125,7 +125,7 @@ TreeWalkCounts walk(const Octree<T>& tree, const T* tx, const T* ty, const T* tz
     const std::size_t gs = p.group_size;
     const std::ptrdiff_t groups = std::ptrdiff_t((n + gs - 1) / gs);
     std::uint64_t body_body = 0, body_cell = 0;
-#pragma omp parallel reduction(+ : body_body, body_cell) if (groups > 1)
+#pragma omp parallel reduction(+ : body_body, body_cell) if (p.parallel && groups > 1)
     {
         InteractionLists<T> lists;
 #pragma omp for schedule(dynamic, 4)
@@ -168,14 +168,14 @@ TreeWalkCounts tree_accelerations_at(const Octree<T>& tree, const Vec4<T>* targe
     // The targets' own key order (in the tree's cube, clamped at its faces) makes the groups compact.
     s.keys.resize(count), s.order.resize(count), s.x.resize(count), s.y.resize(count), s.z.resize(count);
     const std::ptrdiff_t nn = std::ptrdiff_t(count);
-#pragma omp parallel for if (nn >= 8192)
+#pragma omp parallel for if (p.parallel && nn >= 8192)
     for (std::ptrdiff_t i = 0; i < nn; ++i) {
         s.keys[i] =
             morton_key(targets[i].x, targets[i].y, targets[i].z, tree.cube(), tree.cells_per_length());
         s.order[i] = std::uint32_t(i);
     }
-    radix_sort_by_key(s.keys, s.order, s.key_scratch, s.order_scratch);
-#pragma omp parallel for if (nn >= 8192)
+    radix_sort_by_key(s.keys, s.order, s.key_scratch, s.order_scratch, 63, p.parallel);
+#pragma omp parallel for if (p.parallel && nn >= 8192)
     for (std::ptrdiff_t k = 0; k < nn; ++k) {
         const Vec4<T>& t = targets[s.order[k]];
         s.x[k] = t.x, s.y[k] = t.y, s.z[k] = t.z;

@@ -8,19 +8,18 @@
 #include <vector>
 
 #include "octree.hpp"
+#include "params.hpp"  // kDefaultTheta
 
 namespace nbody {
 
 inline constexpr std::size_t kDefaultGroupSize = 32;
-// The default opening angle: the largest theta with median relative force error <= 1e-3 and 99th
-// percentile <= 1e-2 on a Plummer sphere and a uniform cube at N = 65536 (docs/PERFORMANCE.md).
-inline constexpr double kDefaultTheta = 0.6;
 
 struct TreeWalkParams {
     double theta = kDefaultTheta;  // opening angle in (0, 1]; -> 0 opens every cell (the direct sum)
     double G = 1.0;
     double softening = 0.0;  // Plummer epsilon, as in the direct sum
     std::size_t group_size = kDefaultGroupSize;
+    bool parallel = true;  // false: one thread (the serial backend)
 };
 
 // Interactions actually evaluated: target-body pairs of opened leaves and target-cell multipoles.

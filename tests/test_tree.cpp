@@ -11,8 +11,11 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/registry.hpp"
+#include "sim/backend_force_error.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/force_error.hpp"
+#include "sim/force_solver.hpp"
 #include "sim/kernels_cpu.hpp"
 #include "sim/morton.hpp"
 #include "sim/multipole.hpp"
@@ -580,6 +583,50 @@ TEST(Tree, LeapfrogEnergyAndMomentumDriftOnAPlummerSphere) {
     EXPECT_LE(t.energy, 2e-4);
     EXPECT_LE(t.momentum, 1e-4);
     EXPECT_LE(d.momentum, 1e-12);  // the direct sum's pairs cancel to round-off: the test can tell them apart
+}
+
+// The tree as the `tree` force solver of the host backends: in the registry, chosen by Params::force,
+// rebuilt when theta changes, stepping, counting its interactions, measuring its own error.
+TEST(TreeSolver, HostBackendsRunTheTreeThroughParams) {
+    ASSERT_EQ(parse_force_algorithm("tree"), ForceAlgorithm::tree);
+    const HostState s = make_preset("plummer", 3000, 21);
+    Params p = find_preset("plummer")->params;
+    p.force = ForceAlgorithm::tree;
+    for (const char* name : {"serial", "openmp"}) {
+        for (Precision prec : {Precision::f32, Precision::f64}) {
+            SCOPED_TRACE(std::string(name) + " " + to_string(prec));
+            auto b = create_backend(name, prec);
+            b->set_state(s);
+            EXPECT_FALSE(b->last_force_interactions().has_value());
+            const ForceErrorStats e = backend_force_error(*b, p, 500);
+            EXPECT_LE(e.median, 1e-3);
+            EXPECT_LE(e.p99, 1e-2);
+            const auto counted = b->last_force_interactions();
+            ASSERT_TRUE(counted.has_value());
+            EXPECT_GT(*counted, 3000u);
+            EXPECT_LT(*counted, 3000u * 3000u);  // (the saving is large only at larger N)
+            // A smaller theta is a different force model: the cache must not answer for it.
+            Params fine = p;
+            fine.theta = 0.2;
+            EXPECT_FALSE(same_force_model(p, fine));
+            EXPECT_LT(backend_force_error(*b, fine, 500).median, 0.2 * e.median);
+            EXPECT_GT(*b->last_force_interactions(), *counted);
+            // The potential field through the tree, at the bodies' own places.
+            std::vector<Vec4<double>> pts(s.pos_mass.begin(), s.pos_mass.begin() + 50);
+            const FieldSample f = b->field_at(p, pts, true);
+            ASSERT_EQ(f.potential.size(), 50u);
+            for (double phi : f.potential) EXPECT_LT(phi, 0.0);
+            const StepReport r = b->step(p, 3);
+            EXPECT_TRUE(r.finite);
+            EXPECT_EQ(r.steps_done, 3);
+        }
+    }
+    // The direct sum reports no count: it is N^2 by construction.
+    p.force = ForceAlgorithm::direct;
+    auto d = create_backend("openmp", Precision::f32);
+    d->set_state(s);
+    d->accelerations(p);
+    EXPECT_FALSE(d->last_force_interactions().has_value());
 }
 
 }  // namespace
