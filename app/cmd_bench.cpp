@@ -14,6 +14,7 @@
 #include "plot.hpp"
 #include "progress.hpp"
 #include "scenario.hpp"
+#include "sim/backend_force_error.hpp"
 #include "sim/error.hpp"
 #include "sim/integrators.hpp"
 #include "sim/interaction.hpp"
@@ -42,6 +43,7 @@ struct BenchCase {
     std::string backend;
     Precision precision;
     ForceAlgorithm force;
+    double theta;
     Integrator integrator;
     int threads;  // 0: leave OpenMP's default
     std::int64_t n;
@@ -71,6 +73,7 @@ void check_finite(const StepReport& r, const BenchCase& c) {
 Params bench_params(const BenchCase& c) {
     Params p = find_preset(kBenchPreset)->params;
     p.integrator = c.integrator;
+    p.theta = c.theta;
     p.force = c.force;
     return p;
 }
@@ -145,6 +148,18 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     row.ms_max = *std::max_element(seconds.begin(), seconds.end()) / steps * 1e3;
     row.interactions_per_second = interactions_per_step(p, static_cast<std::size_t>(c.n)) / s_per_step;
     row.gflops = row.interactions_per_second * kFlopsPerInteraction * 1e-9;
+    row.interactions_per_body = n;
+    if (const auto counted = backend->last_force_interactions()) {
+        // A tree: its own count (the last evaluation's), never N^2; no GFLOP/s (cells and pairs differ).
+        const double evaluations = double(integrator_info(c.integrator).force_evaluations);
+        row.interactions_per_body = double(*counted) / n;
+        row.interactions_per_second = double(*counted) * evaluations / s_per_step;
+        row.gflops = 0;
+    }
+    if (o.error) {
+        const ForceErrorStats e = backend_force_error(*backend, p, o.error_sample);
+        row.err_median = e.median, row.err_p99 = e.p99, row.err_max = e.max;
+    }
     const BackendInfo* info = find_backend(c.backend);
     if (info && info->compare_kernels) {
         const KernelComparison k =
@@ -243,6 +258,15 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
            "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
            "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) + ")")
         ->type_name("S");
+    cmd->add_option("--theta", o.theta, "opening angle of --force tree, in (0, 1]")
+        ->check(CLI::Range(1e-6, 1.0))
+        ->capture_default_str();
+    cmd->add_flag("--error", o.error,
+                  "also measure the relative force error of each row's accelerations against the float64 "
+                  "direct sum on a sample of bodies: err_median, err_p99, err_max columns");
+    cmd->add_option("--error-sample", o.error_sample, "bodies in the --error sample")
+        ->check(CLI::Range(1, 1 << 24))
+        ->capture_default_str();
     cmd->add_flag("--compare", o.compare,
                   "also run the same steps on the CPU reference (serial, double) and report the max and RMS "
                   "position difference; exit status 1 if a row exceeds its bound");
@@ -296,7 +320,7 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
             for (ForceAlgorithm f : forces) {
                 for (Integrator i : integrators) {
                     for (int t : threads) {
-                        for (std::int64_t n : o.ns) cases.push_back({b, p, f, i, t, n});
+                        for (std::int64_t n : o.ns) cases.push_back({b, p, f, o.theta, i, t, n});
                     }
                 }
             }
@@ -325,6 +349,11 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.vs_baseline >= 0; });
     const bool any_compare =
         std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.max_diff >= 0; });
+    // Direct-only runs keep their columns: the per-body count appears with a tree row or --error.
+    const bool any_error =
+        std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.err_median >= 0; });
+    const bool show_per_body =
+        any_error || std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.force != "direct"; });
     std::ostringstream out;
     if (format == "json") {
         out << "[";
@@ -338,6 +367,11 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                 << ", \"interactions_per_second\": " << fmt("%.6g", r.interactions_per_second)
                 << ", \"gflops\": " << fmt("%.6g", r.gflops);
             if (r.vs_baseline >= 0) out << ", \"vs_baseline\": " << fmt("%.4g", r.vs_baseline);
+            if (show_per_body) out << ", \"interactions_per_body\": " << fmt("%.6g", r.interactions_per_body);
+            if (r.err_median >= 0) {
+                out << ", \"err_median\": " << fmt("%.3g", r.err_median) << ", \"err_p99\": " << fmt("%.3g", r.err_p99)
+                    << ", \"err_max\": " << fmt("%.3g", r.err_max);
+            }
             if (r.max_diff >= 0) {
                 out << ", \"max_diff\": " << fmt("%.3g", r.max_diff)
                     << ", \"rms_diff\": " << fmt("%.3g", r.rms_diff)
@@ -352,6 +386,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "")
             << "threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
             << (any_baseline ? ",vs_baseline" : "") << (any_compare ? ",max_diff,rms_diff,diff_bound" : "")
+            << (show_per_body ? ",interactions_per_body" : "") << (any_error ? ",err_median,err_p99,err_max" : "")
             << '\n';
         for (const BenchRow& r : rows) {
             out << r.backend << ',' << r.precision << ',';
@@ -365,6 +400,12 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                 out << ',' << fmt("%.3g", r.max_diff) << ',' << fmt("%.3g", r.rms_diff) << ','
                     << fmt("%.3g", r.diff_bound);
             }
+            if (show_per_body) out << ',' << fmt("%.6g", r.interactions_per_body);
+            if (any_error) {
+                out << ',' << (r.err_median >= 0 ? fmt("%.3g", r.err_median) : "") << ','
+                    << (r.err_p99 >= 0 ? fmt("%.3g", r.err_p99) : "") << ','
+                    << (r.err_max >= 0 ? fmt("%.3g", r.err_max) : "");
+            }
             out << '\n';
         }
     } else {
@@ -374,7 +415,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                       "precision", show_force ? "force    " : "", show_integrator ? "integrator       " : "",
                       "threads", "n", "ms/step", "min", "max", "interactions/s", "GFLOP/s");
         out << line << (any_baseline ? "  vs_baseline" : "")
-            << (any_compare ? "   max_diff   rms_diff  bound" : "") << '\n';
+            << (any_compare ? "   max_diff   rms_diff  bound" : "") << (show_per_body ? "  inter/body" : "")
+            << (any_error ? "  err_median    err_p99    err_max" : "") << '\n';
         for (const BenchRow& r : rows) {
             std::snprintf(line, sizeof line, "%-8s %-9s ", r.backend.c_str(), r.precision.c_str());
             out << line;
@@ -396,12 +438,20 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                 out << fmt(" %10.3g", r.max_diff) << fmt(" %10.3g", r.rms_diff)
                     << fmt(" %6.0e", r.diff_bound);
             }
+            if (show_per_body) out << fmt("  %10.4g", r.interactions_per_body);
+            if (any_error) {
+                out << fmt("  %10.2e", r.err_median) << fmt(" %10.2e", r.err_p99) << fmt(" %10.2e", r.err_max);
+            }
             out << '\n';
         }
         out << "ms/step is the median of the repeats (min and max beside it); " << kFootnote
             << (any_baseline ? "; vs_baseline = production / baseline kernel speed" : "")
             << (any_compare ? "; max_diff and rms_diff: positions against serial double, over the RMS radius"
                             : "")
+            << (show_per_body ? "; tree rows count the interactions they evaluate (inter/body, interactions/s), "
+                                "GFLOP/s 0 there"
+                              : "")
+            << (any_error ? "; err_*: relative force error against the float64 direct sum on a sample" : "")
             << ".\n";
     }
     return out.str();

@@ -24,6 +24,9 @@ struct BenchOptions {
     std::string format = "table";  // table, csv or json
     std::uint64_t seed = 1;
     bool compare = false;  // also run the CPU reference and report the difference
+    double theta = 0.6;    // opening angle of --force tree (kDefaultTheta)
+    bool error = false;    // also measure the force error against the float64 direct sum on a sample
+    std::size_t error_sample = 1000;
     std::string plot;      // PNG of interactions/s against N
     bool quiet = false;    // no progress line
 };
@@ -50,6 +53,12 @@ struct BenchRow {
     double gflops = 0;                   // 20 flops per interaction
     double vs_baseline = -1;
     double max_diff = -1, rms_diff = -1, diff_bound = -1;
+    // The interactions one force evaluation actually did, per body: N for the direct sum, the counted
+    // body-body plus body-cell interactions for a tree (whose interactions/s use that count, not N^2).
+    double interactions_per_body = -1;
+    // --error: relative force error of the accelerations a step uses against the float64 direct sum on
+    // a sample (median, 99th percentile, max; < 0 when not measured).
+    double err_median = -1, err_p99 = -1, err_max = -1;
 };
 
 // Adds the `bench` subcommand and its flags to root.

@@ -44,6 +44,10 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
     add_name_option(app, "--force", o.force,
                     "force algorithm: " + join(force_algorithm_names()) + " (default direct)");
+    add_real_option(app, "--theta", o.theta, {},
+                    "opening angle of --force tree, in (0, 1]: smaller is more accurate and slower (default " +
+                        std::to_string(kDefaultTheta).substr(0, 3) + ": median force error <= 1e-3)")
+        ->type_name("T");
     add_name_option(app, "--backend", o.backend,
                     join(backend_names()) + " (default: " + default_interactive_backend().name +
                         " here: the first available GPU backend, else openmp)");
@@ -85,6 +89,7 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
         }
         p.force = *f;
     }
+    if (o.theta) p.theta = *o.theta;
     validate_params(p, precision);
     return p;
 }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <new>
 
+#include "sim/backend_force_error.hpp"
+#include "sim/integrators.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "backends/registry.hpp"
@@ -286,8 +288,19 @@ void SimSession::do_steps() {
             stats_.ms_per_step = 1e3 * (t1 - t0) / double(r.steps_done);
         }
     }
+    {
+        const auto counted = backend_->last_force_interactions();
+        const double inter = counted ? double(*counted) * double(integrator_info(p.integrator).force_evaluations)
+                                     : interactions_per_step(p, backend_->size());
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        stats_.interactions_per_step = inter;
+    }
     // Energy needs the O(N^2) potential: keep it under ~10% of the time, and at most twice a second.
     if (reset_e0 || t1 - last_diag_wall_ > std::max(0.5, 10.0 * diag_cost_)) diagnostics_locked(reset_e0);
+    // The tree's live error: a direct sum on a small sample, under ~10% of the time, at most twice a second.
+    if (p.force != ForceAlgorithm::direct && t1 - last_error_wall_ > std::max(0.5, 10.0 * error_cost_)) {
+        force_error_locked(p);
+    }
     // The checkpoint is a full copy (device -> host on a GPU): at most checkpoint_share of the time.
     double ckpt_interval = std::max(kMinCheckpointInterval, 1e-3 * stats().checkpoint_ms / tuning_.checkpoint_share);
     if (t1 - last_ckpt_wall_ > ckpt_interval) checkpoint_locked();
@@ -311,6 +324,25 @@ void SimSession::diagnostics_locked(bool reset_e0) {
     stats_.have_diag = true;
     stats_.energy_drift = relative_energy_drift(stats_.energy0, d.total());
     ++stats_.diag_serial;
+}
+
+void SimSession::force_error_locked(const Params& p) {
+    constexpr std::size_t kSample = 64;  // enough for a median and a rough p99; O(64 N) host work
+    const double t0 = now_s();
+    ForceErrorStats e;
+    try {
+        e = backend_force_error(*backend_, p, kSample);
+    } catch (const std::exception&) {
+        return;  // a failed measurement shows nothing new; the step itself reports real failures
+    }
+    const double t1 = now_s();
+    error_cost_ = t1 - t0;
+    last_error_wall_ = t1;
+    std::lock_guard<std::mutex> c(ctl_mutex_);
+    stats_.have_force_error = true;
+    stats_.force_error = e;
+    stats_.force_error_theta = p.theta;
+    stats_.force_error_step = stats_.steps_total;
 }
 
 void SimSession::checkpoint_locked() {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/backend.hpp"
+#include "sim/force_error.hpp"
 
 namespace nbody {
 
@@ -27,6 +28,15 @@ struct SessionStats {
     double energy0 = 0;         // total energy when the state was loaded (or G / softening changed)
     double energy_drift = 0;    // |E - E0| / |E0|
     std::uint64_t diag_serial = 0;  // increments with each new diagnostics
+    // An approximate force solver's (the tree's) error, measured every so often on a small sample of
+    // bodies against the float64 direct sum on that sample (sim/backend_force_error.hpp).
+    bool have_force_error = false;
+    ForceErrorStats force_error;
+    double force_error_theta = 0;          // the theta it was measured at
+    std::int64_t force_error_step = 0;     // steps_total when measured
+    // Interactions a step evaluates: the solver's own count where it has one (a tree), else N^2 per
+    // force evaluation. 0 until the first step.
+    double interactions_per_step = 0;
     // The NaN-recovery checkpoint: a full copy of the bodies taken every checkpoint_interval_s seconds.
     std::size_t checkpoint_bytes = 0;   // bytes each checkpoint reads (device -> host for GPU backends)
     bool checkpoint_from_device = false;
@@ -127,6 +137,7 @@ private:
     std::string apply_capture(SessionResult& res);
     void publish_locked();
     void diagnostics_locked(bool reset_e0);
+    void force_error_locked(const Params& p);
     void checkpoint_locked();
     std::uint64_t enqueue(Request r);
 
@@ -169,6 +180,7 @@ private:
 
     // Sim thread only.
     double last_diag_wall_ = -1e9, diag_cost_ = 0;
+    double last_error_wall_ = -1e9, error_cost_ = 0;
     double last_ckpt_wall_ = -1e9;
     double window_start_ = 0, window_busy_ = 0;
     std::int64_t window_steps_ = 0;

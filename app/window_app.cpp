@@ -494,7 +494,7 @@ void WindowApp::update_info(double frame_ms) {
     info.fps.push(frame_ms > 0 ? float(1000.0 / frame_ms) : 0.0f);
     info.ms_frame.push(float(frame_ms));
     info.ms_step.push(float(st.ms_per_step));
-    double inter = st.steps_per_s * interactions_per_step(model.params, session->size());
+    double inter = st.steps_per_s * st.interactions_per_step;
     info.interactions.push(float(inter));
     info.gflops.push(float(inter * kFlopsPerInteraction * 1e-9));
     info.steps_per_s = st.steps_per_s;
@@ -508,6 +508,15 @@ void WindowApp::update_info(double frame_ms) {
         info.drift_now = st.energy_drift;
     }
     info.drift.push(float(st.energy_drift));
+    info.interactions_per_body = n > 0 ? st.interactions_per_step / n : 0;
+    info.have_force_error = st.have_force_error && model.params.force != ForceAlgorithm::direct;
+    if (info.have_force_error) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "force error: median %.1e, p99 %.1e (theta %.2f, %zu bodies, step %lld)",
+                      st.force_error.median, st.force_error.p99, st.force_error_theta, st.force_error.count,
+                      static_cast<long long>(st.force_error_step));
+        info.force_error = buf;
+    }
     if (st.checkpoint_bytes > 0) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "checkpoint (NaN recovery): %s %s every %.1f s (%.1f ms each)",

@@ -122,6 +122,7 @@ void validate_params(const Params& p) {
     check(is_finite_bits(p.softening) && p.softening >= 0, "softening", "a finite number >= 0", p.softening);
     check(is_finite_bits(p.G) && p.G > 0, "G", "a finite number > 0", p.G);
     check(is_finite_bits(p.damping) && p.damping > 0 && p.damping <= 1, "damping", "in (0, 1]", p.damping);
+    check(is_finite_bits(p.theta) && p.theta > 0 && p.theta <= 1, "theta", "in (0, 1]", p.theta);
 }
 
 void validate_params(const Params& p, Precision precision) {
