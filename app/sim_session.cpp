@@ -297,8 +297,10 @@ void SimSession::do_steps() {
     }
     // Energy needs the O(N^2) potential: keep it under ~10% of the time, and at most twice a second.
     if (reset_e0 || t1 - last_diag_wall_ > std::max(0.5, 10.0 * diag_cost_)) diagnostics_locked(reset_e0);
-    // The tree's live error: a direct sum on a small sample, under ~10% of the time, at most twice a second.
-    if (p.force != ForceAlgorithm::direct && t1 - last_error_wall_ > std::max(0.5, 10.0 * error_cost_)) {
+    // The tree's live error: a direct sum on a small sample, under ~10% of the time, at most twice a
+    // second, and right away when theta changed (the number beside the slider must be the slider's).
+    if (p.force != ForceAlgorithm::direct &&
+        (p.theta != last_error_theta_ || t1 - last_error_wall_ > std::max(0.5, 10.0 * error_cost_))) {
         force_error_locked(p);
     }
     // The checkpoint is a full copy (device -> host on a GPU): at most checkpoint_share of the time.
@@ -338,6 +340,7 @@ void SimSession::force_error_locked(const Params& p) {
     const double t1 = now_s();
     error_cost_ = t1 - t0;
     last_error_wall_ = t1;
+    last_error_theta_ = p.theta;
     std::lock_guard<std::mutex> c(ctl_mutex_);
     stats_.have_force_error = true;
     stats_.force_error = e;

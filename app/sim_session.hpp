@@ -180,7 +180,7 @@ private:
 
     // Sim thread only.
     double last_diag_wall_ = -1e9, diag_cost_ = 0;
-    double last_error_wall_ = -1e9, error_cost_ = 0;
+    double last_error_wall_ = -1e9, error_cost_ = 0, last_error_theta_ = -1;
     double last_ckpt_wall_ = -1e9;
     double window_start_ = 0, window_busy_ = 0;
     std::int64_t window_steps_ = 0;

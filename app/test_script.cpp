@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "sim/error.hpp"
+#include "sim/params.hpp"
 #include "sim/state.hpp"
 
 namespace nbody {
@@ -11,6 +12,8 @@ const std::vector<ScriptAction>& script_actions() {
     static const std::vector<ScriptAction> actions = {
         {"backend", "backend=NAME switches backend keeping the state"},
         {"precision", "precision=float|double"},
+        {"force", "force=NAME sets the force algorithm (direct, tree), as the panel's combo does"},
+        {"theta", "theta=T sets the tree's opening angle, as the panel's slider does"},
         {"n", "n=N regenerates the preset with N bodies"},
         {"preset", "preset=NAME loads a preset with its own parameters"},
         {"pause", "pause"},
@@ -62,6 +65,21 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         // Malformed values are mistakes in the script, not actions that fail: refuse them up front.
         if (s.action == "precision" && !parse_precision(s.value)) {
             throw Error("--test-script item '" + item + "': precision must be float or double");
+        }
+        if (s.action == "force" && !parse_force_algorithm(s.value)) {
+            throw Error("--test-script item '" + item + "': unknown force algorithm");
+        }
+        if (s.action == "theta") {
+            std::size_t used = 0;
+            double t = 0;
+            try {
+                t = std::stod(s.value, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || used != s.value.size() || !(t > 0 && t <= 1)) {
+                throw Error("--test-script item '" + item + "': theta must be a number in (0, 1]");
+            }
         }
         if ((s.action == "save" || s.action == "drop") && s.value.empty()) {
             throw Error("--test-script item '" + item + "': " + s.action + " needs a file name");

@@ -568,6 +568,10 @@ void WindowApp::run_script(int frame) {
         } else if (s.action == "precision") {
             model.precision = *parse_precision(s.value);  // checked by parse_script
             a.switch_backend = true;
+        } else if (s.action == "force") {
+            model.params.force = *parse_force_algorithm(s.value);  // checked by parse_script
+        } else if (s.action == "theta") {
+            model.params.theta = std::stod(s.value);  // checked by parse_script
         } else if (s.action == "n") {
             model.n_edit = std::stoll(s.value);
             a.regenerate = true;
@@ -708,8 +712,14 @@ int run_window_app(const WindowOptions& o) {
     std::string backend = app.session->backend_name();
     Precision precision = app.session->precision();
     std::size_t n = app.session->size();
+    const Params params = app.model.params;
+    const std::string force_error = app.info.have_force_error ? app.info.force_error : "force error: not measured";
     app.close();
     if (app.script.empty()) return 0;
+    if (params.force != ForceAlgorithm::direct) {
+        std::cout << "nbody: force=" << to_string(params.force) << " theta=" << params.theta << ", " << force_error
+                  << std::endl;
+    }
     // One line for the smoke test to match; a failed scripted action fails the run.
     std::cout << "nbody: test-script done: backend=" << backend << " precision=" << to_string(precision)
               << " n=" << n << ", " << app.script_failures << " of " << app.script_actions
