@@ -61,10 +61,13 @@ void force_controls(PanelModel& m, const PanelInfo& info) {
             "below 1e-3.");
         if (info.have_force_error) {
             ImGui::TextUnformatted(info.force_error.c_str());
-            tooltip_for_last(
-                "Relative force error |a_tree - a_direct| / |a_direct| of the accelerations the steps use, on a "
-                "fixed sample of bodies, against the float64 direct sum on that sample only; re-measured every "
-                "so often.");
+            if (ImGui::IsItemHovered()) {
+                ImGui::SetTooltip(
+                    "Relative force error |a_tree - a_direct| / |a_direct| of the accelerations the steps use, "
+                    "on a fixed sample of bodies, against the float64 direct sum on that sample only; "
+                    "re-measured every so often and whenever theta changes.\n%s",
+                    info.force_error_where.c_str());
+            }
         } else {
             ImGui::TextDisabled("force error: measuring...");
         }

@@ -72,7 +72,8 @@ struct PanelInfo {
     std::string draw_path;          // "point sprites" or "compute splat": what drew the last frame
     double interactions_per_body = 0;  // per step, as the solver counted them (N times evaluations for direct)
     bool have_force_error = false;
-    std::string force_error;        // "force error: median 2.1e-04, p99 1.3e-03 (theta 0.60, 64 bodies, ...)"
+    std::string force_error;        // "force error: median 2.1e-04, p99 1.3e-03"
+    std::string force_error_where;  // "(theta 0.60, 64 bodies, step 1200)": what it was measured on
 };
 
 // Draws the panel (if model.show_panel) and the help overlay (if model.show_help). Returns actions.

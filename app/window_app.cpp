@@ -512,10 +512,12 @@ void WindowApp::update_info(double frame_ms) {
     info.have_force_error = st.have_force_error && model.params.force != ForceAlgorithm::direct;
     if (info.have_force_error) {
         char buf[160];
-        std::snprintf(buf, sizeof buf, "force error: median %.1e, p99 %.1e (theta %.2f, %zu bodies, step %lld)",
-                      st.force_error.median, st.force_error.p99, st.force_error_theta, st.force_error.count,
-                      static_cast<long long>(st.force_error_step));
+        std::snprintf(buf, sizeof buf, "force error: median %.1e, p99 %.1e", st.force_error.median,
+                      st.force_error.p99);
         info.force_error = buf;
+        std::snprintf(buf, sizeof buf, "(theta %.2f, %zu bodies, step %lld)", st.force_error_theta,
+                      st.force_error.count, static_cast<long long>(st.force_error_step));
+        info.force_error_where = buf;
     }
     if (st.checkpoint_bytes > 0) {
         char buf[160];
@@ -713,7 +715,9 @@ int run_window_app(const WindowOptions& o) {
     Precision precision = app.session->precision();
     std::size_t n = app.session->size();
     const Params params = app.model.params;
-    const std::string force_error = app.info.have_force_error ? app.info.force_error : "force error: not measured";
+    const std::string force_error = app.info.have_force_error
+                                        ? app.info.force_error + " " + app.info.force_error_where
+                                        : "force error: not measured";
     app.close();
     if (app.script.empty()) return 0;
     if (params.force != ForceAlgorithm::direct) {
