@@ -62,9 +62,10 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
         "how bodies are drawn: sprites (raster point sprites), compute (compute-shader splat, faster "
         "for many small bodies on compute GPUs) or auto (compute from N=262144 up, for sprites up to 4 "
         "px)");
-    add_path_option(*cmd, "--replay", o.replay,
-                    "render a snapshot series (a directory written by `nbody run --snapshot-every`): one frame per "
-                    "snapshot into --out DIR or --video, no simulation")
+    add_path_option(
+        *cmd, "--replay", o.replay,
+        "render a snapshot series (a directory written by `nbody run --snapshot-every`): one frame per "
+        "snapshot into --out DIR or --video, no simulation")
         ->type_name("DIR");
     cmd->add_flag("--no-tone-map", o.no_tone_map, "clamp instead of tone mapping (dense cores saturate)");
     add_real_option(*cmd, "--yaw", o.yaw_deg, {-1e6, 1e6}, "camera yaw in degrees");
@@ -136,11 +137,20 @@ void check_options(const RenderOptions& o) {
 }
 
 // Creates the frame directory (and its parents) and checks it is writable; throws one line.
+// Frames of an earlier render are refused rather than mixed in: a shorter run would overwrite the first
+// ones and leave the later ones looking like its own.
 void prepare_frame_dir(const std::string& dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw Error("cannot create directory '" + dir + "': " + ec.message());
     if (::access(dir.c_str(), W_OK) != 0) throw Error("--out directory '" + dir + "' is not writable");
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() == 15 && name.rfind("frame_", 0) == 0 && name.substr(11) == ".png") {
+            throw Error("--out directory '" + dir + "' already holds frames of an earlier render (" + name +
+                        "): remove them or choose another directory");
+        }
+    }
 }
 
 // Offscreen GL state and the bodies' source, torn down in reverse on every path out.
@@ -252,14 +262,35 @@ int run_render_command(const RenderOptions& o) {
 
     std::int64_t every = o.every;
     if ((!o.video.empty() || !replay_files.empty()) && every == 0) every = 1;
+    // The video is encoded under a temporary name and renamed when complete, like every other output:
+    // a blow-up, a failed ffmpeg or Ctrl-C leaves no half-written file.
+    std::unique_ptr<AtomicFile> video_file;
+    if (!o.video.empty()) video_file = std::make_unique<AtomicFile>(o.video, AtomicFile::Mode::by_name);
     std::unique_ptr<ProcessPipe> pipe;
     if (!o.video.empty()) {
         // An argv array, no shell: the file name reaches ffmpeg exactly as given ("--" ends its options).
         pipe = std::make_unique<ProcessPipe>(
-            std::vector<std::string>{"ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt",
-                                     "rgba", "-s", std::to_string(o.width) + "x" + std::to_string(o.height), "-r",
-                                     std::to_string(o.fps), "-i", "-", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-                                     "--", o.video},
+            std::vector<std::string>{"ffmpeg",
+                                     "-nostdin",
+                                     "-loglevel",
+                                     "error",
+                                     "-y",
+                                     "-f",
+                                     "rawvideo",
+                                     "-pix_fmt",
+                                     "rgba",
+                                     "-s",
+                                     std::to_string(o.width) + "x" + std::to_string(o.height),
+                                     "-r",
+                                     std::to_string(o.fps),
+                                     "-i",
+                                     "-",
+                                     "-c:v",
+                                     "libx264",
+                                     "-pix_fmt",
+                                     "yuv420p",
+                                     "--",
+                                     video_file->temp_path()},
             o.video);
     } else if (every > 0) {
         prepare_frame_dir(o.out);
@@ -299,14 +330,26 @@ int run_render_command(const RenderOptions& o) {
         const std::int64_t to_frame = every > 0 ? std::min(every - done % every, o.steps - done) : o.steps - done;
         chunk = next_chunk(chunk, chunk_seconds, to_frame);
         const double start = now_s();
-        step_checked(*backend, sc.params, chunk, done);
+        try {
+            step_checked(*backend, sc.params, chunk, done);
+        } catch (const Error& e) {
+            // Frames already written stay (each is complete, and they show the run up to the blow-up).
+            if (pipe || every == 0 || written == 0) throw;
+            char last[32];
+            std::snprintf(last, sizeof last, "frame_%05d.png", written - 1);
+            throw Error(std::string(e.what()) + "; the " + std::to_string(written) +
+                        " frames before it stay in '" + o.out + "' (frame_00000.png to " + last + ")");
+        }
         chunk_seconds = now_s() - start;
         done += chunk;
         progress.update(done);
         if (every > 0 && (done % every == 0 || done == o.steps)) emit(false);
     }
     if (every == 0 && replay_files.empty()) emit(true);
-    if (pipe) pipe->finish();
+    if (pipe) {
+        pipe->finish();
+        video_file->commit();
+    }
     progress.finish();
     if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused);
 

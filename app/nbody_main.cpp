@@ -8,6 +8,7 @@
 #include "cmd_plot.hpp"
 #include "cmd_run.hpp"
 #include "commands.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 
 #ifdef NBODY_HAVE_WINDOW
@@ -113,6 +114,9 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
         if (play_cmd->parsed()) return run_window_app(window_options);
 #endif
         for (const CLI::App* sub : app.get_subcommands()) reject_root_options_before(app, *sub);
+        // Every command writes through AtomicFile (CSV, PNG, video, snapshots): a signal removes its
+        // temporaries before the process ends.
+        remove_temp_files_on_signal();
         if (run_cmd->parsed()) return run_run_command(run_options);
         if (bench_cmd->parsed()) return run_bench_command(bench_options);
         if (plot_cmd->parsed()) return run_plot_command(plot_options);

@@ -214,7 +214,8 @@ void SimSession::wait_for_draw() {
     // costs at most draw_wait_seconds per step.
     std::unique_lock<std::mutex> s(snap_mutex_);
     if (!draw_waiting_ || now_s() - last_draw_wall_ < tuning_.draw_starved_seconds) return;
-    drawn_.wait_for(s, std::chrono::duration<double>(tuning_.draw_wait_seconds), [&] { return !draw_waiting_ || stopping_; });
+    drawn_.wait_for(s, std::chrono::duration<double>(tuning_.draw_wait_seconds),
+                    [&] { return !draw_waiting_ || stopping_; });
     draw_waiting_ = false;
 }
 
@@ -250,10 +251,16 @@ void SimSession::do_steps() {
     double t1 = now_s();
     if (!failure.empty() || !r.finite) {
         // Keep the last good state on screen and stop; the user decides what to change.
-        std::string what = !failure.empty()
-                               ? "step failed: " + failure
-                               : "NaN/Inf in body " + std::to_string(r.bad_body) +
-                                     " (try a smaller dt or more softening)";
+        std::int64_t steps_before = 0;
+        {
+            std::lock_guard<std::mutex> c(ctl_mutex_);
+            steps_before = stats_.steps_total;
+        }
+        // The step counts from the session's start, as the panel shows it (r.bad_step is 1-based).
+        std::string what = !failure.empty() ? "step failed: " + failure
+                                            : "NaN/Inf in body " + std::to_string(r.bad_body) + " at step " +
+                                                  std::to_string(steps_before + r.bad_step) +
+                                                  " (try a smaller dt or more softening)";
         double t_restored = 0;
         {
             std::lock_guard<std::mutex> c(checkpoint_mutex_);
@@ -304,7 +311,8 @@ void SimSession::do_steps() {
         force_error_locked(p);
     }
     // The checkpoint is a full copy (device -> host on a GPU): at most checkpoint_share of the time.
-    double ckpt_interval = std::max(kMinCheckpointInterval, 1e-3 * stats().checkpoint_ms / tuning_.checkpoint_share);
+    double ckpt_interval =
+        std::max(kMinCheckpointInterval, 1e-3 * stats().checkpoint_ms / tuning_.checkpoint_share);
     if (t1 - last_ckpt_wall_ > ckpt_interval) checkpoint_locked();
     publish_locked();
 }
@@ -387,7 +395,8 @@ void SimSession::publish_locked() {
 }
 
 bool SimSession::with_newest_bodies(
-    bool force, const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t)>& fn) {
+    bool force,
+    const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t)>& fn) {
     if (gpu_) {
         // Try the lock even with nothing new: a busy backend is what tells the sim thread a draw waits.
         std::unique_lock<std::mutex> lk(backend_mutex_, std::try_to_lock);
@@ -544,7 +553,9 @@ Precision SimSession::precision() const {
     return precision_;
 }
 
-std::size_t SimSession::size() const { return size_; }
+std::size_t SimSession::size() const {
+    return size_;
+}
 
 std::string SimSession::take_message() {
     std::lock_guard<std::mutex> c(ctl_mutex_);

@@ -3,6 +3,8 @@
 # build/. Safe to re-run: apt is skipped when everything is installed, and the build is incremental.
 #   NBODY_BUILD_DIR=dir      build somewhere else (default: build)
 #   NBODY_CMAKE_ARGS="..."   extra configure flags, e.g. "-DNBODY_WITH_CUDA=OFF -DNBODY_NATIVE=OFF"
+#   NBODY_DEV_TOOLS=1        also install the development tools: clang with its libFuzzer and sanitizer
+#                            runtimes (tests/fuzz/run_fuzz.sh) and ffmpeg (render --video tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,11 @@ packages=(
     gnuplot-nox
     libhdf5-dev hdf5-tools python3-h5py
 )
+if [[ "${NBODY_DEV_TOOLS:-0}" == 1 ]]; then
+    # clang 14 is Debian 12's; libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes
+    # (scripts/sanitize.sh uses g++'s, which come with g++).
+    packages+=(clang libclang-rt-14-dev ffmpeg)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

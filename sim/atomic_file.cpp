@@ -104,7 +104,7 @@ void on_crash_signal(int sig, siginfo_t* info, void*) {
 
 // Hidden, beside the target (so the rename cannot cross file systems), unique: pid, a counter and a
 // random draw, created with O_EXCL so a name already taken (another writer, a stale file) is skipped.
-std::string create_unique_temp(const fs::path& dir, const std::string& base) {
+std::string create_unique_temp(const fs::path& dir, const std::string& base, const std::string& suffix) {
     static std::atomic<unsigned> counter{0};
     static const unsigned salt = [] {
         std::random_device rd;
@@ -120,6 +120,7 @@ std::string create_unique_temp(const fs::path& dir, const std::string& base) {
         char hex[16];
         std::snprintf(hex, sizeof hex, "%08x", salt ^ (counter.fetch_add(1) * 2654435761u));
         name += hex;
+        name += suffix;
         const std::string tmp = (dir / name).string();
         const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
@@ -224,7 +225,9 @@ AtomicFile::AtomicFile(std::string path, Mode mode) : path_(std::move(path)) {
     check_output_path(path_);
     target_ = resolve_output_path(path_);
     const fs::path target(target_);
-    tmp_ = create_unique_temp(directory_of(target), target.filename().string());
+    // By name, another library may choose the format from the extension (ffmpeg does): keep it last.
+    const std::string suffix = mode == Mode::by_name ? target.extension().string() : std::string();
+    tmp_ = create_unique_temp(directory_of(target), target.filename().string(), suffix);
     cleanup_ = SignalCleanup(tmp_);
     // A replaced file keeps its permissions (a private 0600 output stays private).
     struct stat existing {};

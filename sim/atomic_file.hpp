@@ -49,8 +49,9 @@ class SignalCleanup {
 class AtomicFile {
   public:
     // How the content is written: through stream(), or by another library that opens temp_path() by
-    // name itself (HDF5, ffmpeg...). In by_name mode the temporary exists, empty and closed, and the
-    // writer must close it before commit(); finish() then checks nothing the writer has not checked.
+    // name itself (HDF5, ffmpeg...). In by_name mode the temporary exists, empty and closed, its name
+    // ends in the target's extension (".x.mp4.tmp.PID.XXXXXXXX.mp4": ffmpeg picks the container from
+    // it), and the writer must close it before commit(); finish() then checks nothing the writer has not.
     enum class Mode { stream, by_name };
 
     // Throws nbody::Error if `path` is no place for an output (check_output_path) or the temporary cannot

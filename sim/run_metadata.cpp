@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "error.hpp"
+#include "input_file.hpp"
 
 namespace nbody {
 namespace {
@@ -60,12 +61,13 @@ std::string format_metadata(const RunMetadata& m, const std::string& version) {
 }
 
 std::optional<RunMetadata> read_metadata(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+    // InputFile: a FIFO read a second time (the bodies were read first) must not block in open().
+    InputFile in(path);
     RunMetadata m;
     bool marked = false;
     std::string line;
-    while (std::getline(in, line)) {
+    std::size_t line_no = 0;
+    while (in.read_line(line, ++line_no)) {
         const std::string text = trim(line);
         if (text.empty()) continue;
         if (text[0] != '#') break;  // the header: parameters come only before it

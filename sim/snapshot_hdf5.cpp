@@ -6,11 +6,13 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <utility>
 #include <vector>
 
 #include "error.hpp"
+#include "input_file.hpp"
 #include "memory.hpp"
 #include "validate.hpp"
 
@@ -518,6 +520,9 @@ Snapshot read_file(const Context& c, hid_t file) {
 }  // namespace
 
 Snapshot read_hdf5_snapshot(const std::string& path) {
+    // A FIFO would block libhdf5's open() and a device has no end: regular files only.
+    std::error_code exists_ec;
+    if (std::filesystem::exists(path, exists_ec)) check_input_path(path);
     quiet_hdf5();
     const Context c{path};
     const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "input_file.hpp"
 #include "validate.hpp"
 
 namespace nbody {
@@ -178,6 +179,8 @@ Snapshot parse_tipsy(const unsigned char* data, std::size_t size, const std::str
 Snapshot read_tipsy(const std::string& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw Error("cannot open '" + path + "': is a directory");
+    // A FIFO would block open() and a device such as /dev/zero has no end: regular files only.
+    if (std::filesystem::exists(path, ec)) check_input_path(path);
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw Error("cannot open '" + path + "': " + std::strerror(errno));
     const std::streamoff size = in.tellg();

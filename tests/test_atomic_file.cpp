@@ -239,6 +239,7 @@ TEST_F(AtomicFileTest, ByNameModeLeavesTheWritingToAnotherLibrary) {
     AtomicFile f(target, AtomicFile::Mode::by_name);
     EXPECT_FALSE(f.stream().is_open());
     EXPECT_TRUE(fs::is_regular_file(f.temp_path()));
+    EXPECT_EQ(fs::path(f.temp_path()).extension(), ".h5");  // for libraries that go by the extension
     std::ofstream(f.temp_path(), std::ios::binary) << "written by name";
     f.commit();
     EXPECT_EQ(slurp(target), "written by name");

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (clang, ASan + UBSan) for the Tipsy and HDF5 snapshot readers and runs
-# them. Not part of CI: fuzzing takes long and needs clang's fuzzer runtime (Debian: clang,
+# Builds the libFuzzer harnesses (clang, ASan + UBSan) for the body CSV reader and the Tipsy and HDF5
+# snapshot readers and runs them (the CSV corpus starts from tests/fuzz/seeds_csv). Not part of CI:
+# fuzzing takes long and needs clang's fuzzer runtime (Debian: clang,
 # libclang-rt-dev).
-#   tests/fuzz/run_fuzz.sh [tipsy|hdf5|all] [RUNS]      default: all, 1000000 runs each
+#   tests/fuzz/run_fuzz.sh [csv|tipsy|hdf5|all] [RUNS]  default: all, 1000000 runs each
 #   FUZZ_SECONDS=N      also stop each fuzzer after N seconds (default: no limit)
 #   FUZZ_DIR=dir        build and corpus directory (default: build-fuzz)
 # A crash leaves crash-* files in FUZZ_DIR; re-run one with: FUZZ_DIR/fuzz_tipsy FUZZ_DIR/crash-...
@@ -11,7 +12,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 which=${1:-all}
 runs=${2:-1000000}
 out=${FUZZ_DIR:-$root/build-fuzz}
-mkdir -p "$out/corpus_tipsy" "$out/corpus_hdf5"
+mkdir -p "$out/corpus_csv" "$out/corpus_tipsy" "$out/corpus_hdf5"
 cd "$root"
 
 cxx=${CXX_FUZZ:-clang++}
@@ -19,14 +20,18 @@ common=(-std=c++20 -O1 -g -I"$root" -fno-omit-frame-pointer)
 sanitize=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 hdf5_flags=$(pkg-config --cflags hdf5)
 hdf5_libs=$(pkg-config --libs hdf5)
-hdf5_sources=(sim/snapshot_hdf5.cpp sim/validate.cpp sim/memory.cpp sim/state.cpp sim/params.cpp)
+hdf5_sources=(sim/snapshot_hdf5.cpp sim/input_file.cpp sim/validate.cpp sim/memory.cpp sim/state.cpp sim/params.cpp)
 
 echo "run_fuzz: building in $out"
 # shellcheck disable=SC2086  # pkg-config output is a list of flags
 "$cxx" "${common[@]}" $hdf5_flags tests/fuzz/make_seeds.cpp sim/tipsy_io.cpp "${hdf5_sources[@]}" $hdf5_libs \
     -o "$out/make_seeds"
 "$out/make_seeds" "$out/corpus_tipsy" "$out/corpus_hdf5"
-"$cxx" "${common[@]}" "${sanitize[@]}" tests/fuzz/fuzz_tipsy.cpp sim/tipsy_io.cpp -o "$out/fuzz_tipsy"
+cp -n tests/fuzz/seeds_csv/*.csv "$out/corpus_csv/"
+"$cxx" "${common[@]}" "${sanitize[@]}" tests/fuzz/fuzz_csv.cpp sim/csv_io.cpp sim/input_file.cpp sim/atomic_file.cpp \
+    sim/validate.cpp sim/state.cpp sim/params.cpp sim/memory.cpp -o "$out/fuzz_csv"
+"$cxx" "${common[@]}" "${sanitize[@]}" tests/fuzz/fuzz_tipsy.cpp sim/tipsy_io.cpp sim/input_file.cpp \
+    -o "$out/fuzz_tipsy"
 # shellcheck disable=SC2086
 "$cxx" "${common[@]}" "${sanitize[@]}" $hdf5_flags tests/fuzz/fuzz_hdf5.cpp "${hdf5_sources[@]}" $hdf5_libs \
     -o "$out/fuzz_hdf5"
@@ -40,6 +45,8 @@ fuzz() {
     (cd "$out" && "./fuzz_$name" "corpus_$name" -runs="$runs" -max_len="$max_len" -rss_limit_mb=2048 \
         -print_final_stats=1 "${limit[@]}" "${@:3}") || status=1
 }
+# Lines up to the reader's 1 MiB limit and beyond: long cells and the line-length error are exercised.
+if [[ $which == csv || $which == all ]]; then fuzz csv 65536; fi
 if [[ $which == tipsy || $which == all ]]; then fuzz tipsy 4096; fi
 # libhdf5 keeps free lists and caches for the life of the process: not leaks of ours. Debian's libhdf5
 # (1.10.8) itself reads out of bounds on some corrupt object headers, so this fuzzer runs in fork mode and
