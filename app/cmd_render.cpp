@@ -243,7 +243,11 @@ int run_render_command(const RenderOptions& o) {
     r.scene.init();
     r.feed.try_interop = !o.host_copy;
     r.scene.particles.stats = compute_body_stats(sc.state);
-    r.ps.size_px = o.size_px > 0 ? o.size_px : default_sprite_size(sc.state.size());
+    DefaultLook look = default_look(sc.state.size());
+    r.ps.size_px = o.size_px > 0 ? o.size_px : look.size_px;
+    r.ps.min_px = look.min_px;
+    r.ps.min_light = look.min_light;
+    r.ts.white = look.white;
     r.ps.brightness = o.brightness;
     r.ps.color = parse_color(o.color);
     r.ps.splat = parse_splat(o.splat);

@@ -4,8 +4,9 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
-#include "render/particle_renderer.hpp"
+#include "render/body_look.hpp"
 #include "render/tone_mapper.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
@@ -17,9 +18,10 @@ struct PanelModel {
     Params params;
     int steps_per_frame = 1;
     bool paused = false;
-    std::string preset;
-    std::int64_t n = 4096;        // bodies now
-    std::int64_t n_edit = 4096;   // the N field; applied by Regenerate (after a confirmation if large)
+    std::string preset;          // the preset loaded (or chosen last)
+    std::string preset_choice;   // chosen in the combo, waiting for the "load?" confirmation
+    std::int64_t n = 4096;       // bodies now
+    std::int64_t n_edit = 4096;  // the N slider; applied by Regenerate (after a confirmation if large)
     std::uint64_t seed = 1;
     std::string backend;
     Precision precision = Precision::f32;
@@ -29,18 +31,41 @@ struct PanelModel {
     bool fullscreen = false;
     bool show_panel = true;
     bool show_help = false;
+
+    // Overlays.
+    bool trails = false;
+    int trail_length = 64;  // K positions per body
+    bool vectors = false;
+    bool accel_vectors = false;  // acceleration instead of velocity
+    float vector_scale = 1.0f;   // arrow length per unit speed (x the fitted view's size)
+    bool potential = false;
+    int potential_res = 128;     // grid points per side
+    double add_mass = 0.0;       // mass of a body dropped by Shift+drag; 0 = the median mass
+    std::int64_t selected = -1;  // picked body, -1 none
+    bool follow_selected = false;
+
+    // UI state carried between frames.
+    bool ui_popup_open = false;  // a popup (combo, confirmation) was open at the end of the last frame
+    bool ask_quit = false;       // Esc on a long run: the "Quit?" confirmation is showing
+    float panel_width = 0;       // pixels the panel covers at the left (0 when hidden)
+    int select_tab = -1;         // >= 0: bring this tab (kPanelTabs order) to the front next frame
 };
 
 struct PanelActions {
-    bool regenerate = false;     // new N / preset / seed: make the preset again
+    bool regenerate = false;   // new N / seed: make the preset again (keeps dt etc.)
+    bool load_preset = false;  // model.preset changed: load it with its own parameters
     bool single_step = false;
-    bool switch_backend = false; // model.backend / model.precision changed
+    bool reverse = false;         // negate every velocity (leapfrog runs back to where it came from)
+    bool switch_backend = false;  // model.backend / model.precision changed
     bool fit_camera = false;
     bool reset_camera = false;
     bool screenshot = false;
     bool vsync_changed = false;
     bool fullscreen_changed = false;
     bool pause_changed = false;
+    bool quit = false;
+    bool save_snapshot = false;  // Ctrl+S
+    bool open_file = false;      // Ctrl+O: the open dialog
 };
 
 // A fixed-length history for the plots (oldest first when read through values()).
@@ -50,6 +75,17 @@ struct History {
     int next = 0, count = 0;
     void push(float v);
     float last() const { return count ? data[std::size_t((next + kLen - 1) % kLen)] : 0.0f; }
+    std::vector<float> values() const;  // oldest first
+};
+
+// The picked body, as the window read it back (one body, not the state).
+struct PickedBody {
+    bool valid = false;
+    std::int64_t index = -1;
+    double mass = 0, pos[3] = {0, 0, 0}, vel[3] = {0, 0, 0};
+    double kinetic = 0;
+    bool have_potential = false;
+    double potential = 0;  // its share: m_i * phi(x_i)
 };
 
 // Numbers the panel shows; filled by window_app each frame.
@@ -58,9 +94,14 @@ struct PanelInfo {
     double steps_per_s = 0;
     std::int64_t steps_total = 0;
     double sim_time = 0;
+    double run_wall_s = 0;  // wall seconds since the bodies were loaded
     std::size_t n = 0;
     bool have_energy = false;
     double kinetic = 0, potential = 0, total = 0, drift_now = 0;
+    BodyStats stats;  // for the colour legend
+    PickedBody picked;
+    std::string potential_note;  // what the potential view shows (range, cost) or why it is off
+    double potential_min = 0, potential_max = 0;
     std::string gl_device;
     std::string cuda_device;        // "NVIDIA H100 — 79.1 GiB total, 78.6 GiB free", or "" without CUDA
     std::string transfer;           // "interop: 0 B copied device->host per frame", ...
@@ -76,10 +117,23 @@ struct PanelInfo {
     std::string force_error_where;  // "(theta 0.60, 64 bodies, step 1200)": what it was measured on
 };
 
-// Draws the panel (if model.show_panel) and the help overlay (if model.show_help). Returns actions.
+// Handles the keys, draws the panel (if model.show_panel), the "? help" hint and the help overlay (if
+// model.show_help). Returns what the user asked for.
 PanelActions draw_panel(PanelModel& model, PanelInfo& info);
 
-// N above which regenerating asks for confirmation first.
+// The panel's tabs, in order (select_tab indexes this).
+inline constexpr const char* kPanelTabs[] = {"Physics", "Scene", "View", "Backend"};
+
+// N above which regenerating or loading a preset asks for confirmation first.
 inline constexpr std::int64_t kConfirmN = 65536;
+// The N slider's range.
+inline constexpr std::int64_t kMinSliderN = 2, kMaxSliderN = std::int64_t(1) << 24;
+
+// Slider bounds the panel enforces whatever the input (tests check them).
+inline constexpr double kMinDt = 1e-6, kMaxDt = 1.0;
+inline constexpr double kMaxSoftening = 1.0;
+inline constexpr double kMinDamping = 0.9, kMaxDamping = 1.0;
+inline constexpr double kMinG = 1e-3, kMaxG = 1e3;
+inline constexpr int kMaxStepsPerFrame = 64;
 
 }  // namespace nbody

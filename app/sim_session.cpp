@@ -7,6 +7,7 @@
 
 #include "sim/backend_force_error.hpp"
 #include "sim/integrators.hpp"
+#include "field_eval.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "backends/registry.hpp"
@@ -86,12 +87,29 @@ void SimSession::set_paused(bool paused) {
     wake_.notify_all();
 }
 
-void SimSession::request_single_step() {
+void SimSession::request_steps(int k) {
     {
         std::lock_guard<std::mutex> lk(ctl_mutex_);
-        single_step_ = true;
+        step_budget_ += std::max(0, k);
     }
     wake_.notify_all();
+}
+
+void SimSession::wait_for_steps() {
+    std::unique_lock<std::mutex> lk(ctl_mutex_);
+    steps_done_.wait(lk, [&] { return quit_ || step_budget_ == 0; });
+}
+
+std::optional<std::vector<double>> SimSession::potentials_at(const std::vector<Vec4<double>>& targets,
+                                                             std::size_t skip_body) {
+    if (gpu_) return std::nullopt;
+    Params p;
+    {
+        std::lock_guard<std::mutex> lk(ctl_mutex_);
+        p = params_;
+    }
+    std::lock_guard<std::mutex> s(snap_mutex_);
+    return potentials_at_points(snap_pos_.data(), snap_pos_.size(), targets, p.G, p.softening, skip_body);
 }
 
 void SimSession::set_steps_per_frame(int k) {
@@ -140,6 +158,20 @@ std::uint64_t SimSession::capture_state() {
     return enqueue(std::move(r));
 }
 
+std::uint64_t SimSession::reverse() {
+    Request r;
+    r.kind = SessionResult::Kind::reverse;
+    return enqueue(std::move(r));
+}
+
+std::uint64_t SimSession::add_body(const Vec4<double>& pos_mass, const Vec4<double>& vel) {
+    Request r;
+    r.kind = SessionResult::Kind::add_body;
+    r.state.pos_mass.push_back(pos_mass);
+    r.state.vel.push_back(vel);
+    return enqueue(std::move(r));
+}
+
 std::vector<SessionResult> SimSession::take_results() {
     std::lock_guard<std::mutex> lk(ctl_mutex_);
     std::vector<SessionResult> out;
@@ -164,11 +196,12 @@ void SimSession::run() {
         {
             std::unique_lock<std::mutex> lk(ctl_mutex_);
             wake_.wait(lk, [&] {
-                return quit_ || !requests_.empty() || single_step_ || (!paused_ && granted_ > 0);
+                return quit_ || !requests_.empty() || step_budget_ > 0 || (!paused_ && granted_ > 0);
             });
             if (quit_) {
                 requests_.clear();
                 requests_done_.notify_all();
+                steps_done_.notify_all();
                 return;
             }
             if (!requests_.empty()) {
@@ -192,6 +225,9 @@ void SimSession::run() {
                     break;
                 case SessionResult::Kind::capture:
                     res.error = apply_capture(res);
+                    break;
+                default:
+                    res.error = apply_edit(req);
                     break;
             }
             {
@@ -227,9 +263,8 @@ void SimSession::do_steps() {
     {
         std::lock_guard<std::mutex> lk(ctl_mutex_);
         p = params_;
-        single = single_step_;
-        single_step_ = false;
-        k = single ? 1 : granted_;
+        single = step_budget_ > 0;
+        k = single ? step_budget_ : granted_;
         reset_e0 = params_changed_energy_;
         params_changed_energy_ = false;
         per_step = stats_.ms_per_step * 1e-3;
@@ -273,6 +308,8 @@ void SimSession::do_steps() {
         publish_locked();
         std::lock_guard<std::mutex> c(ctl_mutex_);
         paused_ = true;
+        step_budget_ = 0;
+        steps_done_.notify_all();
         stats_.steps_per_s = 0;
         stats_.sim_time = t_restored;
         message_ = what + ": paused, restored the state of t = " + std::to_string(t_restored);
@@ -280,7 +317,12 @@ void SimSession::do_steps() {
     }
     {
         std::lock_guard<std::mutex> c(ctl_mutex_);
-        if (!single) granted_ = std::max(0, granted_ - int(r.steps_done));
+        if (single) {
+            step_budget_ = std::max(0, step_budget_ - int(r.steps_done));
+            if (step_budget_ == 0) steps_done_.notify_all();
+        } else {
+            granted_ = std::max(0, granted_ - int(r.steps_done));
+        }
         stats_.steps_total += r.steps_done;
         stats_.sim_time += double(r.steps_done) * p.dt;
         window_steps_ += r.steps_done;
@@ -534,6 +576,32 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
         window_steps_ = 0;
         window_busy_ = 0;
     }
+    publish_locked();
+    return {};
+}
+
+// Edits of the current bodies: out through get_state (exact: float -> double -> float is lossless), back in.
+std::string SimSession::apply_edit(const Request& r) {
+    std::lock_guard<std::mutex> lk(backend_mutex_);
+    const bool add = r.kind == SessionResult::Kind::add_body;
+    try {
+        HostState cur = backend_->get_state();
+        if (add) {
+            check_host_memory(cur.size() + 1, backend_->precision());
+            cur.pos_mass.push_back(r.state.pos_mass.at(0));
+            cur.vel.push_back(r.state.vel.at(0));
+        } else {
+            for (auto& v : cur.vel) v = {-v.x, -v.y, -v.z, v.w};
+        }
+        backend_->set_state(cur);
+        std::lock_guard<std::mutex> c(checkpoint_mutex_);
+        checkpoint_ = std::move(cur);
+    } catch (const std::exception& e) {
+        return std::string(add ? "cannot add a body: " : "cannot reverse: ") + what_of(e);
+    }
+    last_ckpt_wall_ = now_s();
+    // Reversal keeps the energy; a new body changes it, so the drift is measured from the new system.
+    diagnostics_locked(add);
     publish_locked();
     return {};
 }

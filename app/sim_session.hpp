@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,12 +22,12 @@ namespace nbody {
 struct SessionStats {
     std::int64_t steps_total = 0;
     double sim_time = 0;
-    double steps_per_s = 0;     // measured over the last ~0.5 s of wall time, pauses excluded
-    double ms_per_step = 0;     // wall time per step, averaged the same way; 0 = not known yet
-    Diagnostics diag;           // at the last energy cadence
+    double steps_per_s = 0;  // measured over the last ~0.5 s of wall time, pauses excluded
+    double ms_per_step = 0;  // wall time per step, averaged the same way; 0 = not known yet
+    Diagnostics diag;        // at the last energy cadence
     bool have_diag = false;
-    double energy0 = 0;         // total energy when the state was loaded (or G / softening changed)
-    double energy_drift = 0;    // |E - E0| / |E0|
+    double energy0 = 0;             // total energy when the state was loaded (or G / softening changed)
+    double energy_drift = 0;        // |E - E0| / |E0|
     std::uint64_t diag_serial = 0;  // increments with each new diagnostics
     // An approximate force solver's (the tree's) error, measured every so often on a small sample of
     // bodies against the float64 direct sum on that sample (sim/backend_force_error.hpp).
@@ -38,23 +39,23 @@ struct SessionStats {
     // force evaluation. 0 until the first step.
     double interactions_per_step = 0;
     // The NaN-recovery checkpoint: a full copy of the bodies taken every checkpoint_interval_s seconds.
-    std::size_t checkpoint_bytes = 0;   // bytes each checkpoint reads (device -> host for GPU backends)
+    std::size_t checkpoint_bytes = 0;  // bytes each checkpoint reads (device -> host for GPU backends)
     bool checkpoint_from_device = false;
-    double checkpoint_interval_s = 0;   // the current cadence (wall seconds between checkpoints)
-    double checkpoint_ms = 0;           // wall time of the last checkpoint
+    double checkpoint_interval_s = 0;  // the current cadence (wall seconds between checkpoints)
+    double checkpoint_ms = 0;          // wall time of the last checkpoint
 };
 
 // Tunables with defaults; tests shorten or lengthen them.
 struct SessionTuning {
-    double chunk_seconds = 0.010;       // each step() call aims at about this much work
-    double draw_wait_seconds = 0.050;   // GPU drawing: the longest the sim thread waits for a waiting draw
+    double chunk_seconds = 0.010;         // each step() call aims at about this much work
+    double draw_wait_seconds = 0.050;     // GPU drawing: the longest the sim thread waits for a waiting draw
     double draw_starved_seconds = 0.033;  // ... and only once the last draw is older than this (2 frames)
-    double checkpoint_share = 0.01;     // checkpoints may cost at most this fraction of the wall time
+    double checkpoint_share = 0.01;       // checkpoints may cost at most this fraction of the wall time
 };
 
 // What a queued request (load_state / switch_backend / capture_state) came to.
 struct SessionResult {
-    enum class Kind { load, switch_backend, capture } kind = Kind::load;
+    enum class Kind { load, switch_backend, capture, reverse, add_body } kind = Kind::load;
     std::uint64_t id = 0;       // as returned by the request call
     std::string error;          // empty on success; else one line (the old state or backend was kept)
     // capture: the exact bodies between two steps, with the parameters and step count they belong to.
@@ -65,7 +66,7 @@ struct SessionResult {
 };
 
 class SimSession {
-public:
+  public:
     // Creates the backend and loads the state. Throws nbody::Error (unknown backend, no device, OOM).
     SimSession(const HostState& s, const Params& p, const std::string& backend, Precision precision);
     // Runs an existing backend that already holds the bodies `s` (tests pass instrumented backends).
@@ -80,7 +81,16 @@ public:
     void set_params(const Params& p);
     void set_paused(bool paused);
     bool paused() const { return paused_; }
-    void request_single_step();
+    void request_single_step() { request_steps(1); }
+    // Runs exactly k more steps, also while paused (single steps, the test script's steps=K).
+    void request_steps(int k);
+    // Blocks until the steps requested are done (testing aid).
+    void wait_for_steps();
+    // The gravitational potential phi (G and softening included) at each target, from the bodies in host
+    // memory (CPU backends); skip_body: that body is left out (its own potential energy is m phi). nullopt
+    // where the bodies live on a GPU (no whole-state copy for this).
+    std::optional<std::vector<double>> potentials_at(const std::vector<Vec4<double>>& targets,
+                                                     std::size_t skip_body = std::size_t(-1));
     // Steps granted per rendered frame (the sim runs as fast as it can when a step outlasts a frame).
     void set_steps_per_frame(int k);
     // Called once per rendered frame: grants the next steps_per_frame steps.
@@ -94,6 +104,11 @@ public:
     // Queues a copy of the exact current bodies (for saving a snapshot); taken between steps, never waits.
     // The result carries the state, the parameters in use and the steps taken since the last load.
     std::uint64_t capture_state();
+    // Queues negating every velocity (time reversal: leapfrog then retraces its steps); exact, between steps.
+    std::uint64_t reverse();
+    // Queues appending one body (position+mass, velocity) to the current state, keeping every other body
+    // exactly; the energy reference restarts (the system changed).
+    std::uint64_t add_body(const Vec4<double>& pos_mass, const Vec4<double>& vel);
     // Outcomes of finished requests, oldest first (empty if none finished since the last call).
     std::vector<SessionResult> take_results();
     // Requests queued or being applied.
@@ -107,7 +122,9 @@ public:
     // draw_starved_seconds, the sim thread waits after the step (at most draw_wait_seconds) for the next
     // call, so drawing keeps up with every step even when one outlasts many frames.
     // Returns false if fn was not called: nothing new since the last call (unless `force`), or busy.
-    bool with_newest_bodies(bool force, const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t)>& fn);
+    bool with_newest_bodies(
+        bool force,
+        const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t)>& fn);
     // Positions+mass for framing the camera: the newest if the backend is free, else the last
     // checkpoint (a GPU step in progress); never empty while there are bodies.
     std::vector<Vec4<float>> positions_for_fit();
@@ -119,7 +136,7 @@ public:
     // The messages (NaN detected, step failed) since the last call; empty if none.
     std::string take_message();
 
-private:
+  private:
     struct Request {
         SessionResult::Kind kind = SessionResult::Kind::load;
         std::uint64_t id = 0;
@@ -135,6 +152,7 @@ private:
     std::string apply_load(HostState& s);
     std::string apply_switch(const std::string& name, Precision precision);
     std::string apply_capture(SessionResult& res);
+    std::string apply_edit(const Request& r);
     void publish_locked();
     void diagnostics_locked(bool reset_e0);
     void force_error_locked(const Params& p);
@@ -148,17 +166,18 @@ private:
     std::atomic<bool> gpu_{false};
     std::atomic<std::size_t> size_{0};
 
-    std::mutex checkpoint_mutex_;        // guards checkpoint_ (the fit reads it while a step runs)
+    std::mutex checkpoint_mutex_;  // guards checkpoint_ (the fit reads it while a step runs)
     HostState checkpoint_;
 
-    mutable std::mutex ctl_mutex_;      // guards params_, granted_, requests, message_, stats_, wake-ups
+    mutable std::mutex ctl_mutex_;  // guards params_, granted_, requests, message_, stats_, wake-ups
     std::condition_variable wake_;
     std::condition_variable requests_done_;
     Params params_;
     bool params_changed_energy_ = false;
     int steps_per_frame_ = 1;
     int granted_ = 0;
-    bool single_step_ = false;
+    int step_budget_ = 0;  // steps requested by request_steps, run even while paused
+    std::condition_variable steps_done_;
     std::atomic<bool> paused_{false};
     bool quit_ = false;
     std::atomic<bool> stopping_{false};  // quit_, readable without ctl_mutex_ (ends a wait for a draw)
@@ -171,12 +190,12 @@ private:
     std::string backend_name_;
     Precision precision_ = Precision::f32;
 
-    std::mutex snap_mutex_;              // guards the snapshot, versions and draw_waiting_
+    std::mutex snap_mutex_;  // guards the snapshot, versions and draw_waiting_
     std::condition_variable drawn_;
     std::vector<Vec4<float>> snap_pos_, snap_vel_;
     std::uint64_t snap_version_ = 1, drawn_version_ = 0;
-    bool draw_waiting_ = false;          // GPU: a draw found the backend busy and wants the next bodies
-    double last_draw_wall_ = 0;          // GPU: when a draw last got the backend
+    bool draw_waiting_ = false;  // GPU: a draw found the backend busy and wants the next bodies
+    double last_draw_wall_ = 0;  // GPU: when a draw last got the backend
 
     // Sim thread only.
     double last_diag_wall_ = -1e9, diag_cost_ = 0;

@@ -1,7 +1,9 @@
 #include "test_script.hpp"
 
+#include <algorithm>
 #include <sstream>
 
+#include "keys.hpp"
 #include "sim/error.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
@@ -23,6 +25,25 @@ const std::vector<ScriptAction>& script_actions() {
         {"save", "save=PATH saves a snapshot, as Ctrl+S does (format by extension)"},
         {"drop", "drop=PATH opens a file as if dropped onto the window"},
         {"seek", "seek=K shows snapshot K of a replay (0-based)"},
+        {"steps", "steps=K runs exactly K steps, paused before and after"},
+        {"reverse", "reverse (negate every velocity)"},
+        {"trails", "trails=K turns trails of K positions on"},
+        {"vectors", "vectors (velocity arrows on)"},
+        {"potential", "potential=RES turns the potential view on at RES x RES"},
+        {"screenshot", "screenshot=FILE.png saves this frame"},
+        {"key",
+         "key=NAME presses a key through ImGui's input (Escape, Space, R, Home, B, T, V, G, H, ?, ...)"},
+        {"click", "click=X,Y left-clicks at window coordinates"},
+        {"click_body", "click_body=I left-clicks where body I is drawn"},
+        {"drag", "drag=X0,Y0,X1,Y1 Shift+left-drags (drops a body)"},
+        {"mark", "mark (remembers every position)"},
+        {"expect_back", "expect_back=TOL fails unless every body is within TOL of its marked position"},
+        {"expect_kept",
+         "expect_kept=TOL: the marked bodies are within TOL of where they were (new ones ignored)"},
+        {"expect_n", "expect_n=N fails unless there are N bodies"},
+        {"expect_selected", "expect_selected=I fails unless body I is selected (-1: none)"},
+        {"expect_param", "expect_param=NAME:VALUE for dt, softening or G"},
+        {"expect_running", "expect_running fails if the window is closing"},
     };
     return actions;
 }
@@ -43,7 +64,12 @@ bool is_integer(const std::string& v) {
 
 std::vector<ScriptStep> parse_script(const std::string& text) {
     std::vector<ScriptStep> out;
-    std::stringstream ss(text);
+    // Items are separated by ';' or whitespace (CMake lists split on ';').
+    std::string separated = text;
+    for (char& c : separated) {
+        if (c == ' ' || c == '\t' || c == '\n') c = ';';
+    }
+    std::stringstream ss(separated);
     std::string item;
     while (std::getline(ss, item, ';')) {
         if (item.empty()) continue;
@@ -89,6 +115,51 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         }
         if (s.action == "n" && !is_integer(s.value)) {
             throw Error("--test-script item '" + item + "': n needs an integer");
+        }
+        auto count = [&](std::size_t want) {
+            std::size_t got = 0;
+            std::stringstream vs(s.value);
+            std::string x;
+            while (std::getline(vs, x, ',')) {
+                try {
+                    std::size_t used = 0;
+                    (void)std::stod(x, &used);
+                    if (used == x.size()) ++got;
+                } catch (const std::exception&) {
+                }
+            }
+            if (got != want || std::count(s.value.begin(), s.value.end(), ',') != std::ptrdiff_t(want - 1)) {
+                throw Error("--test-script item '" + item + "': " + s.action + " needs " +
+                            std::to_string(want) + " number" + (want > 1 ? "s" : "") +
+                            " separated by commas");
+            }
+        };
+        if (s.action == "click") count(2);
+        if (s.action == "drag") count(4);
+        if (s.action == "expect_back" || s.action == "expect_kept") count(1);
+        for (const char* a : {"steps", "trails", "potential", "expect_n", "click_body", "expect_selected"}) {
+            if (s.action == a && !is_integer(s.value))
+                throw Error("--test-script item '" + item + "': needs an integer");
+        }
+        if (s.action == "expect_param") {
+            auto c = s.value.find(':');
+            std::string name = s.value.substr(0, c);
+            if (c == std::string::npos || (name != "dt" && name != "softening" && name != "G")) {
+                throw Error("--test-script item '" + item + "': expect_param needs dt|softening|G:VALUE");
+            }
+            std::string v = s.value.substr(c + 1);
+            std::size_t used = 0;
+            try {
+                (void)std::stod(v, &used);
+            } catch (const std::exception&) {
+            }
+            if (used == 0 || used != v.size()) throw Error("--test-script item '" + item + "': bad value");
+        }
+        if (s.action == "key" && key_code(s.value.c_str()) < 0) {
+            throw Error("--test-script item '" + item + "': no key named '" + s.value + "'");
+        }
+        if ((s.action == "screenshot" || s.action == "key") && s.value.empty()) {
+            throw Error("--test-script item '" + item + "': " + s.action + " needs a value");
         }
         out.push_back(s);
     }

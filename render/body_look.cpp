@@ -57,8 +57,35 @@ std::optional<SplatMode> parse_splat_mode(const std::string& s) {
 }
 
 float default_sprite_size(std::size_t n) {
-    if (n <= 65536) return 4.0f;
-    return std::max(1.5f, 4.0f * std::cbrt(65536.0f / float(n)));
+    float x = 65536.0f / float(std::max<std::size_t>(n, 1));
+    if (x >= 1.0f) return std::min(24.0f, 4.0f * std::pow(x, 0.2f));
+    return std::max(1.5f, 4.0f * std::cbrt(x));
+}
+
+DefaultLook default_look(std::size_t n) {
+    DefaultLook l;
+    l.size_px = default_sprite_size(n);
+    l.min_px = n <= 4096 ? 3.0f : 1.5f;
+    l.min_light = n <= 4096 ? 0.5f : 0.0f;
+    l.white = std::clamp(std::sqrt(float(n)) * 0.25f, 2.0f, 64.0f);
+    return l;
+}
+
+const Rgb* ramp_stops() {
+    static const Rgb stops[kRampStops] = {
+        {0.85f, 0.22f, 0.06f}, {1.00f, 0.52f, 0.14f}, {1.00f, 0.86f, 0.55f},
+        {0.60f, 0.78f, 1.00f}, {0.32f, 0.48f, 1.00f},
+    };
+    return stops;
+}
+
+Rgb ramp_color(float t) {
+    const Rgb* s = ramp_stops();
+    float x = std::clamp(t, 0.0f, 1.0f) * float(kRampStops - 1);
+    int i = std::min(int(x), kRampStops - 2);
+    float f = x - float(i);
+    return {s[i].r + (s[i + 1].r - s[i].r) * f, s[i].g + (s[i + 1].g - s[i].g) * f,
+            s[i].b + (s[i + 1].b - s[i].b) * f};
 }
 
 ColorRange color_range(const ParticleSettings& s, const BodyStats& stats) {

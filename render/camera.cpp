@@ -20,7 +20,7 @@ void Camera::orbit(float dx_px, float dy_px) {
 
 void Camera::pan(float dx_px, float dy_px, int viewport_h) {
     // World units per pixel at the target's depth, so the point under the cursor follows it.
-    float units = 2.0f * distance * std::tan(fov_y * 0.5f) / float(std::max(viewport_h, 1));
+    float units = units_per_pixel(viewport_h);
     glm::mat4 v = view();
     glm::vec3 right(v[0][0], v[1][0], v[2][0]);
     glm::vec3 up(v[0][1], v[1][1], v[2][1]);
@@ -78,10 +78,38 @@ glm::vec3 Camera::eye() const {
     return target + distance * dir;
 }
 
-glm::mat4 Camera::view() const { return glm::lookAt(eye(), target, glm::vec3(0.0f, 1.0f, 0.0f)); }
+glm::mat4 Camera::view() const {
+    return glm::lookAt(eye(), target, glm::vec3(0.0f, 1.0f, 0.0f));
+}
 
 glm::mat4 Camera::projection(float aspect) const {
-    return glm::perspective(fov_y, std::max(aspect, 1e-3f), distance * 1e-3f, distance * 1e3f);
+    glm::mat4 p = glm::perspective(fov_y, std::max(aspect, 1e-3f), distance * 1e-3f, distance * 1e3f);
+    // NDC spans 2 across the viewport: a shift of f of the width is 2f in NDC, applied after the divide.
+    glm::mat4 shift(1.0f);
+    shift[3][0] = 2.0f * shift_x;
+    return shift * p;
+}
+
+glm::vec3 Camera::project(const glm::vec3& world, int w, int h) const {
+    glm::vec4 clip = projection(float(w) / float(std::max(h, 1))) * view() * glm::vec4(world, 1.0f);
+    if (clip.w <= 0.0f) return glm::vec3(-1e9f, -1e9f, -1.0f);
+    glm::vec3 ndc = glm::vec3(clip) / clip.w;
+    return glm::vec3((ndc.x * 0.5f + 0.5f) * float(w), (0.5f - ndc.y * 0.5f) * float(h), ndc.z * 0.5f + 0.5f);
+}
+
+glm::vec3 Camera::unproject_on_focus_plane(float x, float y, int w, int h) const {
+    glm::mat4 inv = glm::inverse(projection(float(w) / float(std::max(h, 1))) * view());
+    float nx = 2.0f * x / float(std::max(w, 1)) - 1.0f, ny = 1.0f - 2.0f * y / float(std::max(h, 1));
+    glm::vec4 a = inv * glm::vec4(nx, ny, -1.0f, 1.0f), b = inv * glm::vec4(nx, ny, 1.0f, 1.0f);
+    glm::vec3 p0 = glm::vec3(a) / a.w, p1 = glm::vec3(b) / b.w;
+    glm::vec3 dir = p1 - p0, normal = glm::normalize(eye() - target);
+    float denom = glm::dot(dir, normal);
+    if (std::abs(denom) < 1e-12f) return target;
+    return p0 + dir * (glm::dot(target - p0, normal) / denom);
+}
+
+float Camera::units_per_pixel(int h) const {
+    return 2.0f * distance * std::tan(fov_y * 0.5f) / float(std::max(h, 1));
 }
 
 }  // namespace nbody

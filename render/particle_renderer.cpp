@@ -79,6 +79,9 @@ void set_body_look_uniforms(GLuint program, const Camera& cam, const ParticleSet
     glProgramUniform1i(program, loc::color_mode, int(s.color));
     ColorRange cr = color_range(s, stats);
     glProgramUniform2f(program, loc::color_range, cr.lo, cr.hi);
+    glProgramUniform1f(program, loc::min_light, s.min_light);
+    static_assert(sizeof(Rgb) == 3 * sizeof(float), "the ramp uploads as vec3[]");
+    glProgramUniform3fv(program, loc::ramp, kRampStops, &ramp_stops()[0].r);
     // The point-size limit applies to both paths, so they agree on the largest body.
     GLfloat range[2] = {1.0f, 64.0f};
     glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, range);

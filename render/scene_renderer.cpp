@@ -6,22 +6,27 @@ void SceneRenderer::init() {
     particles.init();
     tone.init();
     splat.init();
+    overlays.init();
+    picker.init();
 }
 
 void SceneRenderer::shutdown() {
+    picker.shutdown();
+    overlays.shutdown();
     splat.shutdown();
     particles.shutdown();
     tone.shutdown();
 }
 
-void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const ToneSettings& ts, GLuint target,
-                         int w, int h) {
+void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const ToneSettings& ts,
+                         GLuint target, int w, int h, const OverlaySettings& os) {
     tone.begin(w, h);
     if (uses_compute_splat(ps)) {
         splat.draw(particles, camera, ps, tone);
     } else {
         particles.draw(camera, ps, w, h);
     }
+    overlays.draw(particles, camera, ps, os, w, h);
     tone.resolve(target, ts);
 }
 

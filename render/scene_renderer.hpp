@@ -4,7 +4,9 @@
 #include <epoxy/gl.h>
 
 #include "render/camera.hpp"
+#include "render/overlay_renderer.hpp"
 #include "render/particle_renderer.hpp"
+#include "render/pick_renderer.hpp"
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
 
@@ -14,17 +16,21 @@ struct SceneRenderer {
     ParticleRenderer particles;  // owns the position/velocity buffers that BodyFeed fills
     SplatRenderer splat;
     ToneMapper tone;
+    OverlayRenderer overlays;  // trails, velocity arrows
+    PickRenderer picker;
 
     // Needs a current GL 4.5 context. Throws nbody::Error on a shader failure.
     void init();
     void shutdown();
 
     // True when draw() takes the compute-splat path for these settings and the current N.
-    bool uses_compute_splat(const ParticleSettings& ps) const { return use_compute_splat(ps, particles.count); }
+    bool uses_compute_splat(const ParticleSettings& ps) const {
+        return use_compute_splat(ps, particles.count);
+    }
 
     // Draws the bodies seen by `camera` into framebuffer `target` (0 = the window) of w x h pixels.
     void draw(const Camera& camera, const ParticleSettings& ps, const ToneSettings& ts, GLuint target, int w,
-              int h);
+              int h, const OverlaySettings& os = {});
 };
 
 }  // namespace nbody

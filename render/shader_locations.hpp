@@ -16,6 +16,8 @@ inline constexpr GLint brightness = 5;
 inline constexpr GLint color_mode = 6;
 inline constexpr GLint color_range = 7;
 inline constexpr GLint px_limits = 8;
+inline constexpr GLint ramp = 16;  // vec3[kRampStops]: 16..20
+inline constexpr GLint min_light = 21;
 }  // namespace body_look_loc
 
 // shaders/splat.comp (after body_look's).
@@ -25,6 +27,25 @@ inline constexpr GLint viewport = 10;
 inline constexpr GLint fixed_one = 11;
 inline constexpr GLint max_px = 12;
 }  // namespace splat_loc
+
+// shaders/pick.vert (after body_look's).
+namespace pick_loc {
+inline constexpr GLint min_px = 24;
+}  // namespace pick_loc
+
+// shaders/trail.vert (after body_look's).
+namespace trail_loc {
+inline constexpr GLint n = 32;
+inline constexpr GLint k = 33;
+inline constexpr GLint head = 34;
+inline constexpr GLint filled = 35;
+inline constexpr GLint light = 36;
+}  // namespace trail_loc
+
+// shaders/vector.vert (after body_look's).
+namespace vector_loc {
+inline constexpr GLint scale = 40;
+}  // namespace vector_loc
 
 // shaders/splat_resolve.comp.
 namespace splat_resolve_loc {

@@ -13,18 +13,13 @@ layout(location = 6) uniform int u_color_mode;     // 0 speed, 1 mass, 2 white
 layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass: (log m_min, log m_max)
 layout(location = 8) uniform vec2 u_px_limits;     // smallest and largest sprite diameter in pixels
 
-// A black-body-like ramp: deep red (slow / light) through orange and white to blue (fast / heavy).
+layout(location = 16) uniform vec3 u_ramp[5];     // the colour ramp's stops (render/body_look.cpp)
+layout(location = 21) uniform float u_min_light;  // least light of a sprite shrunk below u_px_limits.x
+
 vec3 ramp(float t) {
-    const vec3 c0 = vec3(0.55, 0.10, 0.05);
-    const vec3 c1 = vec3(1.00, 0.45, 0.10);
-    const vec3 c2 = vec3(1.00, 0.90, 0.60);
-    const vec3 c3 = vec3(0.75, 0.85, 1.00);
-    const vec3 c4 = vec3(0.35, 0.55, 1.00);
     t = clamp(t, 0.0, 1.0) * 4.0;
-    if (t < 1.0) return mix(c0, c1, t);
-    if (t < 2.0) return mix(c1, c2, t - 1.0);
-    if (t < 3.0) return mix(c2, c3, t - 2.0);
-    return mix(c3, c4, t - 3.0);
+    int i = min(int(t), 3);
+    return mix(u_ramp[i], u_ramp[i + 1], t - float(i));
 }
 
 struct BodyLook {
@@ -43,7 +38,7 @@ BodyLook body_look(vec4 pos_mass, vec3 vel, vec4 view_pos) {
     b.energy = 1.0;
     if (d < u_px_limits.x) {
         // Sprites smaller than a pixel fade instead of vanishing or flickering: keep the area's light.
-        b.energy = (d * d) / (u_px_limits.x * u_px_limits.x);
+        b.energy = max((d * d) / (u_px_limits.x * u_px_limits.x), u_min_light);
         d = u_px_limits.x;
     }
     b.diameter = min(d, u_px_limits.y);
@@ -57,10 +52,15 @@ BodyLook body_look(vec4 pos_mass, vec3 vel, vec4 view_pos) {
         t = 0.5;
     }
     b.color = u_color_mode == 2 ? vec3(1.0) : ramp(t);
+    // Bodies far heavier than the typical one (a star among planets, a central black hole) burn white-hot
+    // whatever their speed, so they stand out.
+    float heavy = clamp(log(max(mass / u_median_mass, 1.0)) / log(1000.0), 0.0, 1.0);
+    b.color = mix(b.color, vec3(1.0, 0.97, 0.9), 0.85 * heavy);
     return b;
 }
 
-// The sprite's falloff at squared radius r2 (1 = rim): a Gaussian core, about 2% left at the rim.
+// The sprite's falloff at squared radius r2 (1 = rim): a bright Gaussian core in a wide soft glow, about
+// 2% left at the rim. particle.frag repeats it (a separate stage).
 float sprite_falloff(float r2) {
-    return exp(-4.0 * r2);
+    return 0.7 * exp(-10.0 * r2) + 0.3 * exp(-3.0 * r2);
 }

@@ -8,5 +8,5 @@ void main() {
     vec2 p = gl_PointCoord * 2.0 - 1.0;
     float r2 = dot(p, p);
     if (r2 > 1.0) discard;
-    o_color = vec4(v_color * exp(-4.0 * r2), 1.0);
+    o_color = vec4(v_color * (0.7 * exp(-10.0 * r2) + 0.3 * exp(-3.0 * r2)), 1.0);
 }

@@ -1,0 +1,111 @@
+#include "keys.hpp"
+
+#include <imgui.h>
+#include <imgui_internal.h>  // ClosePopupToLevel: 1.86 closes popups on Esc only with keyboard navigation
+
+#include <string>
+
+#include "panel.hpp"
+
+namespace nbody {
+namespace {
+
+// GLFW's key codes (glfw3.h), which ImGui's GLFW backend uses as io.KeysDown indices; named here so
+// this file (and its tests) need no GLFW.
+enum : int {
+    kKeySpace = 32,
+    kKeySlash = 47,
+    kKeyB = 66,
+    kKeyF = 70,
+    kKeyG = 71,
+    kKeyH = 72,
+    kKeyL = 76,
+    kKeyO = 79,
+    kKeyP = 80,
+    kKeyR = 82,
+    kKeyS = 83,
+    kKeyT = 84,
+    kKeyV = 86,
+    kKeyEscape = 256,
+    kKeyHome = 268,
+    kKeyF1 = 290,
+};
+
+}  // namespace
+
+const std::vector<KeyBinding>& key_bindings() {
+    static const std::vector<KeyBinding> keys = {
+        {kKeySpace, false, "Space", "pause / run",
+         [](PanelModel& m, PanelActions& a) {
+             m.paused = !m.paused;
+             a.pause_changed = true;
+         }},
+        {kKeyS, false, "S", "single step", [](PanelModel&, PanelActions& a) { a.single_step = true; }},
+        {kKeyB, false, "B", "reverse time (negate velocities)",
+         [](PanelModel&, PanelActions& a) { a.reverse = true; }},
+        {kKeyR, false, "R", "fit the bodies in view",
+         [](PanelModel&, PanelActions& a) { a.fit_camera = true; }},
+        {kKeyHome, false, "Home", "reset the view",
+         [](PanelModel&, PanelActions& a) { a.reset_camera = true; }},
+        {kKeyL, false, "L", "follow the selected body",
+         [](PanelModel& m, PanelActions&) { m.follow_selected = !m.follow_selected; }},
+        {kKeyT, false, "T", "trails on / off", [](PanelModel& m, PanelActions&) { m.trails = !m.trails; }},
+        {kKeyV, false, "V", "velocity vectors on / off",
+         [](PanelModel& m, PanelActions&) { m.vectors = !m.vectors; }},
+        {kKeyG, false, "G", "potential-field view on / off",
+         [](PanelModel& m, PanelActions&) { m.potential = !m.potential; }},
+        {kKeyH, false, "H", "hide / show the panel",
+         [](PanelModel& m, PanelActions&) { m.show_panel = !m.show_panel; }},
+        {kKeyF, false, "F", "fullscreen",
+         [](PanelModel& m, PanelActions& a) {
+             m.fullscreen = !m.fullscreen;
+             a.fullscreen_changed = true;
+         }},
+        {kKeyP, false, "P", "screenshot (PNG)", [](PanelModel&, PanelActions& a) { a.screenshot = true; }},
+        {kKeyS, true, "S", "save a snapshot (.h5, or .csv without HDF5)",
+         [](PanelModel&, PanelActions& a) { a.save_snapshot = true; }},
+        {kKeyO, true, "O", "open a snapshot or CSV (or drop a file on the window)",
+         [](PanelModel&, PanelActions& a) { a.open_file = true; }},
+        {kKeyF1, false, "F1", "this help", [](PanelModel& m, PanelActions&) { m.show_help = !m.show_help; }},
+        {kKeySlash, false, "?", "this help",
+         [](PanelModel& m, PanelActions&) { m.show_help = !m.show_help; }},
+    };
+    return keys;
+}
+
+int key_code(const char* label) {
+    if (std::string(label) == "Escape") return kKeyEscape;
+    for (const KeyBinding& k : key_bindings()) {
+        if (std::string(label) == k.label) return k.key;
+    }
+    return -1;
+}
+
+void handle_keys(PanelModel& m, PanelActions& a, const PanelInfo& info) {
+    ImGuiIO& io = ImGui::GetIO();
+    // ImGui closes nothing on Esc here, so whether a popup was open is last frame's fact.
+    bool popup_open = m.ui_popup_open;
+    if (ImGui::IsKeyPressed(kKeyEscape, false)) {
+        if (popup_open) {
+            ImGui::ClosePopupToLevel(0, true);
+            m.ask_quit = false;  // cancels a confirmation too
+            m.preset_choice.clear();
+        } else if (io.WantCaptureKeyboard) {
+            // A text field had the keyboard: ImGui takes Esc as "stop editing".
+        } else if (m.show_help) {
+            m.show_help = false;
+        } else if (info.run_wall_s > kQuitConfirmSeconds) {
+            m.ask_quit = true;
+        } else {
+            a.quit = true;
+        }
+        return;
+    }
+    if (io.WantCaptureKeyboard) return;
+    for (const KeyBinding& k : key_bindings()) {
+        if (k.ctrl != io.KeyCtrl || io.KeyAlt || io.KeySuper) continue;
+        if (ImGui::IsKeyPressed(k.key, false)) k.apply(m, a);
+    }
+}
+
+}  // namespace nbody

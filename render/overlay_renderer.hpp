@@ -1,0 +1,42 @@
+#pragma once
+// Overlays drawn into the float target after the bodies: trails (a ring buffer of the last K positions
+// in GL memory, filled from the body buffer by a GL copy, so a CUDA run copies nothing to the host) and
+// velocity arrows. Both read the body buffers as storage buffers and work for every backend.
+#include <epoxy/gl.h>
+
+#include <cstddef>
+
+#include "render/camera.hpp"
+#include "render/particle_renderer.hpp"
+
+namespace nbody {
+
+struct OverlaySettings {
+    bool trails = false;
+    int trail_length = 64;      // K: positions kept per body
+    float trail_light = 0.35f;  // light of the newest segment, relative to a sprite
+    bool vectors = false;
+    float vector_scale = 1.0f;  // world units of arrow per unit of speed
+};
+
+struct OverlayRenderer {
+    GLuint trail_program = 0, vector_program = 0;
+    GLuint vao = 0;   // empty: vertices come from gl_VertexID
+    GLuint ring = 0;  // K * N float4
+    std::size_t ring_n = 0;
+    int ring_k = 0;
+    int head = -1;  // slot of the newest positions
+    int filled = 0;
+
+    void init();
+    // Forgets the trails (new bodies: a jump is not a path).
+    void reset_trails() { filled = 0, head = -1; }
+    // Appends the bodies' current positions to the ring (a GL buffer copy); call once per new update.
+    void record(const ParticleRenderer& bodies, const OverlaySettings& s);
+    // Draws the enabled overlays into the bound float target (additive), viewport w x h.
+    void draw(const ParticleRenderer& bodies, const Camera& cam, const ParticleSettings& ps,
+              const OverlaySettings& s, int w, int h) const;
+    void shutdown();
+};
+
+}  // namespace nbody
