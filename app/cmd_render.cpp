@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "field_eval.hpp"
 #include "process_pipe.hpp"
 #include "progress.hpp"
 #include "render/body_feed.hpp"
@@ -22,6 +23,8 @@
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
 #include "render/particle_renderer.hpp"
+#include "render/pick_renderer.hpp"
+#include "render/potential_view.hpp"
 #include "render/scene_renderer.hpp"
 #include "replay.hpp"
 #include "sim/atomic_file.hpp"
@@ -76,6 +79,12 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
                        "after rendering, time this many full frames (step+draw) and draw-only frames");
     cmd->add_flag("--bench-paused", o.bench_paused, "with --bench-frames: time drawing only, no steps");
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
+    cmd->add_option("--trails", o.trails,
+                    "draw trails of the last K positions (recorded every steps/K steps)");
+    cmd->add_flag("--vectors", o.vectors, "draw velocity arrows");
+    cmd->add_option("--potential", o.potential,
+                    "blend the potential-field view over the image, on a grid RES points wide (16..1024)");
+    cmd->add_flag("--pick", o.pick, "with --bench-frames: pick the body at the image centre in every frame");
     cmd->footer(
         "Examples:\n"
         "  nbody render --preset disk --n 65536 --steps 200 --out disk.png\n"
@@ -112,6 +121,11 @@ void check_options(const RenderOptions& o) {
         throw Error("--pitch must be in (-89.5, 89.5) degrees");
     if (o.bench_frames < 0) throw Error("--bench-frames must be >= 0");
     if (o.size_px < 0) throw Error("--size must be > 0");
+    if (o.trails < 0 || o.trails > 4096)
+        throw Error("--trails must be 0..4096 (got " + std::to_string(o.trails) + ")");
+    if (o.potential != 0 && (o.potential < 16 || o.potential > 1024)) {
+        throw Error("--potential must be 16..1024 (got " + std::to_string(o.potential) + ")");
+    }
     parse_color(o.color);
     parse_splat(o.splat);
     if (!o.video.empty() && !on_path("ffmpeg")) {
@@ -161,6 +175,9 @@ struct OffscreenRenderer {
     Camera camera;
     ParticleSettings ps;
     ToneSettings ts;
+    OverlaySettings os;
+    int potential_res = 0;
+    Params params;
 
     ~OffscreenRenderer() {
         if (!ctx.context) return;
@@ -169,9 +186,21 @@ struct OffscreenRenderer {
         ctx.shutdown();
     }
     bool compute_path() const { return scene.uses_compute_splat(ps); }
-    void draw() { scene.draw(camera, ps, ts, ctx.fbo, ctx.width, ctx.height); }
+    void draw() { scene.draw(camera, ps, ts, ctx.fbo, ctx.width, ctx.height, os); }
+    // The bodies into the GL buffers, and the trail ring and potential grid from them when enabled.
+    FeedStats update(Backend& b) {
+        FeedStats fs = feed.feed(b, scene.particles);
+        if (os.trails) scene.overlays.record(scene.particles, os);
+        if (potential_res > 0) {
+            int rows = std::max(8, int(std::lround(double(potential_res) * ctx.height / ctx.width)));
+            auto targets = potential_grid_points(camera, potential_res, rows, ctx.width, ctx.height);
+            std::vector<double> phi = potentials_from_backend(b, targets, params);
+            scene.potential.upload(std::vector<float>(phi.begin(), phi.end()), potential_res, rows);
+        }
+        return fs;
+    }
     Image frame(Backend& b) {
-        feed.feed(b, scene.particles);
+        update(b);
         draw();
         check_gl("rendering a frame");
         return read_framebuffer(ctx.fbo, ctx.width, ctx.height);
@@ -187,15 +216,22 @@ void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done
     }
 }
 
-void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool paused) {
+void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool paused, bool pick) {
     std::vector<double> full, draw_only;
+    std::int64_t picked = -1;
     std::size_t d2h = r.feed.last.device_to_host_bytes, h2d = r.feed.last.host_to_device_bytes;
     bool interop = r.feed.last.interop;
     for (int i = 0; !paused && i < frames + 3; ++i) {  // 3 warm-up frames
         double t0 = now_s();
         b.step(p, 1);
-        FeedStats fs = r.feed.feed(b, r.scene.particles);
+        FeedStats fs = r.update(b);
         r.draw();
+        if (pick) {
+            // As the window does on a click: an index pass, then one body read back.
+            std::int64_t body = r.scene.picker.pick(r.scene.particles, r.camera, r.ps, r.ctx.width / 2,
+                                                    r.ctx.height / 2, r.ctx.width, r.ctx.height);
+            if (body >= 0) picked = body, (void)read_body(r.scene.particles, std::size_t(body));
+        }
         glFinish();
         double t1 = now_s();
         if (i >= 3) full.push_back(1e3 * (t1 - t0));
@@ -220,6 +256,9 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
         *std::min_element(draw_only.begin(), draw_only.end()), interop ? "yes" : "no", d2h, h2d);
     std::printf("bench: drawn with %s, sprite size %.2f px\n",
                 r.compute_path() ? "compute splat" : "point sprites", double(r.ps.size_px));
+    std::printf("bench: overlays: trails %d, vectors %s, potential %d, pick %s (body %lld at the centre)\n",
+                r.os.trails ? r.os.trail_length : 0, r.os.vectors ? "on" : "off", r.potential_res,
+                pick ? "every frame" : "off", static_cast<long long>(picked));
     if (!r.feed.interop_note.empty()) std::printf("bench: %s\n", r.feed.interop_note.c_str());
 }
 
@@ -259,6 +298,21 @@ int run_render_command(const RenderOptions& o) {
         State<float> fs = convert_state<float>(sc.state);
         r.camera.fit(fs.pos_mass.data(), fs.size());
         r.camera.distance /= o.zoom;
+    }
+
+    r.params = sc.params;
+    r.os.trails = o.trails > 0;
+    r.os.trail_length = std::max(2, o.trails);
+    r.os.trail_light = sc.state.size() <= 4096 ? 0.6f : 0.3f;
+    r.os.vectors = o.vectors;
+    r.os.potential = o.potential > 0;
+    r.potential_res = o.potential;
+    {
+        // Arrows as in the window: the scenario's fast speed a tenth of the view's height (less when
+        // crowded).
+        float view_h = r.camera.units_per_pixel(1000) * 1000.0f;
+        float crowd = std::min(1.0f, std::cbrt(64.0f / float(std::max<std::size_t>(sc.state.size(), 1))));
+        r.os.vector_scale = 0.1f * crowd * view_h / std::max(r.scene.particles.stats.speed_scale, 1e-30f);
     }
 
     auto backend = create_backend(sc.backend, sc.precision);
@@ -329,9 +383,12 @@ int run_render_command(const RenderOptions& o) {
                       std::cerr);
     std::int64_t chunk = 0;
     double chunk_seconds = 0;
+    // Trails need positions along the way: with one image, record them every steps/K steps.
+    const std::int64_t trail_every = o.trails > 0 && every == 0 ? std::max<std::int64_t>(1, o.steps / o.trails) : 0;
     while (replay_files.empty() && done < o.steps) {
         // Up to the next frame, in pieces of about a quarter second so the progress line moves.
-        const std::int64_t to_frame = every > 0 ? std::min(every - done % every, o.steps - done) : o.steps - done;
+        std::int64_t to_frame = every > 0 ? std::min(every - done % every, o.steps - done) : o.steps - done;
+        if (trail_every > 0) to_frame = std::min(to_frame, trail_every - done % trail_every);
         chunk = next_chunk(chunk, chunk_seconds, to_frame);
         const double start = now_s();
         try {
@@ -348,6 +405,10 @@ int run_render_command(const RenderOptions& o) {
         done += chunk;
         progress.update(done);
         if (every > 0 && (done % every == 0 || done == o.steps)) emit(false);
+        if (trail_every > 0 && done % trail_every == 0 && done < o.steps) {
+            r.feed.feed(*backend, r.scene.particles);
+            r.scene.overlays.record(r.scene.particles, r.os);
+        }
     }
     if (every == 0 && replay_files.empty()) emit(true);
     if (pipe) {
@@ -355,7 +416,7 @@ int run_render_command(const RenderOptions& o) {
         video_file->commit();
     }
     progress.finish();
-    if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused);
+    if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused, o.pick);
 
     std::string where = !o.video.empty() ? o.video : o.out;
     std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n",

@@ -13,16 +13,16 @@ namespace nbody {
 
 struct RenderOptions {
     ScenarioOptions scenario;
-    std::int64_t steps = 100;      // simulation steps in total
+    std::int64_t steps = 100;  // simulation steps in total
     int width = 1920, height = 1080;
-    std::string out = "nbody.png"; // a .png file (the last frame), or a directory with --every
-    std::int64_t every = 0;        // > 0: a frame every this many steps (numbered PNGs, or video frames)
-    std::string video;             // .mp4 through an ffmpeg pipe (needs ffmpeg on PATH)
-    int fps = 30;                  // video frame rate
-    float size_px = 0.0f;          // 0: default_sprite_size(N)
+    std::string out = "nbody.png";  // a .png file (the last frame), or a directory with --every
+    std::int64_t every = 0;         // > 0: a frame every this many steps (numbered PNGs, or video frames)
+    std::string video;              // .mp4 through an ffmpeg pipe (needs ffmpeg on PATH)
+    int fps = 30;                   // video frame rate
+    float size_px = 0.0f;           // 0: default_sprite_size(N)
     float brightness = 1.0f;
     float exposure = 1.0f;
-    std::string color = "speed";   // speed, mass, white
+    std::string color = "speed";  // speed, mass, white
     bool no_tone_map = false;
     float yaw_deg = 34.0f, pitch_deg = 26.0f, zoom = 1.0f;
     bool host_copy = false;        // never use CUDA–GL interop (for comparisons)
@@ -31,6 +31,10 @@ struct RenderOptions {
     bool bench_paused = false;     // time only drawing (no steps), e.g. at N = 1M where a step takes long
     std::string splat = "auto";    // auto, sprites, compute (how bodies are drawn)
     std::string replay;            // a snapshot series' directory: one frame per snapshot, no simulation
+    int trails = 0;                // > 0: trails of this many positions (recorded every steps/trails steps)
+    bool vectors = false;          // velocity arrows
+    int potential = 0;             // > 0: the potential-field view on a grid this many points wide
+    bool pick = false;             // with --bench-frames: pick the body at the image centre every frame
 };
 
 inline constexpr std::int64_t kDefaultRenderN = 16384;

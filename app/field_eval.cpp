@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "sim/backend.hpp"
 #include "sim/interaction.hpp"
 
 namespace nbody {
@@ -24,6 +25,13 @@ std::vector<double> potentials_at_points(const Vec4<float>* bodies, std::size_t 
         phi[std::size_t(t)] = -G * sum;
     }
     return phi;
+}
+
+std::vector<double> potentials_from_backend(const Backend& b, const std::vector<Vec4<double>>& targets,
+                                            const Params& p) {
+    std::vector<Vec4<float>> pos(b.size());
+    b.copy_positions(pos.data());
+    return potentials_at_points(pos.data(), pos.size(), targets, p.G, p.softening);
 }
 
 }  // namespace nbody

@@ -15,4 +15,13 @@ std::vector<double> potentials_at_points(const Vec4<float>* bodies, std::size_t 
                                          const std::vector<Vec4<double>>& targets, double G, double softening,
                                          std::size_t skip_body = std::size_t(-1));
 
+class Backend;
+struct Params;
+
+// The potential at the targets from the bodies a backend holds. Today through a host copy of the
+// positions (a device->host copy on GPU backends); the one place to switch to the force solver's
+// evaluation at target points.
+std::vector<double> potentials_from_backend(const Backend& b, const std::vector<Vec4<double>>& targets,
+                                            const Params& p);
+
 }  // namespace nbody

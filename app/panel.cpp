@@ -304,17 +304,15 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
     }
 }
 
-// The colour map as a bar with the numbers at its ends.
-void color_legend(const PanelModel& m, const PanelInfo& info) {
-    if (m.particles.color == ColorMode::white) return;
-    ColorRange r = color_range(m.particles, info.stats);
+// A colour bar with the numbers at its ends and what it shows after them.
+void color_bar(Rgb (*color)(float), double lo, double hi, const char* what) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     ImVec2 p = ImGui::GetCursorScreenPos();
     float w = ImGui::CalcItemWidth(), h = ImGui::GetTextLineHeight() * 0.8f;
     const int steps = 32;
     for (int i = 0; i < steps; ++i) {
-        auto col = [](float t) {
-            Rgb c = ramp_color(t);
+        auto col = [&](float t) {
+            Rgb c = color(t);
             return ImGui::GetColorU32(ImVec4(c.r, c.g, c.b, 1));
         };
         float x0 = p.x + w * float(i) / steps, x1 = p.x + w * float(i + 1) / steps;
@@ -322,16 +320,24 @@ void color_legend(const PanelModel& m, const PanelInfo& info) {
         dl->AddRectFilledMultiColor(ImVec2(x0, p.y), ImVec2(x1, p.y + h), a, b, b, a);
     }
     ImGui::Dummy(ImVec2(w, h));
+    char right[32];
+    std::snprintf(right, sizeof right, "%.3g", hi);
+    float x0 = ImGui::GetCursorPosX();
+    ImGui::TextDisabled("%.3g", lo);
+    ImGui::SameLine(x0 + std::max(0.0f, w - ImGui::CalcTextSize(right).x));
+    ImGui::TextDisabled("%s", right);
+    ImGui::SameLine(x0 + w + ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextDisabled("%s", what);
+}
+
+// The body colour map's legend: speed, or mass on a log scale.
+void color_legend(const PanelModel& m, const PanelInfo& info) {
+    if (m.particles.color == ColorMode::white) return;
+    ColorRange r = color_range(m.particles, info.stats);
     bool mass = m.particles.color == ColorMode::mass;
     double lo = mass ? std::exp(double(r.lo)) : double(r.lo),
            hi = mass ? std::exp(double(r.hi)) : double(r.hi);
-    char right[32];
-    std::snprintf(right, sizeof right, "%.3g", hi);
-    ImGui::TextDisabled("%.3g", lo);
-    ImGui::SameLine(std::max(0.0f, w - ImGui::CalcTextSize(right).x) + ImGui::GetStyle().WindowPadding.x);
-    ImGui::TextDisabled("%s", right);
-    ImGui::SameLine(w + ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ItemInnerSpacing.x);
-    ImGui::TextDisabled(mass ? "mass (log)" : "speed");
+    color_bar(ramp_color, lo, hi, mass ? "mass (log)" : "speed");
 }
 
 void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
@@ -367,7 +373,17 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
                      ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     ImGui::PopItemWidth();
     m.potential_res = std::clamp(m.potential_res, 16, 512);
-    if (m.potential && !info.potential_note.empty()) ImGui::TextDisabled("%s", info.potential_note.c_str());
+    if (m.potential) {
+        color_bar(potential_ramp_color, info.potential_min, info.potential_max, "potential");
+        tooltip_for_last(
+            "The gravitational potential on the slice through the view's centre, facing the camera, "
+            "with contour lines; deep wells (dark) under the bodies saturate.");
+        if (!info.potential_note.empty()) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s", info.potential_note.c_str());
+            ImGui::PopTextWrapPos();
+        }
+    }
 
     if (ImGui::TreeNode("drawing")) {
         int splat = int(m.particles.splat);

@@ -108,8 +108,13 @@ std::optional<std::vector<double>> SimSession::potentials_at(const std::vector<V
         std::lock_guard<std::mutex> lk(ctl_mutex_);
         p = params_;
     }
-    std::lock_guard<std::mutex> s(snap_mutex_);
-    return potentials_at_points(snap_pos_.data(), snap_pos_.size(), targets, p.G, p.softening, skip_body);
+    std::vector<Vec4<float>> pos;
+    {
+        // Copied out, so the O(N * targets) sum never holds up the simulation thread's publishing.
+        std::lock_guard<std::mutex> s(snap_mutex_);
+        pos = snap_pos_;
+    }
+    return potentials_at_points(pos.data(), pos.size(), targets, p.G, p.softening, skip_body);
 }
 
 void SimSession::set_steps_per_frame(int k) {

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <future>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -109,6 +110,14 @@ struct Gesture {
     float x0 = 0, y0 = 0;  // window coordinates where it started
 };
 
+// A potential-field grid computed off the render thread.
+struct PotentialJob {
+    std::vector<float> phi;
+    int cols = 0, rows = 0;
+    double ms = 0;
+    bool available = true;  // false: the backend cannot evaluate at target points yet
+};
+
 // Everything the window needs between frames. The loop in run() stays: poll, panel, step, draw, swap.
 struct WindowApp {
     GLFWwindow* window = nullptr;
@@ -138,6 +147,8 @@ struct WindowApp {
     std::vector<std::string> replay_files;
     double replay_time = 0;  // the shown snapshot's simulated time
     int last_potential_frame = -1000;
+    std::future<PotentialJob> potential_job;
+    double potential_launched = -1e9;
 
     void open(const WindowOptions& o);
     void start(const Scenario& sc, std::int64_t n);
@@ -158,6 +169,7 @@ struct WindowApp {
     void upload_bodies();
     void draw();
     void update_picked();
+    void update_potential(int fw, int fh);
     void update_info(double frame_ms);
     OverlaySettings overlay_settings() const;
     bool save_screenshot(const std::string& path);
@@ -562,8 +574,49 @@ void WindowApp::upload_bodies() {
     info.interop_note = feed.interop_note;
 }
 
+// The potential view's grid: the slice the camera looks at, evaluated at RES x (RES h/w) target points by
+// the session (off this thread), a few times a second; the last finished grid is drawn meanwhile.
+void WindowApp::update_potential(int fw, int fh) {
+    using namespace std::chrono_literals;
+    if (potential_job.valid() && potential_job.wait_for(0s) == std::future_status::ready) {
+        PotentialJob job = potential_job.get();
+        if (job.available) {
+            scene.potential.upload(job.phi, job.cols, job.rows);
+            info.potential_min = scene.potential.range.lo;
+            info.potential_max = scene.potential.range.hi;
+            char buf[128];
+            std::snprintf(buf, sizeof buf, "%dx%d targets x %zu bodies: %.0f ms (host direct sum)", job.cols,
+                          job.rows, info.n, job.ms);
+            info.potential_note = buf;
+        } else {
+            info.potential_note =
+                "the potential view needs the force solver's evaluation at target points on this backend "
+                "(not yet available): switch to serial or openmp";
+        }
+    }
+    if (!model.potential || potential_job.valid() || now_s() - potential_launched < 0.4) return;
+    int cols = std::clamp(model.potential_res, 8, 1024);
+    int rows = std::max(8, int(std::lround(double(cols) * fh / std::max(fw, 1))));
+    auto targets =
+        std::make_shared<std::vector<Vec4<double>>>(potential_grid_points(camera, cols, rows, fw, fh));
+    SimSession* s = session.get();
+    potential_launched = now_s();
+    potential_job = std::async(std::launch::async, [s, targets, cols, rows] {
+        PotentialJob job;
+        job.cols = cols;
+        job.rows = rows;
+        double t0 = now_s();
+        auto phi = s->potentials_at(*targets);
+        job.ms = 1e3 * (now_s() - t0);
+        job.available = phi.has_value();
+        if (phi) job.phi.assign(phi->begin(), phi->end());
+        return job;
+    });
+}
+
 OverlaySettings WindowApp::overlay_settings() const {
     OverlaySettings os;
+    os.potential = model.potential;
     os.trails = model.trails;
     os.trail_length = model.trail_length;
     os.vectors = model.vectors;
@@ -617,6 +670,7 @@ void WindowApp::draw() {
         pick_at.reset();
     }
     update_picked();
+    update_potential(fw, fh);
     scene.draw(camera, model.particles, model.tone, 0, fw, fh, overlay_settings());
     if (info.picked.valid) {
         // A ring around the selected body (ImGui draws in window coordinates).
@@ -708,6 +762,7 @@ void WindowApp::set_fullscreen(bool on) {
 }
 
 void WindowApp::close() {
+    if (potential_job.valid()) potential_job.wait();  // it reads the session
     session.reset();  // stop the simulation thread before its backend's context goes away
     feed.shutdown();
     scene.shutdown();

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "sim/util.hpp"
 
@@ -79,13 +79,30 @@ const Rgb* ramp_stops() {
     return stops;
 }
 
-Rgb ramp_color(float t) {
-    const Rgb* s = ramp_stops();
+namespace {
+Rgb lerp_stops(const Rgb* s, float t) {
     float x = std::clamp(t, 0.0f, 1.0f) * float(kRampStops - 1);
     int i = std::min(int(x), kRampStops - 2);
     float f = x - float(i);
     return {s[i].r + (s[i + 1].r - s[i].r) * f, s[i].g + (s[i + 1].g - s[i].g) * f,
             s[i].b + (s[i + 1].b - s[i].b) * f};
+}
+}  // namespace
+
+const Rgb* potential_ramp_stops() {
+    static const Rgb stops[kRampStops] = {
+        {0.05f, 0.03f, 0.25f}, {0.10f, 0.25f, 0.60f}, {0.10f, 0.55f, 0.60f},
+        {0.45f, 0.78f, 0.35f}, {0.98f, 0.90f, 0.25f},
+    };
+    return stops;
+}
+
+Rgb potential_ramp_color(float t) {
+    return lerp_stops(potential_ramp_stops(), t);
+}
+
+Rgb ramp_color(float t) {
+    return lerp_stops(ramp_stops(), t);
 }
 
 ColorRange color_range(const ParticleSettings& s, const BodyStats& stats) {

@@ -65,6 +65,10 @@ inline constexpr int kRampStops = 5;
 const Rgb* ramp_stops();  // kRampStops colours, evenly spaced over [0, 1]
 Rgb ramp_color(float t);  // t clamped to [0, 1]
 
+// The potential-field view's colour map: dark blue (deep wells) through teal and green to yellow (shallow).
+const Rgb* potential_ramp_stops();  // kRampStops colours
+Rgb potential_ramp_color(float t);
+
 // The top of the colour ramp in the units of s.color: speed (v_max) or log mass range (lo, hi).
 struct ColorRange {
     float lo = 0, hi = 1;

@@ -17,6 +17,7 @@ struct OverlaySettings {
     float trail_light = 0.35f;  // light of the newest segment, relative to a sprite
     bool vectors = false;
     float vector_scale = 1.0f;  // world units of arrow per unit of speed
+    bool potential = false;     // blend SceneRenderer::potential's last grid over the picture
 };
 
 struct OverlayRenderer {

@@ -8,9 +8,11 @@ void SceneRenderer::init() {
     splat.init();
     overlays.init();
     picker.init();
+    potential.init();
 }
 
 void SceneRenderer::shutdown() {
+    potential.shutdown();
     picker.shutdown();
     overlays.shutdown();
     splat.shutdown();
@@ -28,6 +30,7 @@ void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const
     }
     overlays.draw(particles, camera, ps, os, w, h);
     tone.resolve(target, ts);
+    if (os.potential) potential.draw(target, w, h);
 }
 
 }  // namespace nbody

@@ -7,6 +7,7 @@
 #include "render/overlay_renderer.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/pick_renderer.hpp"
+#include "render/potential_view.hpp"
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
 
@@ -18,6 +19,7 @@ struct SceneRenderer {
     ToneMapper tone;
     OverlayRenderer overlays;  // trails, velocity arrows
     PickRenderer picker;
+    PotentialView potential;  // the potential-field view (its grid comes from the force solver)
 
     // Needs a current GL 4.5 context. Throws nbody::Error on a shader failure.
     void init();

@@ -47,6 +47,14 @@ namespace vector_loc {
 inline constexpr GLint scale = 40;
 }  // namespace vector_loc
 
+// shaders/potential.frag.
+namespace potential_loc {
+inline constexpr GLint range = 0;
+inline constexpr GLint opacity = 1;
+inline constexpr GLint levels = 2;
+inline constexpr GLint ramp = 3;  // vec3[kRampStops]: 3..7
+}  // namespace potential_loc
+
 // shaders/splat_resolve.comp.
 namespace splat_resolve_loc {
 inline constexpr GLint scale = 0;

@@ -1,0 +1,43 @@
+#pragma once
+// Draws the potential-field view: a grid of potential values (computed elsewhere, by the force solver at
+// target points) shown across the viewport as a colour map with contour lines, blended over the picture.
+// The grid is the slice through the camera's target that faces the camera, so it covers what is seen.
+#include <epoxy/gl.h>
+
+#include <vector>
+
+#include "render/body_look.hpp"
+#include "render/camera.hpp"
+#include "sim/state.hpp"
+
+namespace nbody {
+
+// The grid's target points: cols x rows points across a w x h viewport, row 0 at the bottom, on the
+// plane through cam.target facing the camera (world coordinates; w of each point 0).
+std::vector<Vec4<double>> potential_grid_points(const Camera& cam, int cols, int rows, int w, int h);
+
+// Robust colour-map range of a grid: the 2nd and 99.5th percentiles (the wells under the bodies are
+// arbitrarily deep with little softening; they saturate rather than flatten the rest).
+struct PotentialRange {
+    float lo = -1, hi = 0;
+};
+PotentialRange potential_range(const std::vector<float>& phi);
+
+struct PotentialView {
+    GLuint program = 0;
+    GLuint vao = 0;
+    GLuint texture = 0;
+    int cols = 0, rows = 0;
+    PotentialRange range;
+    float opacity = 0.55f;
+    float levels = 12.0f;
+
+    void init();
+    // Uploads a cols x rows grid (row 0 at the bottom).
+    void upload(const std::vector<float>& phi, int cols_, int rows_);
+    // Blends the view over framebuffer `target` (w x h); nothing before the first upload.
+    void draw(GLuint target, int w, int h) const;
+    void shutdown();
+};
+
+}  // namespace nbody
