@@ -79,11 +79,11 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
                        "after rendering, time this many full frames (step+draw) and draw-only frames");
     cmd->add_flag("--bench-paused", o.bench_paused, "with --bench-frames: time drawing only, no steps");
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
-    cmd->add_option("--trails", o.trails,
-                    "draw trails of the last K positions (recorded every steps/K steps)");
+    add_integer_option(*cmd, "--trails", o.trails, 0, 4096,
+                       "draw trails of the last K positions (recorded every steps/K steps), K in 0..4096");
     cmd->add_flag("--vectors", o.vectors, "draw velocity arrows");
-    cmd->add_option("--potential", o.potential,
-                    "blend the potential-field view over the image, on a grid RES points wide (16..1024)");
+    add_integer_option(*cmd, "--potential", o.potential, 0, 1024,
+                       "blend the potential-field view over the image, on a grid RES points wide (16..1024)");
     cmd->add_flag("--pick", o.pick, "with --bench-frames: pick the body at the image centre in every frame");
     cmd->footer(
         "Examples:\n"
