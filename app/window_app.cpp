@@ -690,7 +690,6 @@ void WindowApp::draw() {
 
 void WindowApp::update_info(double frame_ms) {
     SessionStats st = session->stats();
-    double n = double(session->size());
     info.n = session->size();
     info.fps.push(frame_ms > 0 ? float(1000.0 / frame_ms) : 0.0f);
     info.ms_frame.push(float(frame_ms));
