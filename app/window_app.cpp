@@ -710,6 +710,7 @@ void WindowApp::update_info(double frame_ms) {
         info.drift_now = st.energy_drift;
     }
     info.drift.push(float(st.energy_drift));
+    const double n = double(session->size());
     info.interactions_per_body = n > 0 ? st.interactions_per_step / n : 0;
     info.have_force_error = st.have_force_error && model.params.force != ForceAlgorithm::direct;
     if (info.have_force_error) {
