@@ -161,7 +161,7 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
         row.err_median = e.median, row.err_p99 = e.p99, row.err_max = e.max;
     }
     const BackendInfo* info = find_backend(c.backend);
-    if (info && info->compare_kernels) {
+    if (info && info->compare_kernels && c.force == ForceAlgorithm::direct) {
         const KernelComparison k =
             info->compare_kernels(static_cast<std::size_t>(c.n), c.precision, static_cast<int>(o.repeats));
         if (k.production_ms > 0 && k.reference_ms > 0) row.vs_baseline = k.reference_ms / k.production_ms;

@@ -107,6 +107,12 @@ public:
         return NonFinite{std::int64_t(flag >> 32), std::size_t(flag & 0xffffffffull)};
     }
 
+    std::optional<std::uint64_t> last_force_interactions() const override {
+        if (!acc_for_) return std::nullopt;
+        const auto it = solvers_.find(acc_for_->force);
+        return it == solvers_.end() ? std::nullopt : it->second->last_interactions(nullptr);
+    }
+
     std::vector<Vec4<double>> accelerations(const Params& p) override {
         update_forces(p);
         std::vector<Vec4<T>> acc(n_);
@@ -200,6 +206,9 @@ private:
             switch (a) {
                 case ForceAlgorithm::direct:
                     s = make_device_direct_solver<T>(launch_);
+                    break;
+                case ForceAlgorithm::tree:
+                    s = make_device_tree_solver<T>();
                     break;
             }
             if (!s) throw Error(std::string("the cuda backend has no '") + to_string(a) + "' force solver");

@@ -2,7 +2,9 @@
 // Force solvers on the GPU: the device-side counterpart of sim/force_solver.hpp. All pointers are device
 // pointers, `stream` is a cudaStream_t; no CUDA headers here.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "cuda/force_kernels.hpp"
 #include "sim/params.hpp"
@@ -33,11 +35,19 @@ public:
     // target adds nothing to it.
     virtual void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,
                              const Params& p, Vec4<T>* acc, T* potential, void* stream) = 0;
+    // Interactions the last accelerations() evaluated, read from the device (synchronises the stream);
+    // nullopt where that is N^2 by construction (the direct sum).
+    virtual std::optional<std::uint64_t> last_interactions(void* /*stream*/) { return std::nullopt; }
 };
 
 // The direct sum: the tuned one-sided tiled kernel or the pairwise kernel, picked per N (`launch` zero
 // fields are automatic; see force_kernels.hpp).
 template <typename T>
 std::unique_ptr<DeviceForceSolver<T>> make_device_direct_solver(const ForceLaunch& launch);
+
+// The Barnes-Hut tree (cuda/device_tree.hpp), rebuilt at every evaluation. Float only: the double
+// instantiation throws nbody::Error saying so.
+template <typename T>
+std::unique_ptr<DeviceForceSolver<T>> make_device_tree_solver();
 
 }  // namespace nbody
