@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "backends/registry.hpp"
 #include "plot.hpp"
 #include "progress.hpp"
 #include "scenario.hpp"
@@ -20,16 +21,15 @@
 #include "sim/interaction.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
-#include "backends/registry.hpp"
 #include "sim/util.hpp"
-
 
 namespace nbody {
 namespace {
 
 constexpr const char* kBenchPreset = "plummer";
 constexpr const char* kFootnote =
-    "interactions/s count N^2 per force evaluation for every backend (at the median time); GFLOP/s counts 20 flops per "
+    "interactions/s count N^2 per force evaluation for every backend (at the median time); GFLOP/s counts 20 "
+    "flops per "
     "interaction";
 
 std::string fmt(const char* format, double v) {
@@ -232,16 +232,17 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
         ->type_name("N,...");
     add_name_list_option(*cmd, "--precision", o.precisions,
                          "float and/or double, comma-separated (default float)");
-    add_name_list_option(*cmd, "--force", o.forces,
-                         "force algorithms, comma-separated: " + join(force_algorithm_names()) +
-                             " (default direct)");
+    add_name_list_option(
+        *cmd, "--force", o.forces,
+        "force algorithms, comma-separated: " + join(force_algorithm_names()) + " (default direct)");
     add_name_list_option(*cmd, "--integrator", o.integrators,
                          "integrators, comma-separated: " + join(integrator_names()) + " (default leapfrog)");
     cmd->add_option_function<std::vector<std::string>>(
            "--threads",
            [&o](const std::vector<std::string>& v) {
                o.threads.clear();
-               for (const auto& s : v) o.threads.push_back(int(parse_integer("--threads", s, 1, max_threads())));
+               for (const auto& s : v)
+                   o.threads.push_back(int(parse_integer("--threads", s, 1, max_threads())));
            },
            "OpenMP thread counts to sweep, comma-separated, e.g. 1,2,4 (each at most " +
                std::to_string(max_threads()) +
@@ -278,7 +279,8 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     cmd->footer(
         std::string("Columns: backend, precision, [force, integrator when several are asked,] threads, n, "
                     "ms_per_step (median), ms_min, ms_max, interactions_per_second, gflops (and "
-                    "vs_baseline for cuda: production force kernel speed / GPU Gems 3 baseline kernel speed; max_diff, rms_diff, "
+                    "vs_baseline for cuda: production force kernel speed / GPU Gems 3 baseline kernel speed; "
+                    "max_diff, rms_diff, "
                     "diff_bound with --compare).\n") +
         kFootnote + ".");
     return cmd;
@@ -352,8 +354,9 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
     // Direct-only runs keep their columns: the per-body count appears with a tree row or --error.
     const bool any_error =
         std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.err_median >= 0; });
-    const bool show_per_body =
-        any_error || std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.force != "direct"; });
+    const bool show_per_body = any_error || std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) {
+                                   return r.force != "direct";
+                               });
     std::ostringstream out;
     if (format == "json") {
         out << "[";
@@ -369,7 +372,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             if (r.vs_baseline >= 0) out << ", \"vs_baseline\": " << fmt("%.4g", r.vs_baseline);
             if (show_per_body) out << ", \"interactions_per_body\": " << fmt("%.6g", r.interactions_per_body);
             if (r.err_median >= 0) {
-                out << ", \"err_median\": " << fmt("%.3g", r.err_median) << ", \"err_p99\": " << fmt("%.3g", r.err_p99)
+                out << ", \"err_median\": " << fmt("%.3g", r.err_median)
+                    << ", \"err_p99\": " << fmt("%.3g", r.err_p99)
                     << ", \"err_max\": " << fmt("%.3g", r.err_max);
             }
             if (r.max_diff >= 0) {
@@ -386,8 +390,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "")
             << "threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
             << (any_baseline ? ",vs_baseline" : "") << (any_compare ? ",max_diff,rms_diff,diff_bound" : "")
-            << (show_per_body ? ",interactions_per_body" : "") << (any_error ? ",err_median,err_p99,err_max" : "")
-            << '\n';
+            << (show_per_body ? ",interactions_per_body" : "")
+            << (any_error ? ",err_median,err_p99,err_max" : "") << '\n';
         for (const BenchRow& r : rows) {
             out << r.backend << ',' << r.precision << ',';
             if (show_force) out << r.force << ',';
@@ -440,7 +444,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             }
             if (show_per_body) out << fmt("  %10.4g", r.interactions_per_body);
             if (any_error) {
-                out << fmt("  %10.2e", r.err_median) << fmt(" %10.2e", r.err_p99) << fmt(" %10.2e", r.err_max);
+                out << fmt("  %10.2e", r.err_median) << fmt(" %10.2e", r.err_p99)
+                    << fmt(" %10.2e", r.err_max);
             }
             out << '\n';
         }
@@ -448,9 +453,10 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             << (any_baseline ? "; vs_baseline = production / baseline kernel speed" : "")
             << (any_compare ? "; max_diff and rms_diff: positions against serial double, over the RMS radius"
                             : "")
-            << (show_per_body ? "; tree rows count the interactions they evaluate (inter/body, interactions/s), "
-                                "GFLOP/s 0 there"
-                              : "")
+            << (show_per_body
+                    ? "; tree rows count the interactions they evaluate (inter/body, interactions/s), "
+                      "GFLOP/s 0 there"
+                    : "")
             << (any_error ? "; err_*: relative force error against the float64 direct sum on a sample" : "")
             << ".\n";
     }

@@ -12,23 +12,23 @@ class App;
 namespace nbody {
 
 struct BenchOptions {
-    std::vector<std::string> backends;      // empty: every available backend
+    std::vector<std::string> backends;  // empty: every available backend
     std::vector<std::int64_t> ns = {1024, 4096, 16384};
     std::vector<std::string> precisions = {"float"};
     std::vector<std::string> forces;       // empty: direct
     std::vector<std::string> integrators;  // empty: leapfrog
     std::vector<int> threads;              // OpenMP threads to sweep (empty: OMP_NUM_THREADS or every core)
-    std::int64_t steps = 5;    // steps per timed repeat
-    std::int64_t warmup = 2;   // untimed steps before the first repeat (caches, clocks, first kick)
-    std::int64_t repeats = 3;  // timed repeats; min, median and max are reported
+    std::int64_t steps = 5;                // steps per timed repeat
+    std::int64_t warmup = 2;       // untimed steps before the first repeat (caches, clocks, first kick)
+    std::int64_t repeats = 3;      // timed repeats; min, median and max are reported
     std::string format = "table";  // table, csv or json
     std::uint64_t seed = 1;
     bool compare = false;  // also run the CPU reference and report the difference
     double theta = 0.6;    // opening angle of --force tree (kDefaultTheta)
     bool error = false;    // also measure the force error against the float64 direct sum on a sample
     std::size_t error_sample = 1000;
-    std::string plot;      // PNG of interactions/s against N
-    bool quiet = false;    // no progress line
+    std::string plot;    // PNG of interactions/s against N
+    bool quiet = false;  // no progress line
 };
 
 // The machine the numbers come from.

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "backends/registry.hpp"
 #include "field_eval.hpp"
 #include "process_pipe.hpp"
 #include "progress.hpp"
@@ -30,7 +31,6 @@
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
-#include "backends/registry.hpp"
 #include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 
@@ -379,12 +379,13 @@ int run_render_command(const RenderOptions& o) {
         emit(false);
     }
     const double n = static_cast<double>(backend->size());
-    Progress progress("render", std::max<std::int64_t>(o.steps, 1), n * n, progress_settings_from_environment(o.quiet),
-                      std::cerr);
+    Progress progress("render", std::max<std::int64_t>(o.steps, 1), n * n,
+                      progress_settings_from_environment(o.quiet), std::cerr);
     std::int64_t chunk = 0;
     double chunk_seconds = 0;
     // Trails need positions along the way: with one image, record them every steps/K steps.
-    const std::int64_t trail_every = o.trails > 0 && every == 0 ? std::max<std::int64_t>(1, o.steps / o.trails) : 0;
+    const std::int64_t trail_every =
+        o.trails > 0 && every == 0 ? std::max<std::int64_t>(1, o.steps / o.trails) : 0;
     while (replay_files.empty() && done < o.steps) {
         // Up to the next frame, in pieces of about a quarter second so the progress line moves.
         std::int64_t to_frame = every > 0 ? std::min(every - done % every, o.steps - done) : o.steps - done;

@@ -25,16 +25,16 @@ struct RenderOptions {
     std::string color = "speed";  // speed, mass, white
     bool no_tone_map = false;
     float yaw_deg = 34.0f, pitch_deg = 26.0f, zoom = 1.0f;
-    bool host_copy = false;        // never use CUDA–GL interop (for comparisons)
-    int bench_frames = 0;          // > 0: also time this many full frames and draw-only frames
-    bool quiet = false;            // no progress line
-    bool bench_paused = false;     // time only drawing (no steps), e.g. at N = 1M where a step takes long
-    std::string splat = "auto";    // auto, sprites, compute (how bodies are drawn)
-    std::string replay;            // a snapshot series' directory: one frame per snapshot, no simulation
-    int trails = 0;                // > 0: trails of this many positions (recorded every steps/trails steps)
-    bool vectors = false;          // velocity arrows
-    int potential = 0;             // > 0: the potential-field view on a grid this many points wide
-    bool pick = false;             // with --bench-frames: pick the body at the image centre every frame
+    bool host_copy = false;      // never use CUDA–GL interop (for comparisons)
+    int bench_frames = 0;        // > 0: also time this many full frames and draw-only frames
+    bool quiet = false;          // no progress line
+    bool bench_paused = false;   // time only drawing (no steps), e.g. at N = 1M where a step takes long
+    std::string splat = "auto";  // auto, sprites, compute (how bodies are drawn)
+    std::string replay;          // a snapshot series' directory: one frame per snapshot, no simulation
+    int trails = 0;              // > 0: trails of this many positions (recorded every steps/trails steps)
+    bool vectors = false;        // velocity arrows
+    int potential = 0;           // > 0: the potential-field view on a grid this many points wide
+    bool pick = false;           // with --bench-frames: pick the body at the image centre every frame
 };
 
 inline constexpr std::int64_t kDefaultRenderN = 16384;

@@ -15,11 +15,11 @@
 #include <utility>
 #include <vector>
 
+#include "backends/registry.hpp"
 #include "plot.hpp"
 #include "progress.hpp"
 #include "sim/closest_pair.hpp"
 #include "sim/csv_io.hpp"
-#include "backends/registry.hpp"
 #include "sim/error.hpp"
 #include "sim/integrators.hpp"
 #include "sim/interaction.hpp"
@@ -130,11 +130,10 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
     add_path_option(*cmd, "--plot", o.plot,
                     "after the run, plot the --energy-log to this PNG (needs gnuplot)");
-    cmd->footer(
-        "Defaults: preset plummer, N = " + std::to_string(kDefaultRunN) + ", " +
-        std::to_string(kDefaultRunSteps) +
-        " steps, the preset's dt and softening, leapfrog, float, cuda if available else openmp.\n"
-        "Interactions/s count N^2 per force evaluation for every backend.");
+    cmd->footer("Defaults: preset plummer, N = " + std::to_string(kDefaultRunN) + ", " +
+                std::to_string(kDefaultRunSteps) +
+                " steps, the preset's dt and softening, leapfrog, float, cuda if available else openmp.\n"
+                "Interactions/s count N^2 per force evaluation for every backend.");
     return cmd;
 }
 
@@ -193,8 +192,8 @@ void commit_files(RunFiles& f, const Scenario& sc, Backend& backend, std::int64_
 // After a blow-up the logs up to it are what a student needs to see why: keep them as NAME.partial.
 std::string keep_partial_logs(RunFiles& f) {
     std::vector<std::string> kept;
-    for (PartialFile* p : {f.energy_log ? &f.energy_log->file() : nullptr,
-                           f.trajectory ? &f.trajectory->file() : nullptr}) {
+    for (PartialFile* p :
+         {f.energy_log ? &f.energy_log->file() : nullptr, f.trajectory ? &f.trajectory->file() : nullptr}) {
         if (!p) continue;
         p->keep();
         kept.push_back(p->partial_path());
@@ -311,10 +310,11 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
     // A tree counts what it evaluated (its last force evaluation, times the evaluations per step); the
     // direct sum N^2 per evaluation.
     const std::optional<std::uint64_t> evaluated = backend.last_force_interactions();
-    const double per_step =
-        evaluated ? double(*evaluated) * integrator_info(sc.params.integrator).force_evaluations
-                  : interactions_per_step(sc.params, backend.size());
-    const double per_second = r.step_seconds > 0 ? per_step * static_cast<double>(r.done) / r.step_seconds : 0.0;
+    const double per_step = evaluated
+                                ? double(*evaluated) * integrator_info(sc.params.integrator).force_evaluations
+                                : interactions_per_step(sc.params, backend.size());
+    const double per_second =
+        r.step_seconds > 0 ? per_step * static_cast<double>(r.done) / r.step_seconds : 0.0;
     std::cout << "nbody run: " << source << ", N = " << backend.size() << ", " << backend.name() << ", "
               << to_string(sc.precision) << ", " << to_string(sc.params.integrator)
               << ", dt = " << format_g(sc.params.dt) << ", softening = " << format_g(sc.params.softening)
@@ -333,7 +333,9 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
               << format_g(r.t, 9) << ")\n"
               << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
               << " s)\n"
-              << "  interactions/s  " << format_g(per_second, 4) << (evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; " : std::string(" (N^2 per force evaluation; "))
+              << "  interactions/s  " << format_g(per_second, 4)
+              << (evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
+                            : std::string(" (N^2 per force evaluation; "))
               << format_g(per_second * kFlopsPerInteraction * 1e-9, 4) << " GFLOP/s at 20 flops each)\n"
               << "  |dE/E|          " << format_g(r.drift, 4) << '\n';
 }

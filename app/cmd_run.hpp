@@ -15,18 +15,18 @@ namespace nbody {
 
 struct RunOptions {
     ScenarioOptions scenario;
-    std::optional<std::int64_t> steps;  // unset (and no t_end): kDefaultRunSteps
-    std::optional<double> t_end;        // run until exactly this simulated time; excludes steps
-    std::string output;                 // final bodies: .csv, .h5/.hdf5 (a full snapshot), .tipsy or .bin
-    SnapshotOptions snapshots;          // --snapshot-every K --snapshot-dir DIR
-    std::string energy_log;             // energy CSV
+    std::optional<std::int64_t> steps;      // unset (and no t_end): kDefaultRunSteps
+    std::optional<double> t_end;            // run until exactly this simulated time; excludes steps
+    std::string output;                     // final bodies: .csv, .h5/.hdf5 (a full snapshot), .tipsy or .bin
+    SnapshotOptions snapshots;              // --snapshot-every K --snapshot-dir DIR
+    std::string energy_log;                 // energy CSV
     std::optional<std::int64_t> log_every;  // diagnostics cadence in steps (0: start and end only)
-    std::string trajectory;             // positions CSV
-    std::int64_t trajectory_every = 1;  // trajectory cadence in steps
-    int threads = 0;                    // OpenMP threads (0: OMP_NUM_THREADS or all cores)
-    bool energy_diff = false;           // print only the final relative energy change
-    bool quiet = false;                 // no progress line
-    std::string plot;                   // PNG of the energy log, drawn after the run
+    std::string trajectory;                 // positions CSV
+    std::int64_t trajectory_every = 1;      // trajectory cadence in steps
+    int threads = 0;                        // OpenMP threads (0: OMP_NUM_THREADS or all cores)
+    bool energy_diff = false;               // print only the final relative energy change
+    bool quiet = false;                     // no progress line
+    std::string plot;                       // PNG of the energy log, drawn after the run
 };
 
 inline constexpr std::int64_t kDefaultRunN = 1024;

@@ -8,11 +8,11 @@
 #include <cstdio>
 #include <string>
 
-#include "sim/force_solver.hpp"
+#include "backends/registry.hpp"
 #include "keys.hpp"
+#include "sim/force_solver.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
-#include "backends/registry.hpp"
 
 namespace nbody {
 
@@ -117,16 +117,20 @@ void force_controls(PanelModel& m, const PanelInfo& info) {
     tooltip_for_last("Force algorithm; a change takes effect at the next step.");
     if (m.params.force == ForceAlgorithm::tree) {
         float theta = float(m.params.theta);
-        if (ImGui::SliderFloat("theta", &theta, 0.05f, 1.0f, "%.2f")) m.params.theta = std::clamp(double(theta), 0.05, 1.0);
+        if (ImGui::SliderFloat("theta", &theta, 0.05f, 1.0f, "%.2f"))
+            m.params.theta = std::clamp(double(theta), 0.05, 1.0);
         tooltip_for_last(
-            "Opening angle: a cell acts as one multipole when it is farther than side / theta from a group of "
-            "32 bodies. Smaller: more accurate, slower. The default 0.6 keeps the median relative force error "
+            "Opening angle: a cell acts as one multipole when it is farther than side / theta from a group "
+            "of "
+            "32 bodies. Smaller: more accurate, slower. The default 0.6 keeps the median relative force "
+            "error "
             "below 1e-3.");
         if (info.have_force_error) {
             ImGui::TextUnformatted(info.force_error.c_str());
             if (ImGui::IsItemHovered()) {
                 ImGui::SetTooltip(
-                    "Relative force error |a_tree - a_direct| / |a_direct| of the accelerations the steps use, "
+                    "Relative force error |a_tree - a_direct| / |a_direct| of the accelerations the steps "
+                    "use, "
                     "on a fixed sample of bodies, against the float64 direct sum on that sample only; "
                     "re-measured every so often and whenever theta changes.\n%s",
                     info.force_error_where.c_str());
@@ -134,7 +138,8 @@ void force_controls(PanelModel& m, const PanelInfo& info) {
         } else {
             ImGui::TextDisabled("force error: measuring...");
         }
-        if (info.interactions_per_body > 0) ImGui::Text("%.0f interactions / body / step", info.interactions_per_body);
+        if (info.interactions_per_body > 0)
+            ImGui::Text("%.0f interactions / body / step", info.interactions_per_body);
     }
 }
 

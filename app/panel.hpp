@@ -103,15 +103,16 @@ struct PanelInfo {
     std::string potential_note;  // what the potential view shows (range, cost) or why it is off
     double potential_min = 0, potential_max = 0;
     std::string gl_device;
-    std::string cuda_device;        // "NVIDIA H100 — 79.1 GiB total, 78.6 GiB free", or "" without CUDA
-    std::string transfer;           // "interop: 0 B copied device->host per frame", ...
-    std::string interop_note;       // why interop is off, if it is
-    std::string checkpoint;         // the NaN-recovery copy: size, direction, cadence (not per frame)
-    std::string busy;               // "switching to cuda (float)..." while a request is in flight
-    std::string message;            // last error or warning, shown in red until dismissed
-    std::string screenshot_note;    // "saved shot.png"
-    std::string draw_path;          // "point sprites" or "compute splat": what drew the last frame
-    double interactions_per_body = 0;  // per step, as the solver counted them (N times evaluations for direct)
+    std::string cuda_device;      // "NVIDIA H100 — 79.1 GiB total, 78.6 GiB free", or "" without CUDA
+    std::string transfer;         // "interop: 0 B copied device->host per frame", ...
+    std::string interop_note;     // why interop is off, if it is
+    std::string checkpoint;       // the NaN-recovery copy: size, direction, cadence (not per frame)
+    std::string busy;             // "switching to cuda (float)..." while a request is in flight
+    std::string message;          // last error or warning, shown in red until dismissed
+    std::string screenshot_note;  // "saved shot.png"
+    std::string draw_path;        // "point sprites" or "compute splat": what drew the last frame
+    double interactions_per_body =
+        0;  // per step, as the solver counted them (N times evaluations for direct)
     bool have_force_error = false;
     std::string force_error;        // "force error: median 2.1e-04, p99 1.3e-03"
     std::string force_error_where;  // "(theta 0.60, 64 bodies, step 1200)": what it was measured on

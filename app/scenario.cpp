@@ -5,11 +5,11 @@
 #include <charconv>
 #include <iostream>
 
+#include "backends/registry.hpp"
 #include "sim/csv_io.hpp"
 #include "sim/error.hpp"
 #include "sim/memory.hpp"
 #include "sim/presets.hpp"
-#include "backends/registry.hpp"
 #include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
@@ -20,8 +20,9 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     const std::string first_preset = presets().empty() ? "" : presets().front().name;
     add_name_option(app, "--preset", o.preset,
                     "initial conditions: " + join(preset_names()) + " (default " + first_preset + ")");
-    add_path_option(app, "--input,--filename", o.input, 
-                    "bodies to start from: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 snapshot, .tipsy/.std or .bin (Tipsy)");
+    add_path_option(
+        app, "--input,--filename", o.input,
+        "bodies to start from: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 snapshot, .tipsy/.std or .bin (Tipsy)");
     // Parsed by hand so "--n abc" and "--n -5" both get the same clear message.
     app.add_option_function<std::string>(
            "--n,--nBodies", [&o](const std::string& s) { o.n = parse_body_count("--n", s); },
@@ -44,9 +45,10 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
     add_name_option(app, "--force", o.force,
                     "force algorithm: " + join(force_algorithm_names()) + " (default direct)");
-    add_real_option(app, "--theta", o.theta, {},
-                    "opening angle of --force tree, in (0, 1]: smaller is more accurate and slower (default " +
-                        std::to_string(kDefaultTheta).substr(0, 3) + ": median force error <= 1e-3)")
+    add_real_option(
+        app, "--theta", o.theta, {},
+        "opening angle of --force tree, in (0, 1]: smaller is more accurate and slower (default " +
+            std::to_string(kDefaultTheta).substr(0, 3) + ": median force error <= 1e-3)")
         ->type_name("T");
     add_name_option(app, "--backend", o.backend,
                     join(backend_names()) + " (default: " + default_interactive_backend().name +
@@ -84,8 +86,8 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
     if (!o.force.empty()) {
         const auto f = parse_force_algorithm(o.force);
         if (!f) {
-            throw Error("unknown force algorithm '" + o.force + "' (valid: " +
-                        join(force_algorithm_names()) + ")");
+            throw Error("unknown force algorithm '" + o.force + "' (valid: " + join(force_algorithm_names()) +
+                        ")");
         }
         p.force = *f;
     }

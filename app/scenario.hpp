@@ -18,20 +18,21 @@ namespace nbody {
 // What the flags said, as given: unset optionals keep the preset's values, so resolve_scenario can tell
 // "--dt 0.01" from "no --dt". Names stay strings so bad ones get one clear error listing the valid ones.
 struct ScenarioOptions {
-    std::string preset;                // empty: the default preset (presets().front())
-    std::string input;                 // bodies file (.csv, .h5, .tipsy, .bin); excludes preset and --n
-    std::string restart;               // HDF5 snapshot to continue exactly (`nbody run --restart`)
-    std::optional<std::int64_t> n;     // unset: the command's default N
+    std::string preset;             // empty: the default preset (presets().front())
+    std::string input;              // bodies file (.csv, .h5, .tipsy, .bin); excludes preset and --n
+    std::string restart;            // HDF5 snapshot to continue exactly (`nbody run --restart`)
+    std::optional<std::int64_t> n;  // unset: the command's default N
     std::uint64_t seed = 1;
     std::optional<double> G, dt, softening, damping;  // unset: the preset's (or Params{}'s) values
-    std::string integrator;            // empty: leapfrog
-    std::string force;                 // empty: direct
-    std::optional<double> theta;       // the tree's opening angle; unset: kDefaultTheta (or the file's)
-    std::string backend;               // empty: the best available (cuda, else openmp)
-    std::string precision;             // "float" or "double"; empty: float (with --restart: the file's)
+    std::string integrator;                           // empty: leapfrog
+    std::string force;                                // empty: direct
+    std::optional<double> theta;  // the tree's opening angle; unset: kDefaultTheta (or the file's)
+    std::string backend;          // empty: the best available (cuda, else openmp)
+    std::string precision;        // "float" or "double"; empty: float (with --restart: the file's)
 };
 
-// Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --force, --theta, --backend,
+// Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --force, --theta,
+// --backend,
 // --precision (and the COSC3500 aliases where they apply) to a CLI11 app. Validation happens in
 // resolve_scenario so every command reports errors the same way.
 void add_scenario_flags(CLI::App& app, ScenarioOptions& o);
@@ -44,7 +45,7 @@ struct Scenario {
     std::int64_t step = 0;  // steps already taken (non-zero when continuing a snapshot)
     std::string preset;     // the preset's name, empty for bodies from a file (kept in snapshots)
     std::uint64_t seed = 0;
-    std::optional<double> theta;  // from a snapshot whose run had a tree opening angle
+    std::optional<double> theta;          // from a snapshot whose run had a tree opening angle
     std::vector<std::string> from_file;   // parameters taken from --input's parameter lines ("dt", ...)
     std::vector<std::string> overridden;  // parameters in those lines that a flag replaced
 };

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <new>
 
-#include "sim/backend_force_error.hpp"
-#include "sim/integrators.hpp"
-#include "field_eval.hpp"
-#include "sim/error.hpp"
-#include "sim/memory.hpp"
 #include "backends/registry.hpp"
+#include "field_eval.hpp"
+#include "sim/backend_force_error.hpp"
+#include "sim/error.hpp"
+#include "sim/integrators.hpp"
+#include "sim/memory.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -344,8 +344,9 @@ void SimSession::do_steps() {
     }
     {
         const auto counted = backend_->last_force_interactions();
-        const double inter = counted ? double(*counted) * double(integrator_info(p.integrator).force_evaluations)
-                                     : interactions_per_step(p, backend_->size());
+        const double inter = counted
+                                 ? double(*counted) * double(integrator_info(p.integrator).force_evaluations)
+                                 : interactions_per_step(p, backend_->size());
         std::lock_guard<std::mutex> c(ctl_mutex_);
         stats_.interactions_per_step = inter;
     }

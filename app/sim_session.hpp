@@ -33,8 +33,8 @@ struct SessionStats {
     // bodies against the float64 direct sum on that sample (sim/backend_force_error.hpp).
     bool have_force_error = false;
     ForceErrorStats force_error;
-    double force_error_theta = 0;          // the theta it was measured at
-    std::int64_t force_error_step = 0;     // steps_total when measured
+    double force_error_theta = 0;       // the theta it was measured at
+    std::int64_t force_error_step = 0;  // steps_total when measured
     // Interactions a step evaluates: the solver's own count where it has one (a tree), else N^2 per
     // force evaluation. 0 until the first step.
     double interactions_per_step = 0;
@@ -56,8 +56,8 @@ struct SessionTuning {
 // What a queued request (load_state / switch_backend / capture_state) came to.
 struct SessionResult {
     enum class Kind { load, switch_backend, capture, reverse, add_body } kind = Kind::load;
-    std::uint64_t id = 0;       // as returned by the request call
-    std::string error;          // empty on success; else one line (the old state or backend was kept)
+    std::uint64_t id = 0;  // as returned by the request call
+    std::string error;     // empty on success; else one line (the old state or backend was kept)
     // capture: the exact bodies between two steps, with the parameters and step count they belong to.
     std::shared_ptr<const HostState> state;
     Params params;

@@ -23,6 +23,7 @@
 #include <sstream>
 #include <vector>
 
+#include "backends/registry.hpp"
 #include "keys.hpp"
 #include "panel.hpp"
 #include "render/body_feed.hpp"
@@ -40,14 +41,12 @@
 #include "sim/memory.hpp"
 #include "sim/params.hpp"
 #include "sim/presets.hpp"
-#include "backends/registry.hpp"
 #include "sim/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim_session.hpp"
 #include "snapshot_options.hpp"
 #include "test_script.hpp"
 #include "window_files.hpp"
-
 
 namespace nbody {
 
@@ -70,8 +69,9 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
                         " (e.g. '10:backend=serial;20:n=256')")
         ->type_name("SCRIPT")
         ->group("Testing aids");
-    add_path_option(root, "--replay", o.replay,
-                    "play back a snapshot series (a directory of .h5/.tipsy/.csv files) instead of simulating")
+    add_path_option(
+        root, "--replay", o.replay,
+        "play back a snapshot series (a directory of .h5/.tipsy/.csv files) instead of simulating")
         ->type_name("DIR");
 }
 
@@ -434,7 +434,8 @@ void WindowApp::open_file(const std::string& path, bool refit) {
     Snapshot snap;
     try {
         snap = read_snapshot(path);
-        validate_state(snap.state, snap.info.has_params ? snap.info.params : model.params, session->precision());
+        validate_state(snap.state, snap.info.has_params ? snap.info.params : model.params,
+                       session->precision());
     } catch (const std::exception& e) {
         info.message = e.what();
         if (script_step) script_failed(e.what());
@@ -478,8 +479,8 @@ void WindowApp::on_drop(int count, const char** paths) {
 
 void WindowApp::replay_show(std::size_t shown, bool refit) {
     open_file(replay_files[shown], refit);
-    std::cout << "nbody: replay: snapshot " << shown << " of " << replay_files.size() << ": " << replay_files[shown]
-              << std::endl;
+    std::cout << "nbody: replay: snapshot " << shown << " of " << replay_files.size() << ": "
+              << replay_files[shown] << std::endl;
 }
 
 void WindowApp::switch_backend() {
@@ -979,7 +980,8 @@ int run_window_app(const WindowOptions& o) {
             app.replay_time = sc.state.t;
             app.model.paused = true;
             app.session->set_paused(true);
-            std::cout << "nbody: replay: " << app.replay_files.size() << " snapshots in " << o.replay << std::endl;
+            std::cout << "nbody: replay: " << app.replay_files.size() << " snapshots in " << o.replay
+                      << std::endl;
         }
         app.last_frame = now_s();
         for (app.frame = 1; !glfwWindowShouldClose(app.window); ++app.frame) {
@@ -1051,8 +1053,8 @@ int run_window_app(const WindowOptions& o) {
     app.close();
     if (app.script.empty()) return 0;
     if (params.force != ForceAlgorithm::direct) {
-        std::cout << "nbody: force=" << to_string(params.force) << " theta=" << params.theta << ", " << force_error
-                  << std::endl;
+        std::cout << "nbody: force=" << to_string(params.force) << " theta=" << params.theta << ", "
+                  << force_error << std::endl;
     }
     // One line for the smoke test to match; a failed scripted action fails the run.
     if (quit_by_user) std::cout << "nbody: quit at frame " << frame << std::endl;

@@ -12,8 +12,8 @@ namespace nbody {
 
 struct WindowOptions {
     ScenarioOptions scenario;
-    int frames = 0;            // > 0: quit after this many frames (tests, README images)
-    std::string screenshot;    // PNG of the last frame, panel included (with --frames)
+    int frames = 0;          // > 0: quit after this many frames (tests, README images)
+    std::string screenshot;  // PNG of the last frame, panel included (with --frames)
     bool vsync = true;
     int width = 1600, height = 900;  // window size in screen coordinates (HiDPI scales the framebuffer)
     bool fullscreen = false;

@@ -16,8 +16,8 @@ namespace nbody {
 
 // The production force kernel timed against a reference kernel in the same process (GPU backends).
 struct KernelComparison {
-    double production_ms = 0;    // median ms of one force evaluation, as a step runs it
-    double reference_ms = 0;     // the same for the reference (GPU Gems 3 textbook kernel)
+    double production_ms = 0;       // median ms of one force evaluation, as a step runs it
+    double reference_ms = 0;        // the same for the reference (GPU Gems 3 textbook kernel)
     std::string production_launch;  // which kernel and launch shape the production one used
 };
 

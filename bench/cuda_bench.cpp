@@ -89,8 +89,7 @@ int main(int argc, char** argv) {
                     for (int s : {1, 4, 16, 24, 32, 48, 64}) {
                         const ForceLaunch l =
                             resolve_force_launch({ForceKernel::tuned, a.bodies_per_thread, a.block, s}, n, p);
-                        row(to_string(p), n, to_string(l), time_force_launch(l, n, p, repeats),
-                            t.other_ms);
+                        row(to_string(p), n, to_string(l), time_force_launch(l, n, p, repeats), t.other_ms);
                     }
                 }
                 row(to_string(p), n, "auto: " + t.production_launch, t.production_ms, t.other_ms);

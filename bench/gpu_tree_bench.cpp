@@ -2,7 +2,8 @@
 // per whole leapfrog step (kick-drift pass, tree forces, kick pass; median over timed steps), where the
 // tree's time went (last step), interactions actually evaluated per body, and the relative force error
 // of the first evaluation against a float64 direct sum on a fixed sample of bodies.
-//   nbody_gpu_tree_bench [--n 262144,1048576] [--preset plummer,cube] [--theta 0.6] [--steps 10] [--sample 1000]
+//   nbody_gpu_tree_bench [--n 262144,1048576] [--preset plummer,cube] [--theta 0.6] [--steps 10] [--sample
+//   1000]
 //                    [--leaf 16] [--group-cut 1024,...] [--variant 0]
 #include <cuda_runtime_api.h>
 

@@ -27,14 +27,15 @@ void require_device() {
 template <typename T>
 std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
     std::vector<Vec4<double>> out(in.size());
-    std::transform(in.begin(), in.end(), out.begin(),
-                   [](const Vec4<T>& a) { return Vec4<double>{a.x, a.y, a.z, a.w}; });
+    std::transform(in.begin(), in.end(), out.begin(), [](const Vec4<T>& a) {
+        return Vec4<double>{a.x, a.y, a.z, a.w};
+    });
     return out;
 }
 
 template <typename T>
 class CudaBackend final : public Backend {
-public:
+  public:
     explicit CudaBackend(const ForceLaunch& launch) : launch_(launch) {
         require_device();
         bad_.resize(1);
@@ -120,12 +121,14 @@ public:
         return widen(acc);
     }
 
-    FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points, bool with_potential) override {
+    FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points,
+                         bool with_potential) override {
         flush();
         const std::size_t m = points.size();
         std::vector<Vec4<T>> host(m);
-        std::transform(points.begin(), points.end(), host.begin(),
-                       [](const Vec4<double>& q) { return Vec4<T>{T(q.x), T(q.y), T(q.z), T(0)}; });
+        std::transform(points.begin(), points.end(), host.begin(), [](const Vec4<double>& q) {
+            return Vec4<T>{T(q.x), T(q.y), T(q.z), T(0)};
+        });
         DeviceBuffer<Vec4<T>> targets(m), acc(m);
         DeviceBuffer<T> pot(with_potential ? m : 0);
         targets.copy_from_host(host.data(), m);
@@ -183,7 +186,7 @@ public:
         return true;
     }
 
-private:
+  private:
     // Device bytes a state of n bodies needs: position, velocity, acceleration, the solvers' buffers and,
     // for copies to float4, one float4 array.
     void check_device_memory(std::size_t n) {

@@ -33,8 +33,8 @@ std::optional<CudaDeviceInfo> cuda_device_info();
 // textbook baseline this way. acc = G sum_j m_j r / (r^2 + eps2)^{3/2}; device pointers; stream as void*.
 struct ExternalForceKernel {
     std::string name;
-    void (*f32)(const Vec4<float>* pos, Vec4<float>* acc, std::size_t n, float G, float eps2, void* stream) =
-        nullptr;
+    void (*f32)(const Vec4<float>* pos, Vec4<float>* acc, std::size_t n, float G, float eps2,
+                void* stream) = nullptr;
     void (*f64)(const Vec4<double>* pos, Vec4<double>* acc, std::size_t n, double G, double eps2,
                 void* stream) = nullptr;
 };
@@ -47,7 +47,8 @@ struct ForceKernelTiming {
     double production_ms = 0, other_ms = 0;
     std::string production_launch;  // e.g. "tuned K=4 block=128 splits=2" or "pairwise K=8 block=128"
 };
-ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats, const ExternalForceKernel& other);
+ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats,
+                                     const ExternalForceKernel& other);
 
 // Median milliseconds of one force evaluation with an explicit launch (fields may be 0 = automatic).
 double time_force_launch(const ForceLaunch& launch, std::size_t n, Precision p, int repeats);

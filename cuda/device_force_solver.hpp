@@ -21,7 +21,7 @@ struct FailureGate {
 
 template <typename T>
 class DeviceForceSolver {
-public:
+  public:
     virtual ~DeviceForceSolver() = default;
     // Device bytes the solver's own buffers need for n bodies (checked against free memory before any
     // allocation, so a too-large N fails with a clear message and the old state intact).

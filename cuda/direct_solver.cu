@@ -10,7 +10,7 @@ namespace {
 
 template <typename T>
 class DeviceDirectSolver final : public DeviceForceSolver<T> {
-public:
+  public:
     explicit DeviceDirectSolver(const ForceLaunch& requested) : requested_(requested) {}
 
     double device_bytes(std::size_t n) const override {
@@ -28,15 +28,16 @@ public:
                        void* stream) override {
         const double eps2 = p.softening * p.softening;
         launch_forces<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), T(eps2),
-                         force_needs_guard(eps2, max_mass_, precision_of<T>()), gate.bad, gate.before, stream);
+                         force_needs_guard(eps2, max_mass_, precision_of<T>()), gate.bad, gate.before,
+                         stream);
     }
 
-    void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m, const Params& p,
-                     Vec4<T>* acc, T* potential, void* stream) override {
+    void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,
+                     const Params& p, Vec4<T>* acc, T* potential, void* stream) override {
         launch_field<T>(pos, n, targets, m, T(p.G), T(p.softening * p.softening), acc, potential, stream);
     }
 
-private:
+  private:
     ForceLaunch requested_, launch_;
     DeviceBuffer<Vec4<T>> scratch_;
     double max_mass_ = 0;

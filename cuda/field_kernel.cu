@@ -50,8 +50,8 @@ void launch_field(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std
                   static_cast<cudaStream_t>(stream), pos, n, targets, m, G, eps2, acc, potential);
 }
 
-template void launch_field<float>(const Vec4<float>*, std::size_t, const Vec4<float>*, std::size_t, float, float,
-                                  Vec4<float>*, float*, void*);
+template void launch_field<float>(const Vec4<float>*, std::size_t, const Vec4<float>*, std::size_t, float,
+                                  float, Vec4<float>*, float*, void*);
 template void launch_field<double>(const Vec4<double>*, std::size_t, const Vec4<double>*, std::size_t, double,
                                    double, Vec4<double>*, double*, void*);
 

@@ -97,7 +97,8 @@ double time_force_launch(const ForceLaunch& launch, std::size_t n, Precision p, 
     return time_launch<double>(l, random_positions<double>(n), n, repeats);
 }
 
-ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats, const ExternalForceKernel& other) {
+ForceKernelTiming time_force_kernels(std::size_t n, Precision p, int repeats,
+                                     const ExternalForceKernel& other) {
     require_bench_device(n);
     ForceKernelTiming t;
     const ForceLaunch production = resolve_force_launch({}, n, p);

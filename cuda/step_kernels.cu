@@ -132,8 +132,8 @@ __global__ void __launch_bounds__(kBlock) potential_kernel(const Vec4<T>* __rest
 }  // namespace
 
 template <typename T>
-void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n, const UpdateSequence<T>& seq,
-                   unsigned long long* bad, std::uint64_t step, void* stream) {
+void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n,
+                   const UpdateSequence<T>& seq, unsigned long long* bad, std::uint64_t step, void* stream) {
     launch_kernel(update_kernel<T>, dim3(blocks_for(n, kBlock)), dim3(kBlock), 0,
                   static_cast<cudaStream_t>(stream), pos, vel, acc, n, seq, bad, bad_code(step, 0));
 }
@@ -168,11 +168,11 @@ int launch_potential(const Vec4<T>* pos, std::size_t n, double eps2, double* par
     return int(rows);
 }
 
-#define NBODY_INSTANTIATE(T)                                                                              \
-    template void launch_update<T>(Vec4<T>*, Vec4<T>*, const Vec4<T>*, std::size_t,                        \
-                                   const UpdateSequence<T>&, unsigned long long*, std::uint64_t, void*);  \
-    template void launch_to_float4<T>(const Vec4<T>*, Vec4<float>*, std::size_t, bool, void*);            \
-    template int launch_moments<T>(const Vec4<T>*, const Vec4<T>*, std::size_t, double*, int, void*);     \
+#define NBODY_INSTANTIATE(T)                                                                             \
+    template void launch_update<T>(Vec4<T>*, Vec4<T>*, const Vec4<T>*, std::size_t,                      \
+                                   const UpdateSequence<T>&, unsigned long long*, std::uint64_t, void*); \
+    template void launch_to_float4<T>(const Vec4<T>*, Vec4<float>*, std::size_t, bool, void*);           \
+    template int launch_moments<T>(const Vec4<T>*, const Vec4<T>*, std::size_t, double*, int, void*);    \
     template int launch_potential<T>(const Vec4<T>*, std::size_t, double, double*, int, void*);
 NBODY_INSTANTIATE(float)
 NBODY_INSTANTIATE(double)

@@ -31,8 +31,8 @@ struct UpdateSequence {
 // Applies seq to every body; the new x and v are checked (bit tests) and failures recorded in *bad as
 // bad_code(step, body). Skips all work when an earlier step already failed.
 template <typename T>
-void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n, const UpdateSequence<T>& seq,
-                   unsigned long long* bad, std::uint64_t step, void* stream);
+void launch_update(Vec4<T>* pos, Vec4<T>* vel, const Vec4<T>* acc, std::size_t n,
+                   const UpdateSequence<T>& seq, unsigned long long* bad, std::uint64_t step, void* stream);
 
 // out[i] = float4(in[i]); out[i].w = 0 when zero_w (velocities).
 template <typename T>

@@ -14,7 +14,7 @@ namespace nbody {
 namespace {
 
 class DeviceTreeSolver final : public DeviceForceSolver<float> {
-public:
+  public:
     double device_bytes(std::size_t n) const override { return double(DeviceTree::device_bytes_for(n)); }
 
     void prepare(std::size_t n, double /*max_mass*/) override {
@@ -45,7 +45,7 @@ public:
         return std::uint64_t(tree_->stats(stream).interactions);
     }
 
-private:
+  private:
     DeviceTree& tree() {
         if (!tree_) tree_ = std::make_unique<DeviceTree>(0);
         return *tree_;
@@ -64,8 +64,9 @@ std::unique_ptr<DeviceForceSolver<float>> make_device_tree_solver<float>() {
 
 template <>
 std::unique_ptr<DeviceForceSolver<double>> make_device_tree_solver<double>() {
-    throw Error("the GPU tree is float only: use --precision float with --force tree on the cuda backend "
-                "(or a CPU backend for double)");
+    throw Error(
+        "the GPU tree is float only: use --precision float with --force tree on the cuda backend "
+        "(or a CPU backend for double)");
 }
 
 }  // namespace nbody

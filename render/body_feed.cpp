@@ -8,12 +8,16 @@ namespace nbody {
 
 #ifdef NBODY_HAVE_CUDA
 BodyFeed::BodyFeed() : interop_(std::make_unique<CudaGlInterop>()) {}
-bool interop_built() { return true; }
+bool interop_built() {
+    return true;
+}
 #else
 // A stand-in so unique_ptr has a complete type; never constructed without CUDA.
 struct CudaGlInterop {};
 BodyFeed::BodyFeed() = default;
-bool interop_built() { return false; }
+bool interop_built() {
+    return false;
+}
 #endif
 
 BodyFeed::~BodyFeed() = default;
@@ -46,8 +50,8 @@ FeedStats BodyFeed::feed(Backend& backend, ParticleRenderer& r) {
     return feed_host(pos_.data(), vel_.data(), n, r, gpu ? 2 * n * sizeof(Vec4<float>) : 0);
 }
 
-FeedStats BodyFeed::feed_host(const Vec4<float>* pos, const Vec4<float>* vel, std::size_t n, ParticleRenderer& r,
-                              std::size_t read_back_bytes) {
+FeedStats BodyFeed::feed_host(const Vec4<float>* pos, const Vec4<float>* vel, std::size_t n,
+                              ParticleRenderer& r, std::size_t read_back_bytes) {
     last = FeedStats{};
     last.host_to_device_bytes = r.upload(pos, vel, n);
     last.device_to_host_bytes = read_back_bytes;

@@ -20,9 +20,9 @@ struct FeedStats {
 };
 
 struct BodyFeed {
-    bool try_interop = true;     // settings: false forces the host path (for comparisons)
-    bool interop_failed = false; // interop was tried and failed: the host path is used from then on
-    std::string interop_note;    // why interop is off, for the panel ("" when on or not applicable)
+    bool try_interop = true;      // settings: false forces the host path (for comparisons)
+    bool interop_failed = false;  // interop was tried and failed: the host path is used from then on
+    std::string interop_note;     // why interop is off, for the panel ("" when on or not applicable)
     FeedStats last;
 
     BodyFeed();
@@ -40,7 +40,7 @@ struct BodyFeed {
     // Releases the interop registration; call with the GL context current.
     void shutdown();
 
-private:
+  private:
     std::unique_ptr<CudaGlInterop> interop_;
     std::vector<Vec4<float>> pos_, vel_;
 };

@@ -41,7 +41,8 @@ bool CudaGlInterop::write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, 
         // WriteDiscard: GL's old contents are never needed, so the driver may skip preserving them.
         for (int k = 0; k < 2; ++k) {
             GLuint id = k == 0 ? pos_vbo : vel_vbo;
-            cudaError_t e = cudaGraphicsGLRegisterBuffer(&s.res[k], id, cudaGraphicsRegisterFlagsWriteDiscard);
+            cudaError_t e =
+                cudaGraphicsGLRegisterBuffer(&s.res[k], id, cudaGraphicsRegisterFlagsWriteDiscard);
             if (e != cudaSuccess) {
                 s.unregister();
                 return fail("cudaGraphicsGLRegisterBuffer failed", e);
@@ -62,7 +63,9 @@ bool CudaGlInterop::write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, 
     }
     bool wrote = ok && backend.write_positions_device(ptr[0], ptr[1]);
     cudaError_t e2 = cudaGraphicsUnmapResources(2, s.res, nullptr);
-    if (!ok) return fail("cudaGraphicsResourceGetMappedPointer failed", e != cudaSuccess ? e : cudaErrorInvalidValue);
+    if (!ok)
+        return fail("cudaGraphicsResourceGetMappedPointer failed",
+                    e != cudaSuccess ? e : cudaErrorInvalidValue);
     if (e2 != cudaSuccess) return fail("cudaGraphicsUnmapResources failed", e2);
     if (!wrote) {
         if (why) *why = "backend '" + backend.name() + "' cannot write device memory";
@@ -71,6 +74,8 @@ bool CudaGlInterop::write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, 
     return true;
 }
 
-void CudaGlInterop::shutdown() { impl_->unregister(); }
+void CudaGlInterop::shutdown() {
+    impl_->unregister();
+}
 
 }  // namespace nbody

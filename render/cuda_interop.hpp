@@ -25,7 +25,7 @@ struct CudaGlInterop {
     // Unregisters the buffers; call while the GL context is still current.
     void shutdown();
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -35,10 +35,14 @@ std::string one_line(std::string s) {
 
 const char* stage_suffix(GLenum stage) {
     switch (stage) {
-        case GL_VERTEX_SHADER: return ".vert";
-        case GL_FRAGMENT_SHADER: return ".frag";
-        case GL_COMPUTE_SHADER: return ".comp";
-        default: return "";
+        case GL_VERTEX_SHADER:
+            return ".vert";
+        case GL_FRAGMENT_SHADER:
+            return ".frag";
+        case GL_COMPUTE_SHADER:
+            return ".comp";
+        default:
+            return "";
     }
 }
 
@@ -51,7 +55,8 @@ GLuint compile_stage(GLenum stage, std::initializer_list<const char*> parts, con
     if (ok != GL_TRUE) {
         std::string log = shader_log(s);
         glDeleteShader(s);
-        throw Error(std::string("shader '") + label + stage_suffix(stage) + "' failed to compile: " + one_line(log));
+        throw Error(std::string("shader '") + label + stage_suffix(stage) +
+                    "' failed to compile: " + one_line(log));
     }
     return s;
 }
@@ -80,8 +85,8 @@ GLuint compile_program(const char* vert_src, const char* frag_src, const char* l
     return compile_program(Parts{vert_src}, Parts{frag_src}, label);
 }
 
-GLuint compile_program(std::initializer_list<const char*> vert_parts, std::initializer_list<const char*> frag_parts,
-                       const char* label) {
+GLuint compile_program(std::initializer_list<const char*> vert_parts,
+                       std::initializer_list<const char*> frag_parts, const char* label) {
     GLuint vs = compile_stage(GL_VERTEX_SHADER, vert_parts, label);
     GLuint fs = 0;
     try {

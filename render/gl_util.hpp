@@ -11,8 +11,8 @@ namespace nbody {
 GLuint compile_program(const char* vert_src, const char* frag_src, const char* label);
 
 // The same, each stage given as parts compiled as one text in order (a shared piece first, with #version).
-GLuint compile_program(std::initializer_list<const char*> vert_parts, std::initializer_list<const char*> frag_parts,
-                       const char* label);
+GLuint compile_program(std::initializer_list<const char*> vert_parts,
+                       std::initializer_list<const char*> frag_parts, const char* label);
 
 // Compiles and links a compute program from parts. Throws nbody::Error with the driver's log on failure.
 GLuint compile_compute_program(std::initializer_list<const char*> parts, const char* label);

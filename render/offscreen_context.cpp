@@ -54,11 +54,13 @@ std::vector<EGLDeviceEXT> ordered_devices() {
 
 void OffscreenContext::init(int w, int h) {
     if (w <= 0 || h <= 0 || w > 16384 || h > 16384) {
-        throw Error("offscreen size " + std::to_string(w) + "x" + std::to_string(h) + " is out of range (1..16384)");
+        throw Error("offscreen size " + std::to_string(w) + "x" + std::to_string(h) +
+                    " is out of range (1..16384)");
     }
     const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     if (!has_ext(client, "EGL_EXT_device_enumeration") && !has_ext(client, "EGL_EXT_device_base")) {
-        throw Error("EGL has no device enumeration (EGL_EXT_device_enumeration): cannot render without a display");
+        throw Error(
+            "EGL has no device enumeration (EGL_EXT_device_enumeration): cannot render without a display");
     }
     if (!has_ext(client, "EGL_EXT_platform_device")) {
         throw Error("EGL device platform unsupported (EGL_EXT_platform_device missing)");
@@ -80,9 +82,8 @@ void OffscreenContext::init(int w, int h) {
             continue;
         }
         bool surfaceless = has_ext(eglQueryString(dpy, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context");
-        const EGLint cfg_attrs[] = {EGL_SURFACE_TYPE, surfaceless ? 0 : EGL_PBUFFER_BIT,
-                                    EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                    EGL_NONE};
+        const EGLint cfg_attrs[] = {EGL_SURFACE_TYPE, surfaceless ? 0 : EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
+                                    EGL_OPENGL_BIT, EGL_NONE};
         EGLConfig cfg = nullptr;
         EGLint ncfg = 0;
         if (!eglChooseConfig(dpy, cfg_attrs, &cfg, 1, &ncfg) || ncfg < 1) {
@@ -90,8 +91,12 @@ void OffscreenContext::init(int w, int h) {
             last_problem = "no EGL config with desktop OpenGL";
             continue;
         }
-        const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                    EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+        const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                    4,
+                                    EGL_CONTEXT_MINOR_VERSION,
+                                    5,
+                                    EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                    EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                                     EGL_NONE};
         EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attrs);
         if (ctx == EGL_NO_CONTEXT) {
@@ -129,7 +134,8 @@ void OffscreenContext::init(int w, int h) {
     label_object(GL_FRAMEBUFFER, fbo, "offscreen.fbo");
     if (glCheckNamedFramebufferStatus(fbo, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
         shutdown();
-        throw Error("offscreen framebuffer of " + std::to_string(w) + "x" + std::to_string(h) + " is incomplete");
+        throw Error("offscreen framebuffer of " + std::to_string(w) + "x" + std::to_string(h) +
+                    " is incomplete");
     }
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     check_gl("creating the offscreen framebuffer");

@@ -12,9 +12,9 @@ struct OffscreenContext {
     void* context = nullptr;  // EGLContext
     void* surface = nullptr;  // EGLSurface (1x1 pbuffer where surfaceless contexts are missing)
     GLuint fbo = 0;
-    GLuint color = 0;         // RGBA8 renderbuffer
+    GLuint color = 0;  // RGBA8 renderbuffer
     int width = 0, height = 0;
-    std::string device;       // which EGL device was picked, for logs
+    std::string device;  // which EGL device was picked, for logs
 
     // Creates the context and a w x h target, makes both current. Throws nbody::Error with one line
     // ("no EGL device found", "EGL device platform unsupported", ...). NBODY_EGL_DEVICE=k picks device k.

@@ -27,14 +27,15 @@ bool use_compute_splat(const ParticleSettings& s, std::size_t n);
 struct SplatRenderer {
     GLuint splat_program = 0;
     GLuint resolve_program = 0;
-    GLuint accum = 0;        // r32ui 2D array, 3 layers: R, G, B light in fixed point
+    GLuint accum = 0;  // r32ui 2D array, 3 layers: R, G, B light in fixed point
     int width = 0, height = 0;
 
     // Compiles both compute programs. Throws nbody::Error with the compiler's log.
     void init();
     // Splats bodies.count bodies from bodies' buffers into tone's float target (after tone.begin; it is
     // overwritten, not added to). Throws nbody::Error if the w x h accumulation images cannot be made.
-    void draw(const ParticleRenderer& bodies, const Camera& cam, const ParticleSettings& s, const ToneMapper& tone);
+    void draw(const ParticleRenderer& bodies, const Camera& cam, const ParticleSettings& s,
+              const ToneMapper& tone);
     void shutdown();
 };
 

@@ -13,9 +13,9 @@ struct ToneSettings {
 
 struct ToneMapper {
     GLuint program = 0;
-    GLuint vao = 0;      // empty: the full-screen triangle comes from gl_VertexID
+    GLuint vao = 0;  // empty: the full-screen triangle comes from gl_VertexID
     GLuint fbo = 0;
-    GLuint color = 0;    // RGBA16F
+    GLuint color = 0;  // RGBA16F
     int width = 0, height = 0;
 
     // Compiles the tone-mapping program. Throws nbody::Error.

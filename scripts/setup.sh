@@ -14,7 +14,7 @@ packages=(
     libglfw3-dev libglm-dev libimgui-dev libepoxy-dev libstb-dev
     libegl-dev libgl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri
     xvfb xauth
-    gnuplot-nox
+    gnuplot-nox clang-format
     libhdf5-dev hdf5-tools python3-h5py
 )
 if [[ "${NBODY_DEV_TOOLS:-0}" == 1 ]]; then

@@ -42,7 +42,7 @@ struct NonFinite {
 };
 
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
 
     virtual std::string name() const = 0;  // registry name: "serial", "openmp", "cuda"
@@ -109,7 +109,7 @@ public:
     // backend cannot (host residency).
     virtual bool write_positions_device(void* /*pos_out*/, void* /*vel_out*/) { return false; }
 
-protected:
+  protected:
     double time_ = 0;  // simulated time: set_state sets it, step() advances it, get_state reports it
 };
 

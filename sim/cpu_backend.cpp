@@ -26,8 +26,9 @@ std::size_t first_nonfinite(const State<T>& s) {
 template <typename T>
 std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
     std::vector<Vec4<double>> out(in.size());
-    std::transform(in.begin(), in.end(), out.begin(),
-                   [](const Vec4<T>& a) { return Vec4<double>{a.x, a.y, a.z, a.w}; });
+    std::transform(in.begin(), in.end(), out.begin(), [](const Vec4<T>& a) {
+        return Vec4<double>{a.x, a.y, a.z, a.w};
+    });
     return out;
 }
 
@@ -35,7 +36,7 @@ std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
 // nothing, while each extra parallel region costs a scheduler time slice when the cores are shared.
 template <typename T>
 class CpuBackend final : public Backend {
-public:
+  public:
     explicit CpuBackend(CpuKind kind) : kind_(kind) {}
 
     std::string name() const override { return kind_ == CpuKind::serial ? "serial" : "openmp"; }
@@ -112,10 +113,12 @@ public:
         return last_solver_ ? last_solver_->last_interactions() : std::nullopt;
     }
 
-    FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points, bool with_potential) override {
+    FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points,
+                         bool with_potential) override {
         std::vector<Vec4<T>> targets(points.size()), acc(points.size());
-        std::transform(points.begin(), points.end(), targets.begin(),
-                       [](const Vec4<double>& q) { return Vec4<T>{T(q.x), T(q.y), T(q.z), T(0)}; });
+        std::transform(points.begin(), points.end(), targets.begin(), [](const Vec4<double>& q) {
+            return Vec4<T>{T(q.x), T(q.y), T(q.z), T(0)};
+        });
         std::vector<T> pot(with_potential ? points.size() : 0);
         solver(p.force).evaluate_at(state_.pos_mass.data(), state_.size(), targets.data(), targets.size(), p,
                                     acc.data(), with_potential ? pot.data() : nullptr);
@@ -132,13 +135,13 @@ public:
     void copy_positions(Vec4<float>* out) const override { to_float4(state_.pos_mass, out); }
     void copy_velocities(Vec4<float>* out) const override { to_float4(state_.vel, out); }
 
-private:
+  private:
     // One solver per algorithm, made when first asked for (it keeps its scratch memory between steps).
     HostForceSolver<T>& solver(ForceAlgorithm a) {
         auto& s = solvers_[a];
         if (!s) {
-            s = make_host_force_solver<T>(a, kind_ == CpuKind::serial ? HostParallelism::serial
-                                                                      : HostParallelism::openmp);
+            s = make_host_force_solver<T>(
+                a, kind_ == CpuKind::serial ? HostParallelism::serial : HostParallelism::openmp);
         }
         return *s;
     }

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "atomic_file.hpp"
-#include "partial_file.hpp"
 #include "diagnostics.hpp"
+#include "partial_file.hpp"
 #include "state.hpp"
 #include "validate.hpp"
 

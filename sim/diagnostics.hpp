@@ -14,10 +14,10 @@ struct Vec3d {
 struct Diagnostics {
     double mass = 0;
     double kinetic = 0;
-    double potential = 0;      // -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2); valid only if has_potential
+    double potential = 0;  // -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2); valid only if has_potential
     bool has_potential = false;
     Vec3d momentum;
-    Vec3d angular_momentum;    // about the origin
+    Vec3d angular_momentum;  // about the origin
     Vec3d center_of_mass;
     double total() const { return kinetic + potential; }
 };

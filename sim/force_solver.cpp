@@ -17,7 +17,7 @@ const std::vector<ForceAlgorithmInfo> kForceAlgorithms = {
 // Direct summation on the host: each pair once on one thread, or a full row per body on every thread.
 template <typename T>
 class HostDirectSolver final : public HostForceSolver<T> {
-public:
+  public:
     explicit HostDirectSolver(HostParallelism par) : par_(par) {}
 
     void accelerations(const Vec4<T>* bodies, std::size_t n, const Params& p, Vec4<T>* acc) override {
@@ -31,18 +31,21 @@ public:
 
     void evaluate_at(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m,
                      const Params& p, Vec4<T>* acc, T* potential) override {
-        field_at_targets(bodies, n, targets, m, static_cast<T>(p.G), static_cast<T>(p.softening * p.softening),
-                         acc, potential, par_ == HostParallelism::openmp, scratch_);
+        field_at_targets(bodies, n, targets, m, static_cast<T>(p.G),
+                         static_cast<T>(p.softening * p.softening), acc, potential,
+                         par_ == HostParallelism::openmp, scratch_);
     }
 
-private:
+  private:
     HostParallelism par_;
     ForceScratch<T> scratch_;
 };
 
 }  // namespace
 
-const std::vector<ForceAlgorithmInfo>& builtin_force_algorithms() { return kForceAlgorithms; }
+const std::vector<ForceAlgorithmInfo>& builtin_force_algorithms() {
+    return kForceAlgorithms;
+}
 
 const ForceAlgorithmInfo& force_algorithm_info(ForceAlgorithm a) {
     for (const auto& info : kForceAlgorithms) {
@@ -67,7 +70,8 @@ std::unique_ptr<HostForceSolver<T>> make_host_force_solver(ForceAlgorithm a, Hos
     throw Error(std::string("no host solver for the force algorithm '") + to_string(a) + "'");
 }
 
-template std::unique_ptr<HostForceSolver<float>> make_host_force_solver<float>(ForceAlgorithm, HostParallelism);
+template std::unique_ptr<HostForceSolver<float>> make_host_force_solver<float>(ForceAlgorithm,
+                                                                               HostParallelism);
 template std::unique_ptr<HostForceSolver<double>> make_host_force_solver<double>(ForceAlgorithm,
                                                                                  HostParallelism);
 

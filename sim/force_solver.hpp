@@ -38,7 +38,7 @@ enum class HostParallelism {
 // A force solver on host memory, for float or double bodies.
 template <typename T>
 class HostForceSolver {
-public:
+  public:
     virtual ~HostForceSolver() = default;
     // acc[i] = G sum_{j != i} m_j r_ij / (|r_ij|^2 + eps^2)^{3/2} for every body (the self-term is
     // excluded, also at eps = 0).

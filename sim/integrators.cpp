@@ -15,7 +15,9 @@ void leapfrog_step(Backend& b, const Params& p, double dt) {
     b.kick(dt / 2);
 }
 
-void advance_leapfrog(Backend& b, const Params& p) { leapfrog_step(b, p, p.dt); }
+void advance_leapfrog(Backend& b, const Params& p) {
+    leapfrog_step(b, p, p.dt);
+}
 
 // v += a(x) dt, then x += v dt.
 void advance_symplectic_euler(Backend& b, const Params& p) {
@@ -56,7 +58,9 @@ const std::vector<IntegratorInfo> kIntegrators = {
 
 }  // namespace
 
-const std::vector<IntegratorInfo>& builtin_integrators() { return kIntegrators; }
+const std::vector<IntegratorInfo>& builtin_integrators() {
+    return kIntegrators;
+}
 
 const IntegratorInfo& integrator_info(Integrator i) {
     for (const auto& info : kIntegrators) {

@@ -11,9 +11,9 @@ namespace nbody {
 
 struct IntegratorInfo {
     Integrator id;
-    const char* name;         // command-line and panel name
-    int order;                // global order of accuracy in dt
-    int force_evaluations;    // per step, once the acceleration cache is warm
+    const char* name;       // command-line and panel name
+    int order;              // global order of accuracy in dt
+    int force_evaluations;  // per step, once the acceleration cache is warm
     bool symplectic;
     const char* description;  // one line for --help and tooltips
     // One step of size p.dt, without damping (step() applies that after the sequence).

@@ -24,8 +24,8 @@ void from_soa(const ForceScratch<T>& s, std::size_t n, T G, Vec4<T>* acc) {
 
 // sum over j in [j0, j1) of m_j r_ij / (r^2 + eps^2)^{3/2}, added to (ax, ay, az).
 template <typename T>
-inline void row_sum(const ForceScratch<T>& s, T xi, T yi, T zi, T eps2, std::size_t j0, std::size_t j1,
-                    T& ax, T& ay, T& az) {
+inline void row_sum(const ForceScratch<T>& s, T xi, T yi, T zi, T eps2, std::size_t j0, std::size_t j1, T& ax,
+                    T& ay, T& az) {
     const T* __restrict__ x = s.x.data();
     const T* __restrict__ y = s.y.data();
     const T* __restrict__ z = s.z.data();
@@ -94,8 +94,8 @@ void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T 
 }
 
 template <typename T>
-void field_at_targets(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m, T G, T eps2,
-                      Vec4<T>* acc, T* potential, bool parallel, ForceScratch<T>& s) {
+void field_at_targets(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m, T G,
+                      T eps2, Vec4<T>* acc, T* potential, bool parallel, ForceScratch<T>& s) {
     to_soa(bodies, n, s);
     const T* __restrict__ x = s.x.data();
     const T* __restrict__ y = s.y.data();
@@ -126,8 +126,8 @@ template void field_at_targets<double>(const Vec4<double>*, std::size_t, const V
                                        double, double, Vec4<double>*, double*, bool, ForceScratch<double>&);
 template void accelerations_pairwise<float>(const Vec4<float>*, Vec4<float>*, std::size_t, float, float,
                                             ForceScratch<float>&);
-template void accelerations_pairwise<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double,
-                                             double, ForceScratch<double>&);
+template void accelerations_pairwise<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double, double,
+                                             ForceScratch<double>&);
 template void accelerations_rows<float>(const Vec4<float>*, Vec4<float>*, std::size_t, float, float,
                                         ForceScratch<float>&);
 template void accelerations_rows<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double, double,

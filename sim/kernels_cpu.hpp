@@ -31,7 +31,7 @@ void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T 
 // Acceleration (acc, may be null) and potential (may be null) at m arbitrary targets from n bodies, G
 // included; a body exactly at a target is skipped. Targets run in parallel when `parallel`.
 template <typename T>
-void field_at_targets(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m, T G, T eps2,
-                      Vec4<T>* acc, T* potential, bool parallel, ForceScratch<T>& scratch);
+void field_at_targets(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m, T G,
+                      T eps2, Vec4<T>* acc, T* potential, bool parallel, ForceScratch<T>& scratch);
 
 }  // namespace nbody

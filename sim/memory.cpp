@@ -66,8 +66,7 @@ void check_host_memory(std::size_t n, Precision p) {
     const std::size_t have = available_host_memory();
     if (have != 0 && need > have) {
         throw Error("N = " + std::to_string(n) + " needs " + format_bytes(static_cast<double>(need)) +
-                    " of host memory but only " + format_bytes(static_cast<double>(have)) +
-                    " is available");
+                    " of host memory but only " + format_bytes(static_cast<double>(have)) + " is available");
     }
 }
 

@@ -5,7 +5,9 @@
 
 namespace nbody {
 
-const char* to_string(Integrator i) { return integrator_info(i).name; }
+const char* to_string(Integrator i) {
+    return integrator_info(i).name;
+}
 
 std::optional<Integrator> parse_integrator(std::string_view name) {
     for (const auto& info : builtin_integrators()) {
@@ -20,7 +22,9 @@ std::vector<std::string> integrator_names() {
     return out;
 }
 
-const char* to_string(ForceAlgorithm a) { return force_algorithm_info(a).name; }
+const char* to_string(ForceAlgorithm a) {
+    return force_algorithm_info(a).name;
+}
 
 std::optional<ForceAlgorithm> parse_force_algorithm(std::string_view name) {
     for (const auto& info : builtin_force_algorithms()) {

@@ -4,9 +4,9 @@
 #include <cctype>
 #include <charconv>
 
-#include "error.hpp"
 #include "atomic_file.hpp"
 #include "csv_io.hpp"
+#include "error.hpp"
 #include "run_metadata.hpp"
 #include "snapshot_hdf5.hpp"
 #include "tipsy_io.hpp"

@@ -2,7 +2,9 @@
 
 namespace nbody {
 
-const char* to_string(Precision p) { return p == Precision::f32 ? "float" : "double"; }
+const char* to_string(Precision p) {
+    return p == Precision::f32 ? "float" : "double";
+}
 
 std::optional<Precision> parse_precision(std::string_view name) {
     if (name == "float" || name == "f32" || name == "single") return Precision::f32;

@@ -1,8 +1,8 @@
 #pragma once
 // Bodies in the layout the GPU shares: position+mass and velocity as 4-vectors of T (float or double).
 #include <cstddef>
-#include <string_view>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace nbody {

@@ -160,7 +160,8 @@ Snapshot parse_tipsy(const unsigned char* data, std::size_t size, const std::str
                 const std::string who = std::string(k.name) + " particle " + std::to_string(i) + " (body " +
                                         std::to_string(body) + ")";
                 for (int c = 0; c < 7; ++c) {
-                    if (!is_finite_bits(v[c])) fail(who + ": " + fields[c] + " is not finite (" + num(v[c]) + ")");
+                    if (!is_finite_bits(v[c]))
+                        fail(who + ": " + fields[c] + " is not finite (" + num(v[c]) + ")");
                 }
                 fail(who + ": mass = " + num(v[0]) + " (masses must be > 0)");
             }

@@ -1,9 +1,9 @@
 // The whole command line, in-process: bad input gives one error line, a non-zero exit and no files;
 // good input writes what it says.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,9 +22,9 @@
 
 #include "app/commands.hpp"
 #include "app/process_pipe.hpp"
+#include "backends/registry.hpp"
 #include "sim/csv_io.hpp"
 #include "sim/presets.hpp"
-#include "backends/registry.hpp"
 #include "sim/run_metadata.hpp"
 
 namespace fs = std::filesystem;
@@ -322,23 +322,25 @@ TEST_F(CliTest, BlowUpStopsWithStepAndBodyAndWritesNothing) {
     // kicks with the old accelerations, so only body 1 is non-finite after step 1 (body 0 follows at 2).
     const std::string in = write_file("fast.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n5,0,0,3e38,0,0,1\n");
     for (const char* backend : {"serial", "openmp"}) {
-        expect_error({"run", "--input", in, "--precision", "float", "--dt", "10", "--steps", "5", "--integrator",
-                      "euler", "--backend", backend, "--output", path("out.csv")},
-                     "numerical blow-up at step 1 (t = 10): body 1 has a non-finite position or velocity", {in});
+        expect_error({"run", "--input", in, "--precision", "float", "--dt", "10", "--steps", "5",
+                      "--integrator", "euler", "--backend", backend, "--output", path("out.csv")},
+                     "numerical blow-up at step 1 (t = 10): body 1 has a non-finite position or velocity",
+                     {in});
     }
     // A lone body at 1.5e37 overflows at step 3, after a log point at step 2: the step and time are still
     // counted from the start of the run. (Alone, because a partner's r^2 would overflow first.)
     const std::string slower = write_file("slower.csv", "x,y,z,vx,vy,vz,m\n5,0,0,1.5e37,0,0,1\n");
-    expect_error({"run", "--input", slower, "--precision", "float", "--dt", "10", "--steps", "5", "--log-every",
-                  "2", "--output", path("out.csv")},
+    expect_error({"run", "--input", slower, "--precision", "float", "--dt", "10", "--steps", "5",
+                  "--log-every", "2", "--output", path("out.csv")},
                  "numerical blow-up at step 3 (t = 30): body 0 has", {in, slower});
 }
 
 TEST_F(CliTest, BlowUpKeepsTheLogsUpToItAsPartialFiles) {
     const std::string in = write_file("slower.csv", "x,y,z,vx,vy,vz,m\n5,0,0,1.5e37,0,0,1\n");
     const std::string log = path("e.csv"), traj = path("t.csv"), out = path("out.csv");
-    const CliResult r = run_cli({"run", "--input", in, "--precision", "float", "--dt", "10", "--steps", "5",
-                                 "--log-every", "1", "--energy-log", log, "--trajectory", traj, "--output", out});
+    const CliResult r =
+        run_cli({"run", "--input", in, "--precision", "float", "--dt", "10", "--steps", "5", "--log-every",
+                 "1", "--energy-log", log, "--trajectory", traj, "--output", out});
     EXPECT_NE(r.code, 0);
     ASSERT_EQ(lines_of(r.err).size(), 1u) << r.err;
     EXPECT_NE(r.err.find("numerical blow-up at step 3"), std::string::npos) << r.err;
@@ -370,8 +372,8 @@ TEST_F(CliTest, LogsAreWrittenAsPartialFilesAndRenamedAtTheEnd) {
 TEST_F(CliTest, PartialLogCanBeFollowedDuringARunAndCtrlCRemovesIt) {
     const std::string log = path("follow.csv");
     const std::string partial = log + ".partial";
-    std::vector<std::string> args{NBODY_EXE, "run", "--n", "64", "--steps", "1000000000", "--log-every", "50",
-                                  "--energy-log", log, "--quiet"};
+    std::vector<std::string> args{NBODY_EXE,     "run", "--n",          "64", "--steps", "1000000000",
+                                  "--log-every", "50",  "--energy-log", log,  "--quiet"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -609,8 +611,8 @@ TEST_F(CliTest, BenchJsonIsAListWithTheKeys) {
 }
 
 TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
-    const CliResult csv =
-        run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1", "--format", "csv"});
+    const CliResult csv = run_cli(
+        {"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1", "--format", "csv"});
     ASSERT_EQ(csv.code, 0) << csv.err;
     const auto lines = data_lines(csv.out);
     ASSERT_EQ(lines.size(), 2u) << csv.out;
@@ -620,7 +622,8 @@ TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
     EXPECT_EQ(csv.out.rfind("# cpu = ", 0), 0u) << csv.out;
     EXPECT_NE(csv.out.find("\n# cores = "), std::string::npos) << csv.out;
     EXPECT_NE(csv.out.find("\n# gpu = "), std::string::npos) << csv.out;
-    const CliResult table = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1"});
+    const CliResult table =
+        run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1"});
     ASSERT_EQ(table.code, 0) << table.err;
     EXPECT_NE(table.out.find("20 flops per interaction"), std::string::npos) << table.out;
 
@@ -850,9 +853,9 @@ TEST_F(CliTest, BenchCompareStaysWithinItsBound) {
     }
 }
 
-
 TEST_F(CliTest, Cosc3500FlagsWorkWithoutRun) {
-    const CliResult r = run_cli({"--nBodies", "64", "--finalTime", "0.1", "--timeStep", "0.01", "--energyDiff"});
+    const CliResult r =
+        run_cli({"--nBodies", "64", "--finalTime", "0.1", "--timeStep", "0.01", "--energyDiff"});
     ASSERT_EQ(r.code, 0) << r.err;
     const auto lines = lines_of(r.out);
     ASSERT_EQ(lines.size(), 1u) << r.out;
@@ -883,7 +886,8 @@ TEST_F(CliTest, EveryHelpFlagIsInTheCliDocs) {
         if (in_subcommands) {
             const std::string name = line.substr(2, line.find(' ', 2) - 2);
             helps.push_back({name, "--help"});
-            EXPECT_NE(docs.find("`nbody " + name), std::string::npos) << "subcommand " << name << " in docs/CLI.md";
+            EXPECT_NE(docs.find("`nbody " + name), std::string::npos)
+                << "subcommand " << name << " in docs/CLI.md";
         }
     }
     ASSERT_GE(helps.size(), 4u) << root.out;
@@ -893,13 +897,16 @@ TEST_F(CliTest, EveryHelpFlagIsInTheCliDocs) {
         const std::string& text = h.out;
         for (std::size_t i = text.find("--"); i != std::string::npos; i = text.find("--", i + 2)) {
             std::size_t end = i + 2;
-            while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-'))
+            while (end < text.size() &&
+                   (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-'))
                 ++end;
-            if (end == i + 2 || (i > 0 && text[i - 1] != ' ' && text[i - 1] != ',' && text[i - 1] != '[')) continue;
+            if (end == i + 2 || (i > 0 && text[i - 1] != ' ' && text[i - 1] != ',' && text[i - 1] != '['))
+                continue;
             const std::string flag = text.substr(i, end - i);
             // The flag as a whole word in the docs: followed by neither a letter, digit nor '-'.
             bool found = false;
-            for (std::size_t at = docs.find(flag); at != std::string::npos && !found; at = docs.find(flag, at + 1)) {
+            for (std::size_t at = docs.find(flag); at != std::string::npos && !found;
+                 at = docs.find(flag, at + 1)) {
                 const char next = at + flag.size() < docs.size() ? docs[at + flag.size()] : ' ';
                 found = !std::isalnum(static_cast<unsigned char>(next)) && next != '-';
             }

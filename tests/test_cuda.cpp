@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "backends/registry.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
-#include "backends/registry.hpp"
 #include "tests/reference.hpp"
 
 #ifdef NBODY_HAVE_CUDA
@@ -251,8 +251,8 @@ std::string step_name(const ::testing::TestParamInfo<StepCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Integrators, CudaVsSerial,
                          ::testing::Combine(::testing::Values(Integrator::leapfrog,
-                                                              Integrator::symplectic_euler,
-                                                              Integrator::euler, Integrator::yoshida4),
+                                                              Integrator::symplectic_euler, Integrator::euler,
+                                                              Integrator::yoshida4),
                                             ::testing::Values(Precision::f32, Precision::f64)),
                          step_name);
 
@@ -421,12 +421,12 @@ TEST(Cuda, BaselineKernelMatchesFloat64AndIsComparedThroughTheRegistry) {
     b->set_state(in);
     const auto ref = reference_parallel(b->get_state(), 1.0, eps);
     const State<float> fs = convert_state<float>(b->get_state());
-    DeviceBuffer<Vec4<float>> pos(n), acc(n);
+    DeviceBuffer<Vec4<float> > pos(n), acc(n);
     pos.copy_from_host(fs.pos_mass.data(), n);
     baseline_force_kernel().f32(pos.data(), acc.data(), n, 1.0f, float(eps * eps), nullptr);
-    std::vector<Vec4<float>> got(n);
+    std::vector<Vec4<float> > got(n);
     acc.copy_to_host(got.data(), n);
-    std::vector<Vec4<double>> wide(n);
+    std::vector<Vec4<double> > wide(n);
     for (std::size_t i = 0; i < n; ++i) wide[i] = {got[i].x, got[i].y, got[i].z, 0};
     EXPECT_LT(test::relative_rms(wide, ref), 1e-5);
     const KernelComparison k = find_backend("cuda")->compare_kernels(4096, Precision::f32, 3);

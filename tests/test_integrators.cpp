@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <set>
 
 #include "backends/registry.hpp"
@@ -43,9 +42,13 @@ double observed_order(Integrator integ, double dt) {
     return std::log2(orbit_error(integ, dt) / orbit_error(integ, dt / 2));
 }
 
-TEST(Integrators, LeapfrogIsSecondOrder) { EXPECT_NEAR(observed_order(Integrator::leapfrog, 0.01), 2.0, 0.1); }
+TEST(Integrators, LeapfrogIsSecondOrder) {
+    EXPECT_NEAR(observed_order(Integrator::leapfrog, 0.01), 2.0, 0.1);
+}
 
-TEST(Integrators, EulerIsFirstOrder) { EXPECT_NEAR(observed_order(Integrator::euler, 0.001), 1.0, 0.1); }
+TEST(Integrators, EulerIsFirstOrder) {
+    EXPECT_NEAR(observed_order(Integrator::euler, 0.001), 1.0, 0.1);
+}
 
 TEST(Integrators, SymplecticEulerIsFirstOrder) {
     EXPECT_NEAR(observed_order(Integrator::symplectic_euler, 0.001), 1.0, 0.1);
@@ -210,7 +213,7 @@ TEST(Integrators, Yoshida4BeatsLeapfrogAtEqualCost) {
 
 // Counts the force evaluations a step really makes: update_forces after a drift (or the first one).
 class CountingBackend final : public Backend {
-public:
+  public:
     explicit CountingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
     std::string name() const override { return inner_->name(); }
     Precision precision() const override { return inner_->precision(); }
@@ -236,7 +239,7 @@ public:
     void copy_velocities(Vec4<float>* out) const override { inner_->copy_velocities(out); }
     int evaluations = 0;
 
-private:
+  private:
     std::unique_ptr<Backend> inner_;
     bool stale_ = true;
 };

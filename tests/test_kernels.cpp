@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "reference.hpp"
 #include "backends/registry.hpp"
+#include "reference.hpp"
 #include "sim/force_solver.hpp"
 #include "sim/validate.hpp"
 
@@ -26,7 +26,9 @@ std::vector<Case> available_cases() {
     return out;
 }
 
-double tolerance(Precision p) { return p == Precision::f32 ? 1e-5 : 1e-12; }
+double tolerance(Precision p) {
+    return p == Precision::f32 ? 1e-5 : 1e-12;
+}
 
 class EveryBackend : public testing::TestWithParam<Case> {};
 

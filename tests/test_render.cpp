@@ -7,16 +7,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <glm/gtc/matrix_transform.hpp>
 #include <iterator>
 #include <string>
 #include <vector>
 
-#include <glm/gtc/matrix_transform.hpp>
-
+#include "backends/registry.hpp"
+#include "image_compare.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
-#include "image_compare.hpp"
 #include "render/offscreen_context.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"
@@ -25,13 +25,12 @@
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
-#include "backends/registry.hpp"
 
 namespace nbody {
 namespace {
 
 class Offscreen : public ::testing::Test {
-protected:
+  protected:
     void open(int w, int h) {
         try {
             ctx.init(w, h);
@@ -159,8 +158,8 @@ TEST_F(Offscreen, OffCentreBodyLandsWhereTheProjectionSays) {
         int px = int(win.x), py = h - 1 - int(win.y);  // image rows run top to bottom
         const std::uint8_t* p = img.pixel(px, py);
         EXPECT_GT(std::max({p[0], p[1], p[2]}), 60) << "expected light at " << px << "," << py;
-        EXPECT_GT(px, w / 2);  // right of centre
-        EXPECT_LT(py, h / 2);  // above centre
+        EXPECT_GT(px, w / 2);                        // right of centre
+        EXPECT_LT(py, h / 2);                        // above centre
         EXPECT_EQ(img.pixel(w - 1 - px, py)[0], 0);  // not mirrored
     }
 }
@@ -254,7 +253,8 @@ TEST_F(Offscreen, ToneMappingKeepsDenseCoresBelowClipping) {
     EXPECT_GT(mapped.pixel(16, 16)[0], mapped.pixel(19, 16)[0]);
     auto white = [](const Image& img) {
         int k = 0;
-        for (std::size_t i = 0; i < img.rgba.size(); i += 4) k += img.rgba[i] == 255 && img.rgba[i + 1] == 255;
+        for (std::size_t i = 0; i < img.rgba.size(); i += 4)
+            k += img.rgba[i] == 255 && img.rgba[i + 1] == 255;
         return k;
     };
     EXPECT_GT(white(clamped), white(mapped));
@@ -415,7 +415,8 @@ TEST_F(Offscreen, CudaInteropMatchesHostPath) {
     feed.feed(*backend, particles);
     Image compute_interop = render(cam, compute);
     EXPECT_EQ(compare_images(compute_interop, compute_host, 0).max_abs, 0);
-    EXPECT_NEAR(lit_fraction(compute_interop, 8), lit_fraction(via_interop, 8), 0.05 * lit_fraction(via_interop, 8));
+    EXPECT_NEAR(lit_fraction(compute_interop, 8), lit_fraction(via_interop, 8),
+                0.05 * lit_fraction(via_interop, 8));
 }
 
 // On a CUDA machine: the buffers grow (deleted and recreated, names often reused) and interop still writes

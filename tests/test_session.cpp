@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "app/sim_session.hpp"
-#include "sim/presets.hpp"
 #include "backends/registry.hpp"
+#include "sim/presets.hpp"
 
 namespace nbody {
 namespace {

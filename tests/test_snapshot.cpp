@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "backends/registry.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
-#include "backends/registry.hpp"
 #include "sim/snapshot.hpp"
 #include "sim/snapshot_hdf5.hpp"
 #include "sim/tipsy_io.hpp"
