@@ -69,15 +69,21 @@ NBODY_HD T interaction_weight(T m, T inv) {
 #endif
 }
 
-// a += m_j r / (|r|^2 + eps^2)^{3/2} for r = (dx, dy, dz) = x_j - x_i: one interaction, all of it.
+// a += w r: the accumulation every interaction ends with (three FFMAs on the device).
 template <typename T>
-NBODY_HD void add_interaction(T dx, T dy, T dz, T m, T eps2, T& ax, T& ay, T& az) {
-    const T w = interaction_weight(m, inv_sqrt(softened_distance2(dx, dy, dz, eps2)));
+NBODY_HD void add_weighted(T dx, T dy, T dz, T w, T& ax, T& ay, T& az) {
 #if defined(__CUDA_ARCH__)
     ax = fma(dx, w, ax), ay = fma(dy, w, ay), az = fma(dz, w, az);
 #else
     ax += w * dx, ay += w * dy, az += w * dz;
 #endif
+}
+
+// a += m_j r / (|r|^2 + eps^2)^{3/2} for r = (dx, dy, dz) = x_j - x_i: one interaction, all of it.
+template <typename T>
+NBODY_HD void add_interaction(T dx, T dy, T dz, T m, T eps2, T& ax, T& ay, T& az) {
+    add_weighted(dx, dy, dz, interaction_weight(m, inv_sqrt(softened_distance2(dx, dy, dz, eps2))), ax, ay,
+                 az);
 }
 
 // m_j / sqrt(|r|^2 + eps^2): one source's contribution to -phi / G at a target. The host divides (the

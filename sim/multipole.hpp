@@ -117,12 +117,7 @@ template <typename T>
 NBODY_HD void add_body_interaction(T dx, T dy, T dz, T m, T eps2, T& ax, T& ay, T& az) {
     const T r2 = softened_distance2(dx, dy, dz, eps2);
     const T inv = r2 > T(0) ? inv_sqrt(r2) : T(0);
-    const T w = interaction_weight(m, inv);
-#if defined(__CUDA_ARCH__)
-    ax = fma(dx, w, ax), ay = fma(dy, w, ay), az = fma(dz, w, az);
-#else
-    ax += w * dx, ay += w * dy, az += w * dz;
-#endif
+    add_weighted(dx, dy, dz, interaction_weight(m, inv), ax, ay, az);
 }
 
 // One body's contribution to -phi / G at a target: potential_term, skipped when the source sits exactly
