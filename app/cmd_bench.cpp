@@ -49,10 +49,10 @@ struct BenchCase {
     std::int64_t n;
 };
 
-// Only OpenMP's backend uses more than one host thread for its steps; the others get one row, not one
-// per thread count.
+// Only a backend whose steps run on OpenMP's threads gets a row per thread count; the others get one.
 bool sweeps_threads(const std::string& backend) {
-    return backend == "openmp";
+    const BackendInfo* b = find_backend(backend);
+    return b && b->uses_threads;
 }
 
 // The bound --compare holds a backend to: fp32 direct sums agree with the fp64 reference to about
@@ -139,7 +139,7 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     row.precision = to_string(c.precision);
     row.force = to_string(c.force);
     row.integrator = to_string(c.integrator);
-    row.threads = c.backend == "serial" || c.backend == "cuda" ? 1 : omp_get_max_threads();
+    row.threads = sweeps_threads(c.backend) ? omp_get_max_threads() : 1;
     row.n = c.n;
     const double steps = static_cast<double>(o.steps);
     const double s_per_step = median(seconds) / steps;
@@ -225,10 +225,11 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
            "--n",
            [&o](const std::vector<std::string>& v) {
                o.ns.clear();
-               for (const auto& s : v) o.ns.push_back(parse_body_count("--n", s));
+               for (const auto& text : v) {
+                   for (const auto& s : split_list("--n", text)) o.ns.push_back(parse_body_count("--n", s));
+               }
            },
            "body counts, comma-separated (default 1024,4096,16384)")
-        ->delimiter(',')
         ->type_name("N,...");
     add_name_list_option(*cmd, "--precision", o.precisions,
                          "float and/or double, comma-separated (default float)");
@@ -241,13 +242,14 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
            "--threads",
            [&o](const std::vector<std::string>& v) {
                o.threads.clear();
-               for (const auto& s : v)
-                   o.threads.push_back(int(parse_integer("--threads", s, 1, max_threads())));
+               for (const auto& text : v) {
+                   for (const auto& s : split_list("--threads", text))
+                       o.threads.push_back(int(parse_integer("--threads", s, 1, max_threads())));
+               }
            },
            "OpenMP thread counts to sweep, comma-separated, e.g. 1,2,4 (each at most " +
                std::to_string(max_threads()) +
                "; default: OMP_NUM_THREADS or every core); the openmp backend gets a row for each")
-        ->delimiter(',')
         ->type_name("T,...");
     const std::int64_t most = std::numeric_limits<std::int64_t>::max();
     add_integer_option(*cmd, "--steps", o.steps, 1, most, "steps per timed repeat");

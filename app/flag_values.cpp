@@ -74,6 +74,21 @@ std::string parse_name(const std::string& flag, const std::string& text) {
     return text;
 }
 
+std::vector<std::string> split_list(const std::string& flag, const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = text.find(',', start);
+        out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (out.back().empty()) {
+            throw Error(flag + " has an empty entry in " + quote_excerpt(text) +
+                        " (a comma too many or too few values?)");
+        }
+        if (comma == std::string::npos) return out;
+        start = comma + 1;
+    }
+}
+
 std::int64_t parse_body_count(const std::string& flag, const std::string& text) {
     std::int64_t v = 0;
     const char* end = text.data() + text.size();
@@ -217,10 +232,11 @@ CLI::Option* add_name_list_option(CLI::App& app, const std::string& names, std::
             names,
             [flag, &target](const std::vector<std::string>& v) {
                 target.clear();
-                for (const auto& s : v) target.push_back(parse_name(flag, s));
+                for (const auto& text : v) {
+                    for (const auto& s : split_list(flag, text)) target.push_back(parse_name(flag, s));
+                }
             },
             help)
-        ->delimiter(',')
         ->type_name("NAME,...");
 }
 

@@ -69,6 +69,9 @@ CLI::Option* add_name_option(CLI::App& app, const std::string& names, std::strin
                              const std::string& help);
 CLI::Option* add_path_option(CLI::App& app, const std::string& names, std::string& target,
                              const std::string& help);
+// The entries of a comma-separated list; an empty entry ("serial,,openmp", "serial,") is an error naming
+// the flag. (CLI11's own delimiter drops empty entries silently.)
+std::vector<std::string> split_list(const std::string& flag, const std::string& text);
 // A comma-separated list of names, none of them empty ("serial,,openmp" is an error).
 CLI::Option* add_name_list_option(CLI::App& app, const std::string& names, std::vector<std::string>& target,
                                   const std::string& help);

@@ -438,13 +438,13 @@ void backend_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
         m.precision = want;
         a.switch_backend = true;
     }
-    // Say plainly why CUDA is off: a tooltip on a disabled entry is easy to miss.
-    const BackendInfo* cuda = find_backend("cuda");
+    // Say plainly why a GPU backend is off: a tooltip on a disabled entry is easy to miss.
     ImGui::PushTextWrapPos(0.0f);
-    if (cuda && !cuda->available) {
-        ImGui::TextColored(kWarn, "CUDA off:");
+    for (const BackendInfo& b : builtin_backends()) {
+        if (b.available || b.residency != Residency::device) continue;
+        ImGui::TextColored(kWarn, "%s off:", b.name.c_str());
         ImGui::SameLine();
-        ImGui::TextWrapped("%s", cuda->unavailable_reason.c_str());
+        ImGui::TextWrapped("%s", b.unavailable_reason.c_str());
     }
     ImGui::TextWrapped("%s", info.gl_device.c_str());
     if (!info.cuda_device.empty()) ImGui::TextWrapped("%s", info.cuda_device.c_str());

@@ -22,6 +22,7 @@ std::vector<BackendInfo> make_registry() {
     openmp.name = "openmp";
     openmp.description = "all CPU threads (OMP_NUM_THREADS), a full row per body, SIMD";
     openmp.create = [](Precision p) { return make_cpu_backend(CpuKind::openmp, p); };
+    openmp.uses_threads = true;
     r.push_back(openmp);
     r.push_back(cuda_backend_entry());
     return r;

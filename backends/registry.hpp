@@ -27,6 +27,9 @@ struct BackendInfo {
     bool available = true;    // false: built without it, or no device on this machine
     std::string unavailable_reason;
     Residency residency = Residency::host;  // where the bodies live (device: positions can go to GL directly)
+    // Its steps run on OpenMP's host threads: --threads applies, and bench reports the thread count and
+    // sweeps --threads for it (the others run on one host thread or on a device).
+    bool uses_threads = false;
     // Creates an empty backend (size 0). Throws nbody::Error if the device cannot be used.
     std::function<std::unique_ptr<Backend>(Precision)> create;
     // One line naming the device and its memory ("NVIDIA H200, 139.8 GiB total, 139.2 GiB free"); empty

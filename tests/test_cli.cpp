@@ -628,6 +628,11 @@ TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
     EXPECT_NE(table.out.find("20 flops per interaction"), std::string::npos) << table.out;
 
     for (const std::vector<std::string>& args : {std::vector<std::string>{"bench", "--backend", "nope"},
+                                                 {"bench", "--backend", "serial,,openmp"},
+                                                 {"bench", "--backend", "serial,"},
+                                                 {"bench", "--n", "32,,64"},
+                                                 {"bench", "--threads", "1,,2"},
+                                                 {"bench", "--precision", ",float"},
                                                  {"bench", "--n", "0"},
                                                  {"bench", "--n", "x"},
                                                  {"bench", "--format", "xml"},
