@@ -1,6 +1,7 @@
 // nbody_cuda_bench: times one force evaluation of the tuned kernel (automatic or swept launch shapes)
 // and of the GPU Gems 3 baseline, in one process, and prints interactions/s, GFLOP/s and the ratio.
 //   nbody_cuda_bench [--n 16384,65536] [--precision float|double|both] [--repeats 7] [--sweep] [--pairwise]
+//                    [--launches auto,tuned,tuned:K:B[:S],pw:K:B,grid:K:B]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
@@ -25,6 +26,30 @@ void row(const char* prec, std::size_t n, const std::string& what, double ms, do
     std::fflush(stdout);
 }
 
+// "auto", "tuned", "tuned:K:B[:S]", "pw:K:B" (tournament rounds), "grid:K:B" (one launch + partial sums).
+ForceLaunch parse_launch(const std::string& spec) {
+    std::vector<std::string> f;
+    std::size_t start = 0;
+    for (std::size_t c = 0; c <= spec.size(); ++c) {
+        if (c == spec.size() || spec[c] == ':') f.push_back(spec.substr(start, c - start)), start = c + 1;
+    }
+    ForceLaunch l;
+    if (f[0] == "auto") return l;
+    if (f[0] == "tuned") {
+        l.kernel = ForceKernel::tuned;
+    } else if (f[0] == "pw") {
+        l.kernel = ForceKernel::pairwise;
+    } else if (f[0] == "grid") {
+        l.kernel = ForceKernel::pairwise_grid;
+    } else {
+        throw Error("unknown launch '" + spec + "'");
+    }
+    if (f.size() > 1) l.bodies_per_thread = std::stoi(f[1]);
+    if (f.size() > 2) l.block = std::stoi(f[2]);
+    if (f.size() > 3) l.splits = std::stoi(f[3]);
+    return l;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -44,6 +69,11 @@ int main(int argc, char** argv) {
         "--pairwise", pairwise,
         "fp32 only: the tuned kernel (automatic shape), then pairwise K x block shapes, then tuned again "
         "(no baseline)");
+    std::vector<std::string> launches;
+    app.add_option("--launches", launches,
+                   "time these launches per precision and N, in the order given (no baseline): auto, tuned, "
+                   "tuned:K:B[:S], pw:K:B, grid:K:B")
+        ->delimiter(',');
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -54,6 +84,18 @@ int main(int argc, char** argv) {
         std::vector<Precision> precs;
         if (precision != "double") precs.push_back(Precision::f32);
         if (precision != "float") precs.push_back(Precision::f64);
+        if (!launches.empty()) {
+            for (const Precision p : precs) {
+                for (const std::size_t n : ns) {
+                    for (const std::string& spec : launches) {
+                        const ForceLaunch l = resolve_force_launch(parse_launch(spec), n, p);
+                        row(to_string(p), n, spec + ": " + to_string(l), time_force_launch(l, n, p, repeats),
+                            0);
+                    }
+                }
+            }
+            return 0;
+        }
         if (pairwise) {
             for (const std::size_t n : ns) {
                 const ForceLaunch a = resolve_force_launch({ForceKernel::tuned, 0, 0, 0}, n, Precision::f32);

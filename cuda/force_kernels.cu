@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <type_traits>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/force_choice.hpp"
 #include "cuda/force_kernels.hpp"
 #include "cuda/launch.cuh"
+#include "cuda/partial_sums.cuh"
 #include "sim/error.hpp"
 #include "sim/interaction.hpp"
 
@@ -99,21 +100,6 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-// acc[i] = sum over splits of partial[s][i], in split order (deterministic).
-template <typename T>
-__global__ void sum_partials(const Vec4<T>* __restrict__ partial, Vec4<T>* __restrict__ acc, std::size_t n,
-                             unsigned splits, const unsigned long long* __restrict__ bad,
-                             unsigned long long bad_before) {
-    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= n || (bad && *bad < bad_before)) return;
-    T x = 0, y = 0, z = 0;
-    for (unsigned s = 0; s < splits; ++s) {
-        const Vec4<T> p = partial[std::size_t(s) * n + i];
-        x += p.x, y += p.y, z += p.z;
-    }
-    acc[i] = Vec4<T>{x, y, z, T(0)};
-}
-
 template <typename T, int K, bool kGuard>
 void launch_tiled(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* out, std::size_t n, T G, T eps2,
                   const unsigned long long* bad, unsigned long long bad_before, cudaStream_t stream) {
@@ -176,32 +162,45 @@ int occupancy(int K, int block) {
     return std::max(blocks, 1);
 }
 
-constexpr std::size_t kPairwiseMinBodies = 262144;
+// The table row for n bodies in precision p (the last row whose min_n <= n).
+ForceLaunch table_choice(std::size_t n, Precision p) {
+    ForceLaunch l{ForceKernel::tuned, 0, 0, 0};
+    for (const ForceChoice& c : kForceChoices) {
+        if (c.precision == p && n >= c.min_n) l = {c.kernel, c.bodies_per_thread, c.block, 0};
+    }
+    return l;
+}
 
 }  // namespace
 
 ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
     if (req.kernel == ForceKernel::automatic) {
-        // Measured on an H200 (docs/CUDA_NOTES.md v7): the pairwise kernel K=8 block=128 beats the tuned
-        // one from N = 262,144 (+9% there, +28% at 1M: 256+ tiles, 128+ blocks per round) and loses badly
-        // at 65,536 (too few blocks per round, one launch per round).
-        req.kernel =
-            p == Precision::f32 && n >= kPairwiseMinBodies ? ForceKernel::pairwise : ForceKernel::tuned;
-        if (req.kernel == ForceKernel::pairwise && req.bodies_per_thread == 0 && req.block == 0) {
-            req.bodies_per_thread = 8, req.block = 128;
+        // The measured table (cuda/force_choice.hpp); explicit K / block in the request still win.
+        const ForceLaunch c = table_choice(n, p);
+        req.kernel = c.kernel;
+        if (req.bodies_per_thread == 0) req.bodies_per_thread = c.bodies_per_thread;
+        if (req.block == 0) req.block = c.block;
+        if (req.kernel == ForceKernel::pairwise_grid) {
+            const ForceLaunch g{ForceKernel::pairwise_grid, req.bodies_per_thread ? req.bodies_per_thread : 4,
+                                req.block ? req.block : 128, 1};
+            const double bytes = double(force_scratch_count(g, n)) *
+                                 (p == Precision::f32 ? sizeof(Vec4<float>) : sizeof(Vec4<double>));
+            if (bytes > max_pairwise_grid_bytes()) req.kernel = ForceKernel::pairwise;
         }
     }
-    if (req.kernel == ForceKernel::pairwise) {
-        if (p != Precision::f32) throw Error("force kernel: the pairwise kernel is fp32 only");
+    if (req.kernel == ForceKernel::pairwise || req.kernel == ForceKernel::pairwise_grid) {
         if (req.bodies_per_thread != 0 && req.bodies_per_thread != 2 && req.bodies_per_thread != 4 &&
             req.bodies_per_thread != 8) {
             throw Error("force kernel: pairwise bodies per thread must be 2, 4 or 8");
         }
+        if (p == Precision::f64 && req.bodies_per_thread == 8) {
+            throw Error("force kernel: pairwise bodies per thread must be 2 or 4 in double (8 spills)");
+        }
         if (req.block != 0 && (req.block % 32 != 0 || req.block < 32 || req.block > 256)) {
             throw Error("force kernel: block size must be a multiple of 32 in [32, 256]");
         }
-        return {ForceKernel::pairwise, req.bodies_per_thread ? req.bodies_per_thread : 4,
-                req.block ? req.block : 128, 1};
+        return {req.kernel, req.bodies_per_thread ? req.bodies_per_thread : 4, req.block ? req.block : 128,
+                1};
     }
     if (req.bodies_per_thread != 0 && req.bodies_per_thread != 1 && req.bodies_per_thread != 2 &&
         req.bodies_per_thread != 4 && req.bodies_per_thread != 8) {
@@ -248,15 +247,23 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
     return l;
 }
 
+double max_pairwise_grid_bytes() {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return double(total_bytes) / 16;
+}
+
 std::string to_string(const ForceLaunch& l) {
-    if (l.kernel == ForceKernel::pairwise) {
-        return "pairwise K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block);
+    if (l.kernel == ForceKernel::pairwise || l.kernel == ForceKernel::pairwise_grid) {
+        return std::string(l.kernel == ForceKernel::pairwise ? "pairwise" : "pairwise-grid") +
+               " K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block);
     }
     return "tuned K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block) +
            " splits=" + std::to_string(l.splits);
 }
 
 std::size_t force_scratch_count(const ForceLaunch& l, std::size_t n) {
+    if (l.kernel == ForceKernel::pairwise_grid) return pairwise_scratch_count(l, n);
     const std::size_t s = used_splits(l, n);
     return s > 1 ? s * n : 0;
 }
@@ -265,8 +272,10 @@ bool force_needs_guard(double eps2, double max_mass, Precision p) {
     const double limit = p == Precision::f32 ? 1e30 : 1e300;
     if (!(eps2 > 0)) return true;
     // The largest per-pair factor is m / eps^3 (at r = 0); keep it far from overflow, flush-to-zero too.
+    // The pairwise kernels form eps^-3 on its own before the mass multiplies it, so that must stay finite
+    // as well (hence a mass of at least 1 in the bound).
     if (p == Precision::f32 && eps2 < 1e-30) return true;
-    return !(max_mass * std::pow(eps2, -1.5) < limit);
+    return !(std::max(max_mass, 1.0) * std::pow(eps2, -1.5) < limit);
 }
 
 template <typename T>
@@ -275,13 +284,9 @@ void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<
                    void* stream_ptr) {
     if (n == 0) return;
     const auto stream = static_cast<cudaStream_t>(stream_ptr);
-    if (l.kernel == ForceKernel::pairwise) {
-        if constexpr (std::is_same_v<T, float>) {
-            launch_pairwise_forces(l, pos, acc, n, G, eps2, guard, bad, bad_before, stream_ptr);
-            return;
-        } else {
-            throw Error("force kernel: the pairwise kernel is fp32 only");
-        }
+    if (l.kernel == ForceKernel::pairwise || l.kernel == ForceKernel::pairwise_grid) {
+        launch_pairwise_forces<T>(l, pos, acc, scratch, n, G, eps2, guard, bad, bad_before, stream_ptr);
+        return;
     }
     const std::size_t splits = used_splits(l, n);
     Vec4<T>* out = splits > 1 ? scratch : acc;

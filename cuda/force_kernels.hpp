@@ -12,9 +12,10 @@
 namespace nbody {
 
 enum class ForceKernel {
-    automatic,  // resolve_force_launch picks: pairwise for fp32 at N >= 262,144, else tuned
-    tuned,      // cuda/force_kernels.cu: one-sided tiles, K bodies per thread, optional j-splits
-    pairwise,   // cuda/pairwise_forces.cu: each pair once, both sides (fp32 only; splits unused)
+    automatic,      // resolve_force_launch picks from the measured table in cuda/force_choice.hpp
+    tuned,          // cuda/force_kernels.cu: one-sided tiles, K bodies per thread, optional j-splits
+    pairwise,       // cuda/pairwise_forces.cu: each pair once, one launch per tournament round (no scratch)
+    pairwise_grid,  // the same tile pairs in one launch, partial sums per partner tile (T x N scratch)
 };
 
 // A launch shape. Zero fields are chosen by resolve_force_launch from N, the precision and the device.
@@ -26,7 +27,8 @@ struct ForceLaunch {
 };
 
 // Fills the zero fields of `req` for n bodies on the current device; throws nbody::Error on a bad
-// explicit value (K not in {1,2,4,8}, block not a multiple of 32 in [32, 256], splits < 0).
+// explicit value (K not in {1,2,4,8}, or {2,4,8} for the pairwise kernels, block not a multiple of 32 in
+// [32, 256], splits < 0).
 ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p);
 
 // "tuned K=4 block=128 splits=8".
@@ -48,10 +50,19 @@ void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<
                    T G, T eps2, bool guard, const unsigned long long* bad, unsigned long long bad_before,
                    void* stream);
 
-// The pairwise kernel (cuda/pairwise_forces.cu), called by launch_forces<float> for ForceKernel::pairwise:
-// a diagonal launch, then one launch per round of a round-robin tournament over the tiles.
-void launch_pairwise_forces(const ForceLaunch& l, const Vec4<float>* pos, Vec4<float>* acc, std::size_t n,
-                            float G, float eps2, bool guard, const unsigned long long* bad,
+// The pairwise kernels (cuda/pairwise_forces.cu), called by launch_forces for ForceKernel::pairwise (a
+// diagonal launch, then one launch per round of a round-robin tournament over the tiles) and
+// ForceKernel::pairwise_grid (all tile pairs in one launch into scratch, then a fixed-order sum).
+template <typename T>
+void launch_pairwise_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch,
+                            std::size_t n, T G, T eps2, bool guard, const unsigned long long* bad,
                             unsigned long long bad_before, void* stream);
+
+// Vec4 elements of scratch a pairwise launch needs: tiles x n for pairwise_grid, else 0.
+std::size_t pairwise_scratch_count(const ForceLaunch& l, std::size_t n);
+
+// The most scratch bytes the automatic choice gives the grid schedule on the current device (1/16 of its
+// memory); above it the tournament rounds run instead.
+double max_pairwise_grid_bytes();
 
 }  // namespace nbody

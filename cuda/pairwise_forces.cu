@@ -1,11 +1,20 @@
-// The pairwise (Newton's third law) fp32 force kernel: every pair is evaluated once and applied to both
-// bodies. Built with -ftz=true (see CMakeLists), like force_kernels.cu. Deterministic: no atomics.
+// The pairwise (Newton's third law) force kernels: every pair is evaluated once and applied to both
+// bodies, in float and double. Built with -ftz=true (see CMakeLists), like force_kernels.cu.
+// Deterministic: no atomics; every sum has a fixed order.
 //
 // Bodies are split into T tiles of S = W x 32 x K bodies (W warps per block, K i-bodies per lane). A
-// diagonal launch sums each tile against itself one-sidedly and WRITES acc; then T' - 1 rounds of a
-// round-robin tournament (T' = T rounded up to even, the extra tile is a bye) each launch one block per
-// tile pair, a perfect matching, so within a round every tile belongs to exactly one block, which ADDS
-// its results into both tiles with plain loads and stores. Kernel boundaries order the rounds.
+// block evaluates one tile pair (A, B) (tile_pair below) or one tile against itself (diagonal_tile). Two
+// schedules put the tile pairs on the device:
+//
+// - rounds: a diagonal launch WRITES acc; then T' - 1 rounds of a round-robin tournament (T' = T rounded
+//   up to even, the extra tile a bye) each launch one block per tile pair, a perfect matching, so within
+//   a round every tile belongs to exactly one block, which ADDS its results into both tiles with plain
+//   loads and stores. Kernel boundaries order the rounds. Needs no scratch, but a round has only T / 2
+//   blocks: few at moderate N.
+// - grid: one launch of all T (T - 1) / 2 pairs plus the T diagonal tiles; the block for (A, B) WRITES
+//   A's sums to partial[B][A's bodies] and B's to partial[A][B's bodies] (the diagonal tile A writes
+//   partial[A][A's bodies]), so every slot is written exactly once; sum_partials then adds the T slots
+//   of each body in tile order. T x N scratch, every SM busy from N ~ 32K.
 //
 // Inside a block for the pair (A, B): lane l of warp w holds K bodies of A in registers. B streams
 // through shared memory in chunks of W x 32 bodies (K chunks). In phase p warp w takes sub-tile
@@ -19,12 +28,26 @@
 
 #include "cuda/force_kernels.hpp"
 #include "cuda/launch.cuh"
+#include "cuda/partial_sums.cuh"
+#include "sim/error.hpp"
 #include "sim/interaction.hpp"
 
 namespace nbody {
 namespace {
 
 constexpr unsigned kFullMask = 0xffffffffu;
+constexpr unsigned kMaxWarps = 8;  // blocks of up to 256 threads
+
+template <typename T>
+__device__ __forceinline__ T largest();
+template <>
+__device__ __forceinline__ float largest<float>() {
+    return FLT_MAX;
+}
+template <>
+__device__ __forceinline__ double largest<double>() {
+    return DBL_MAX;
+}
 
 // Pair index k of round r of the circle method over tp (even) tiles: tile tp - 1 stays fixed.
 __device__ __forceinline__ void round_pair(unsigned r, unsigned k, unsigned tp, unsigned& a, unsigned& b) {
@@ -36,45 +59,69 @@ __device__ __forceinline__ void round_pair(unsigned r, unsigned k, unsigned tp, 
     }
 }
 
-// One pair, both sides: r = x_j - x_i, a_i += m_j r / |r|^3, a_j -= m_i r / |r|^3. The factors are
-// (m inv) inv^2 as in the one-sided kernel, so a zero mass gives exactly 0 whenever inv^2 is finite.
-template <bool kGuard>
-__device__ __forceinline__ void pair(float4 pj, float xi, float yi, float zi, float mi, float eps2, float& ax,
-                                     float& ay, float& az, float& jx, float& jy, float& jz) {
-    const float dx = pj.x - xi, dy = pj.y - yi, dz = pj.z - zi;
-    const float inv = inv_sqrt(softened_distance2(dx, dy, dz, eps2));
-    float si = interaction_weight(pj.w, inv), sj = interaction_weight(mi, inv);
-    if constexpr (kGuard) si = fminf(si, FLT_MAX), sj = fminf(sj, FLT_MAX);
-    ax = fmaf(dx, si, ax);
-    ay = fmaf(dy, si, ay);
-    az = fmaf(dz, si, az);
-    jx = fmaf(-dx, sj, jx);
-    jy = fmaf(-dy, sj, jy);
-    jz = fmaf(-dz, sj, jz);
+// Pair index k of the grid schedule: the pairs a < b in b-major order (0,1), (0,2), (1,2), (0,3), ...,
+// so consecutive blocks share tile b (it stays in L2). b is the largest with b (b - 1) / 2 <= k.
+__device__ __forceinline__ void grid_pair(unsigned k, unsigned& a, unsigned& b) {
+    unsigned long long bb = (unsigned long long)((1.0 + sqrt(1.0 + 8.0 * double(k))) * 0.5);
+    while (bb * (bb - 1) / 2 > k) --bb;
+    while ((bb + 1) * bb / 2 <= k) ++bb;
+    b = unsigned(bb);
+    a = unsigned(k - bb * (bb - 1) / 2);
 }
 
-__device__ __forceinline__ float4 load_body(const float4* pos, std::size_t i, std::size_t n) {
-    return i < n ? pos[i] : make_float4(0.f, 0.f, 0.f, 0.f);
+// One pair, both sides: r = x_j - x_i, a_i += m_j r / |r|^3, a_j -= m_i r / |r|^3, with the factors
+// m (inv inv^2): 4 multiplies per pair where (m inv) inv^2 twice takes 5 (measured +4-6%, CUDA_NOTES v8).
+// A zero mass gives exactly 0 while inv^3 is finite, which force_needs_guard ensures for every pair but
+// the self-term (eps^-3 far below overflow), so the padding bodies add nothing.
+template <typename T, bool kGuard>
+__device__ __forceinline__ void pair(const Vec4<T>& pj, T xi, T yi, T zi, T mi, T eps2, T& ax, T& ay, T& az,
+                                     T& jx, T& jy, T& jz) {
+    const T dx = pj.x - xi, dy = pj.y - yi, dz = pj.z - zi;
+    const T inv = inv_sqrt(softened_distance2(dx, dy, dz, eps2));
+    const T inv3 = inv * (inv * inv);
+    T si = pj.w * inv3, sj = mi * inv3;
+    if constexpr (kGuard) si = fmin(si, largest<T>()), sj = fmin(sj, largest<T>());
+    ax = fma(dx, si, ax);
+    ay = fma(dy, si, ay);
+    az = fma(dz, si, az);
+    jx = fma(-dx, sj, jx);
+    jy = fma(-dy, sj, jy);
+    jz = fma(-dz, sj, jz);
 }
 
-// Diagonal tiles: block A sums tile A against itself one-sidedly (j == i skipped by index) and writes
-// acc = G a. Thread (w, l) owns i = A S + w 32 K + k 32 + l.
-template <int K, bool kGuard>
-__global__ void __launch_bounds__(256)
-    pairwise_diagonal(const float4* __restrict__ pos, float4* __restrict__ acc, std::size_t n, float G,
-                      float eps2, const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
-    __shared__ float4 tile[256];
-    if (bad && *bad < bad_before) return;
+template <typename T>
+__device__ __forceinline__ Vec4<T> load_body(const Vec4<T>* pos, std::size_t i, std::size_t n) {
+    return i < n ? pos[i] : Vec4<T>{T(0), T(0), T(0), T(0)};
+}
+
+// out[i] = G a (kAdd false) or out[i] += G a (kAdd true), for i < n.
+template <bool kAdd, typename T>
+__device__ __forceinline__ void store(Vec4<T>* out, std::size_t i, std::size_t n, T G, T ax, T ay, T az) {
+    if (i >= n) return;
+    if constexpr (kAdd) {
+        Vec4<T> a = out[i];
+        a.x += G * ax, a.y += G * ay, a.z += G * az;
+        out[i] = a;
+    } else {
+        out[i] = Vec4<T>{G * ax, G * ay, G * az, T(0)};
+    }
+}
+
+// Tile t against itself, one-sidedly (j == i skipped by index): out[i] = G a_i for the tile's bodies.
+// Thread (w, l) owns i = t S + w 32 K + k 32 + l. `tile`: blockDim.x bodies of shared memory.
+template <typename T, int K, bool kGuard>
+__device__ __forceinline__ void diagonal_tile(const Vec4<T>* __restrict__ pos, std::size_t n, unsigned t,
+                                              Vec4<T>* __restrict__ out, T G, T eps2, Vec4<T>* tile) {
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, B = blockDim.x;
-    const std::size_t S = std::size_t(B) * K, t0 = std::size_t(blockIdx.x) * S;
-    float xi[K], yi[K], zi[K], ax[K], ay[K], az[K];
+    const std::size_t S = std::size_t(B) * K, t0 = std::size_t(t) * S;
+    T xi[K], yi[K], zi[K], ax[K], ay[K], az[K];
     std::size_t idx[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         idx[k] = t0 + std::size_t(warp) * 32 * K + std::size_t(k) * 32 + lane;
-        const float4 p = load_body(pos, idx[k], n);
+        const Vec4<T> p = load_body(pos, idx[k], n);
         xi[k] = p.x, yi[k] = p.y, zi[k] = p.z;
-        ax[k] = ay[k] = az[k] = 0.f;
+        ax[k] = ay[k] = az[k] = T(0);
     }
     for (unsigned c = 0; c < K; ++c) {
         const std::size_t c0 = t0 + std::size_t(c) * B;
@@ -82,70 +129,61 @@ __global__ void __launch_bounds__(256)
         __syncthreads();
 #pragma unroll 4
         for (unsigned jj = 0; jj < B; ++jj) {
-            const float4 pj = tile[jj];
+            const Vec4<T> pj = tile[jj];
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-                const float dx = pj.x - xi[k], dy = pj.y - yi[k], dz = pj.z - zi[k];
-                float r2 = softened_distance2(dx, dy, dz, eps2);
-                if (c0 + jj == idx[k]) r2 = 1.f;  // the self-term: r = 0, so it adds exactly 0
-                float s = interaction_weight(pj.w, inv_sqrt(r2));
-                if constexpr (kGuard) s = fminf(s, FLT_MAX);
-                ax[k] = fmaf(dx, s, ax[k]);
-                ay[k] = fmaf(dy, s, ay[k]);
-                az[k] = fmaf(dz, s, az[k]);
+                const T dx = pj.x - xi[k], dy = pj.y - yi[k], dz = pj.z - zi[k];
+                T r2 = softened_distance2(dx, dy, dz, eps2);
+                if (c0 + jj == idx[k]) r2 = T(1);  // the self-term: r = 0, so it adds exactly 0
+                T s = interaction_weight(pj.w, inv_sqrt(r2));
+                if constexpr (kGuard) s = fmin(s, largest<T>());
+                ax[k] = fma(dx, s, ax[k]);
+                ay[k] = fma(dy, s, ay[k]);
+                az[k] = fma(dz, s, az[k]);
             }
         }
         __syncthreads();
     }
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-        if (idx[k] < n) acc[idx[k]] = make_float4(G * ax[k], G * ay[k], G * az[k], 0.f);
-    }
+    for (int k = 0; k < K; ++k) store<false>(out, idx[k], n, G, ax[k], ay[k], az[k]);
 }
 
-// One round: block k takes the tile pair k of round r (see round_pair) and adds both sides into acc.
+// The tile pair (ta, tb): A's sums go to out_a[i], B's to out_b[j] (added when kAdd, written otherwise).
 // Shared memory: the chunk twice per sub-tile (spos[u][0..63], so lane + s needs no wrap) and the
 // chunk's j accumulators.
-template <int K, bool kGuard>
-__global__ void __launch_bounds__(256)
-    pairwise_round(const float4* __restrict__ pos, float4* __restrict__ acc, std::size_t n, unsigned n_tiles,
-                   unsigned tp, unsigned round, float G, float eps2,
-                   const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
-    __shared__ float4 spos[8 * 64];
-    __shared__ float jacc[3][256];
-    if (bad && *bad < bad_before) return;  // the same for the whole block
-    unsigned ta = 0, tb = 0;
-    round_pair(round, blockIdx.x, tp, ta, tb);
-    if (ta >= n_tiles || tb >= n_tiles) return;  // a bye
-
+template <typename T, int K, bool kGuard, bool kAdd>
+__device__ __forceinline__ void tile_pair(const Vec4<T>* __restrict__ pos, std::size_t n, unsigned ta,
+                                          unsigned tb, Vec4<T>* __restrict__ out_a,
+                                          Vec4<T>* __restrict__ out_b, T G, T eps2, Vec4<T>* spos,
+                                          T (*jacc)[32 * kMaxWarps]) {
     const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, B = blockDim.x, W = B >> 5;
     const std::size_t S = std::size_t(B) * K, a0 = std::size_t(ta) * S, b0 = std::size_t(tb) * S;
-    float xi[K], yi[K], zi[K], mi[K], ax[K], ay[K], az[K];
+    T xi[K], yi[K], zi[K], mi[K], ax[K], ay[K], az[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-        const float4 p = load_body(pos, a0 + std::size_t(warp) * 32 * K + std::size_t(k) * 32 + lane, n);
+        const Vec4<T> p = load_body(pos, a0 + std::size_t(warp) * 32 * K + std::size_t(k) * 32 + lane, n);
         xi[k] = p.x, yi[k] = p.y, zi[k] = p.z, mi[k] = p.w;
-        ax[k] = ay[k] = az[k] = 0.f;
+        ax[k] = ay[k] = az[k] = T(0);
     }
 
-    float4 next = load_body(pos, b0 + threadIdx.x, n);
+    Vec4<T> next = load_body(pos, b0 + threadIdx.x, n);
     for (unsigned c = 0; c < K; ++c) {
         const std::size_t c0 = b0 + std::size_t(c) * B;
         spos[warp * 64 + lane] = next;
         spos[warp * 64 + lane + 32] = next;
-        jacc[0][threadIdx.x] = jacc[1][threadIdx.x] = jacc[2][threadIdx.x] = 0.f;
+        jacc[0][threadIdx.x] = jacc[1][threadIdx.x] = jacc[2][threadIdx.x] = T(0);
         __syncthreads();
         if (c + 1 < K) next = load_body(pos, c0 + B + threadIdx.x, n);
         for (unsigned p = 0; p < W; ++p) {
             const unsigned u = (warp + p) % W;
-            const float4* sp = spos + u * 64 + lane;
-            float jx = 0.f, jy = 0.f, jz = 0.f;
+            const Vec4<T>* sp = spos + u * 64 + lane;
+            T jx = T(0), jy = T(0), jz = T(0);
 #pragma unroll 8
             for (unsigned s = 0; s < 32; ++s) {
-                const float4 pj = sp[s];
+                const Vec4<T> pj = sp[s];
 #pragma unroll
                 for (int k = 0; k < K; ++k)
-                    pair<kGuard>(pj, xi[k], yi[k], zi[k], mi[k], eps2, ax[k], ay[k], az[k], jx, jy, jz);
+                    pair<T, kGuard>(pj, xi[k], yi[k], zi[k], mi[k], eps2, ax[k], ay[k], az[k], jx, jy, jz);
                 // Pass body (l + s)'s sum to lane l - 1, whose next body it is.
                 jx = __shfl_sync(kFullMask, jx, (lane + 1) & 31u);
                 jy = __shfl_sync(kFullMask, jy, (lane + 1) & 31u);
@@ -157,67 +195,135 @@ __global__ void __launch_bounds__(256)
             jacc[2][u * 32 + lane] += jz;
             __syncthreads();
         }
-        const std::size_t j = c0 + threadIdx.x;
-        if (j < n) {
-            float4 a = acc[j];
-            a.x += G * jacc[0][threadIdx.x], a.y += G * jacc[1][threadIdx.x], a.z += G * jacc[2][threadIdx.x];
-            acc[j] = a;
-        }
+        store<kAdd>(out_b, c0 + threadIdx.x, n, G, jacc[0][threadIdx.x], jacc[1][threadIdx.x],
+                    jacc[2][threadIdx.x]);
     }
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-        const std::size_t i = a0 + std::size_t(warp) * 32 * K + std::size_t(k) * 32 + lane;
-        if (i < n) {
-            float4 a = acc[i];
-            a.x += G * ax[k], a.y += G * ay[k], a.z += G * az[k];
-            acc[i] = a;
-        }
+        store<kAdd>(out_a, a0 + std::size_t(warp) * 32 * K + std::size_t(k) * 32 + lane, n, G, ax[k], ay[k],
+                    az[k]);
     }
 }
 
-template <int K, bool kGuard>
-void launch_all(unsigned block, const float4* pos, float4* acc, std::size_t n, float G, float eps2,
-                const unsigned long long* bad, unsigned long long bad_before, cudaStream_t stream) {
-    const std::size_t S = std::size_t(block) * K;
-    const unsigned n_tiles = unsigned((n + S - 1) / S);
-    launch_kernel(pairwise_diagonal<K, kGuard>, dim3(n_tiles), dim3(block), 0, stream, pos, acc, n, G, eps2,
-                  bad, bad_before);
+template <typename T, int K, bool kGuard>
+__global__ void __launch_bounds__(256)
+    pairwise_diagonal(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ acc, std::size_t n, T G, T eps2,
+                      const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
+    __shared__ Vec4<T> tile[32 * kMaxWarps];
+    if (bad && *bad < bad_before) return;  // the same for the whole block: no barrier is skipped by half
+    diagonal_tile<T, K, kGuard>(pos, n, blockIdx.x, acc, G, eps2, tile);
+}
+
+// One round of the tournament: block k takes the tile pair k of round r and adds both sides into acc.
+template <typename T, int K, bool kGuard>
+__global__ void __launch_bounds__(256)
+    pairwise_round(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ acc, std::size_t n,
+                   unsigned n_tiles, unsigned tp, unsigned round, T G, T eps2,
+                   const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
+    __shared__ Vec4<T> spos[64 * kMaxWarps];
+    __shared__ T jacc[3][32 * kMaxWarps];
+    if (bad && *bad < bad_before) return;
+    unsigned ta = 0, tb = 0;
+    round_pair(round, blockIdx.x, tp, ta, tb);
+    if (ta >= n_tiles || tb >= n_tiles) return;  // a bye
+    tile_pair<T, K, kGuard, true>(pos, n, ta, tb, acc, acc, G, eps2, spos, jacc);
+}
+
+// Every tile pair and diagonal tile in one launch: blocks [0, n_pairs) take the pairs (heavier: first),
+// the rest the diagonal tiles; results go to partial[partner tile][body].
+template <typename T, int K, bool kGuard>
+__global__ void __launch_bounds__(256)
+    pairwise_grid(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ partial, std::size_t n,
+                  unsigned n_pairs, T G, T eps2, const unsigned long long* __restrict__ bad,
+                  unsigned long long bad_before) {
+    __shared__ Vec4<T> spos[64 * kMaxWarps];
+    __shared__ T jacc[3][32 * kMaxWarps];
+    if (bad && *bad < bad_before) return;
+    if (blockIdx.x < n_pairs) {
+        unsigned ta = 0, tb = 0;
+        grid_pair(blockIdx.x, ta, tb);
+        tile_pair<T, K, kGuard, false>(pos, n, ta, tb, partial + std::size_t(tb) * n,
+                                       partial + std::size_t(ta) * n, G, eps2, spos, jacc);
+    } else {
+        const unsigned t = blockIdx.x - n_pairs;
+        diagonal_tile<T, K, kGuard>(pos, n, t, partial + std::size_t(t) * n, G, eps2, spos);
+    }
+}
+
+std::size_t tile_count(const ForceLaunch& l, std::size_t n) {
+    const std::size_t S = std::size_t(l.block) * l.bodies_per_thread;
+    return (n + S - 1) / S;
+}
+
+template <typename T, int K, bool kGuard>
+void launch_schedule(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch, std::size_t n,
+                     T G, T eps2, const unsigned long long* bad, unsigned long long bad_before,
+                     cudaStream_t stream) {
+    const unsigned block = unsigned(l.block);
+    const unsigned n_tiles = unsigned(tile_count(l, n));
+    if (l.kernel == ForceKernel::pairwise_grid) {
+        const unsigned n_pairs = unsigned(std::size_t(n_tiles) * (n_tiles - 1) / 2);
+        launch_kernel(pairwise_grid<T, K, kGuard>, dim3(n_pairs + n_tiles), dim3(block), 0, stream, pos,
+                      scratch, n, n_pairs, G, eps2, bad, bad_before);
+        launch_kernel(sum_partials<T>, dim3(blocks_for(n, 256)), dim3(256), 0, stream, scratch, acc, n,
+                      n_tiles, bad, bad_before);
+        return;
+    }
+    launch_kernel(pairwise_diagonal<T, K, kGuard>, dim3(n_tiles), dim3(block), 0, stream, pos, acc, n, G,
+                  eps2, bad, bad_before);
     if (n_tiles < 2) return;
     const unsigned tp = n_tiles + (n_tiles & 1u);
     for (unsigned r = 0; r + 1 < tp; ++r) {
-        launch_kernel(pairwise_round<K, kGuard>, dim3(tp / 2), dim3(block), 0, stream, pos, acc, n, n_tiles,
-                      tp, r, G, eps2, bad, bad_before);
+        launch_kernel(pairwise_round<T, K, kGuard>, dim3(tp / 2), dim3(block), 0, stream, pos, acc, n,
+                      n_tiles, tp, r, G, eps2, bad, bad_before);
     }
 }
 
-template <bool kGuard>
-void launch_k(int K, unsigned block, const float4* pos, float4* acc, std::size_t n, float G, float eps2,
-              const unsigned long long* bad, unsigned long long bad_before, cudaStream_t stream) {
-    switch (K) {
+template <typename T, bool kGuard>
+void launch_k(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch, std::size_t n, T G,
+              T eps2, const unsigned long long* bad, unsigned long long bad_before, cudaStream_t stream) {
+    switch (l.bodies_per_thread) {
         case 2:
-            return launch_all<2, kGuard>(block, pos, acc, n, G, eps2, bad, bad_before, stream);
+            return launch_schedule<T, 2, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, stream);
         case 4:
-            return launch_all<4, kGuard>(block, pos, acc, n, G, eps2, bad, bad_before, stream);
+            return launch_schedule<T, 4, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, stream);
+        case 8:
+            // fp64 at K = 8 needs ~255 registers and spills: not instantiated (resolve_force_launch refuses
+            // it).
+            if constexpr (sizeof(T) == 4) {
+                return launch_schedule<T, 8, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before,
+                                                     stream);
+            }
+            [[fallthrough]];
         default:
-            return launch_all<8, kGuard>(block, pos, acc, n, G, eps2, bad, bad_before, stream);
+            throw Error("force kernel: pairwise bodies per thread must be 2, 4 or 8");
     }
 }
 
 }  // namespace
 
-void launch_pairwise_forces(const ForceLaunch& l, const Vec4<float>* pos, Vec4<float>* acc, std::size_t n,
-                            float G, float eps2, bool guard, const unsigned long long* bad,
+std::size_t pairwise_scratch_count(const ForceLaunch& l, std::size_t n) {
+    return l.kernel == ForceKernel::pairwise_grid && n > 0 ? tile_count(l, n) * n : 0;
+}
+
+template <typename T>
+void launch_pairwise_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch,
+                            std::size_t n, T G, T eps2, bool guard, const unsigned long long* bad,
                             unsigned long long bad_before, void* stream) {
-    static_assert(sizeof(Vec4<float>) == sizeof(float4), "Vec4<float> must match float4");
-    const auto* p = reinterpret_cast<const float4*>(pos);
-    auto* a = reinterpret_cast<float4*>(acc);
+    if (n == 0) return;
     const auto s = static_cast<cudaStream_t>(stream);
-    const unsigned block = unsigned(l.block);
     if (guard) {
-        launch_k<true>(l.bodies_per_thread, block, p, a, n, G, eps2, bad, bad_before, s);
+        launch_k<T, true>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s);
     } else {
-        launch_k<false>(l.bodies_per_thread, block, p, a, n, G, eps2, bad, bad_before, s);
+        launch_k<T, false>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s);
     }
 }
+
+template void launch_pairwise_forces<float>(const ForceLaunch&, const Vec4<float>*, Vec4<float>*,
+                                            Vec4<float>*, std::size_t, float, float, bool,
+                                            const unsigned long long*, unsigned long long, void*);
+template void launch_pairwise_forces<double>(const ForceLaunch&, const Vec4<double>*, Vec4<double>*,
+                                             Vec4<double>*, std::size_t, double, double, bool,
+                                             const unsigned long long*, unsigned long long, void*);
 
 }  // namespace nbody

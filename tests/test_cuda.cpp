@@ -2,6 +2,7 @@
 // where the build has no CUDA or the machine no device (CI); they run for real on the lent GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -23,6 +24,7 @@
 #include "bench/baseline_kernel.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/force_choice.hpp"
 #endif
 
 namespace nbody {
@@ -70,10 +72,10 @@ std::vector<ForceLaunch> all_launches(Precision p) {
             for (int s : {1, 5}) v.push_back({ForceKernel::tuned, k, b, s});
         }
     }
-    if (p == Precision::f32) {  // the pairwise kernel is fp32 only
-        for (int k : {2, 4, 8}) {
-            for (int b : {32, 64, 128, 256}) v.push_back({ForceKernel::pairwise, k, b, 0});
-        }
+    for (int k : {2, 4, 8}) {
+        if (k == 8 && p == Precision::f64) continue;  // refused: it would spill
+        for (int b : {32, 64, 128, 256}) v.push_back({ForceKernel::pairwise, k, b, 0});
+        for (int b : {32, 128, 256}) v.push_back({ForceKernel::pairwise_grid, k, b, 0});
     }
     return v;
 }
@@ -127,10 +129,13 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CudaAccelerations,
 
 TEST(Cuda, AccelerationsAreDeterministic) {
     SKIP_WITHOUT_DEVICE();
-    for (const ForceLaunch l :
-         {ForceLaunch{ForceKernel::tuned, 4, 64, 7}, ForceLaunch{ForceKernel::pairwise, 2, 64, 0}}) {
-        SCOPED_TRACE(to_string(l));
-        auto b = make_cuda_backend(Precision::f32, l);
+    for (const auto& [prec, l] : {std::pair{Precision::f32, ForceLaunch{ForceKernel::tuned, 4, 64, 7}},
+                                  {Precision::f32, ForceLaunch{ForceKernel::pairwise, 2, 64, 0}},
+                                  {Precision::f32, ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0}},
+                                  {Precision::f64, ForceLaunch{ForceKernel::pairwise, 2, 64, 0}},
+                                  {Precision::f64, ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0}}}) {
+        SCOPED_TRACE(to_string(l) + " " + to_string(prec));
+        auto b = make_cuda_backend(prec, l);
         b->set_state(test::random_bodies(5000, 3));
         Params p;
         p.softening = 0.01;
@@ -201,23 +206,28 @@ TEST_P(CudaVsSerial, HundredStepsMatch) {
     EXPECT_LE(std::abs(gpu.drift), 2 * std::abs(cpu.drift) + slack) << "cpu drift " << cpu.drift;
 }
 
-// The pairwise kernel (8 tiles of 128, a partial last tile: diagonal, rounds and a bye-free tournament)
-// over 100 leapfrog steps against the serial backend, as above.
+// The pairwise kernels (8 tiles of 128 or 16 of 64, a partial last tile: diagonal, rounds and a
+// bye-free tournament, or the one-launch grid) over 100 leapfrog steps against the serial backend, as
+// above, in both precisions.
 TEST(Cuda, PairwiseHundredStepsMatchSerial) {
     SKIP_WITHOUT_DEVICE();
     Params p;
     p.dt = 1e-3;
     p.softening = 0.05;
     const HostState in = test::random_bodies(1000, 11);
-    for (const ForceLaunch l :
-         {ForceLaunch{ForceKernel::pairwise, 2, 64, 0}, ForceLaunch{ForceKernel::pairwise, 4, 32, 0}}) {
-        SCOPED_TRACE(to_string(l));
-        const RunResult cpu = run(create_backend("serial", Precision::f32), in, p, 100);
-        const RunResult gpu = run(make_cuda_backend(Precision::f32, l), in, p, 100);
-        ASSERT_TRUE(gpu.report.finite);
-        EXPECT_EQ(gpu.report.steps_done, 100);
-        EXPECT_LE(max_abs_diff(gpu.state, cpu.state), 1e-4);
-        EXPECT_LE(std::abs(gpu.drift), 2 * std::abs(cpu.drift) + 1e-5) << "cpu drift " << cpu.drift;
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+        const RunResult cpu = run(create_backend("serial", prec), in, p, 100);
+        for (const ForceLaunch l :
+             {ForceLaunch{ForceKernel::pairwise, 2, 64, 0}, ForceLaunch{ForceKernel::pairwise, 4, 32, 0},
+              ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0}}) {
+            SCOPED_TRACE(to_string(l) + " " + to_string(prec));
+            const RunResult gpu = run(make_cuda_backend(prec, l), in, p, 100);
+            ASSERT_TRUE(gpu.report.finite);
+            EXPECT_EQ(gpu.report.steps_done, 100);
+            EXPECT_LE(max_abs_diff(gpu.state, cpu.state), prec == Precision::f32 ? 1e-4 : 1e-10);
+            const double slack = prec == Precision::f32 ? 1e-5 : 1e-12;
+            EXPECT_LE(std::abs(gpu.drift), 2 * std::abs(cpu.drift) + slack) << "cpu drift " << cpu.drift;
+        }
     }
 }
 
@@ -435,21 +445,45 @@ TEST(Cuda, BaselineKernelMatchesFloat64AndIsComparedThroughTheRegistry) {
     EXPECT_FALSE(k.production_launch.empty());
 }
 
+// The pairwise kernels form eps^-3 before the mass multiplies it: the unguarded form needs it finite
+// however small the masses are (a zero-mass padding body must add exactly 0).
+TEST(Cuda, GuardCoversTheInverseCube) {
+    EXPECT_FALSE(force_needs_guard(1e-4, 1e-6, Precision::f32));
+    EXPECT_TRUE(force_needs_guard(1e-22, 1e-6, Precision::f32));  // m / eps^3 = 1e27, but eps^-3 = 1e33
+    EXPECT_TRUE(force_needs_guard(0.0, 1.0, Precision::f64));
+    EXPECT_FALSE(force_needs_guard(1e-22, 1e-6, Precision::f64));
+}
+
 TEST(Cuda, BadLaunchAndHugeAllocationThrow) {
     SKIP_WITHOUT_DEVICE();
     EXPECT_THROW(make_cuda_backend(Precision::f32, {ForceKernel::tuned, 3, 0, 0})
                      ->set_state(test::random_bodies(10, 1)),
                  Error);
     EXPECT_THROW(resolve_force_launch({ForceKernel::tuned, 0, 100, 0}, 10, Precision::f32), Error);
-    EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 0, 0, 0}, 10, Precision::f64), Error);
     EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 1, 0, 0}, 10, Precision::f32), Error);
-    // The automatic choice: pairwise (K=8, block 128) for fp32 from 262,144 bodies, tuned otherwise.
-    const ForceLaunch big = resolve_force_launch({}, 262144, Precision::f32);
-    EXPECT_EQ(big.kernel, ForceKernel::pairwise);
-    EXPECT_EQ(big.bodies_per_thread, 8);
-    EXPECT_EQ(big.block, 128);
-    EXPECT_EQ(resolve_force_launch({}, 262143, Precision::f32).kernel, ForceKernel::tuned);
-    EXPECT_EQ(resolve_force_launch({}, 262144, Precision::f64).kernel, ForceKernel::tuned);
+    EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise_grid, 2, 48, 0}, 10, Precision::f64), Error);
+    EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 8, 128, 0}, 10, Precision::f64), Error);
+    // The automatic choice follows the table row by row, from each row's first N; the grid schedule
+    // falls back to the rounds where its scratch would pass the limit.
+    for (const ForceChoice& c : kForceChoices) {
+        const ForceLaunch l = resolve_force_launch({}, std::max<std::size_t>(c.min_n, 1), c.precision);
+        SCOPED_TRACE(to_string(l));
+        const double bytes =
+            double(force_scratch_count(l, c.min_n)) * (c.precision == Precision::f32 ? 16 : 32);
+        EXPECT_LE(bytes, max_pairwise_grid_bytes());
+        if (c.kernel == ForceKernel::pairwise_grid) {
+            EXPECT_TRUE(l.kernel == ForceKernel::pairwise_grid || l.kernel == ForceKernel::pairwise);
+        } else {
+            EXPECT_EQ(l.kernel, c.kernel);
+        }
+        if (c.bodies_per_thread) {
+            EXPECT_EQ(l.bodies_per_thread, c.bodies_per_thread);
+        }
+        if (c.block) {
+            EXPECT_EQ(l.block, c.block);
+        }
+    }
+    EXPECT_EQ(resolve_force_launch({}, 1 << 20, Precision::f32).kernel, ForceKernel::pairwise);
     try {
         DeviceBuffer<char> huge(std::size_t(1) << 50);
         FAIL() << "a 1 PiB allocation succeeded";
