@@ -219,6 +219,10 @@ void remove_temp_files_on_signal() {
     }
 }
 
+void forget_temp_files() {
+    for (auto& slot : g_signal_slots) slot.state.store(kFree, std::memory_order_release);
+}
+
 // --- atomic files ---------------------------------------------------------------------------------------
 
 AtomicFile::AtomicFile(std::string path, Mode mode) : path_(std::move(path)) {

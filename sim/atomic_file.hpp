@@ -89,4 +89,8 @@ void commit_all(const std::vector<AtomicFile*>& files);
 // from a fixed table. Meant for programs (nbody's commands), not for libraries; safe to call twice.
 void remove_temp_files_on_signal();
 
+// In a forked child: unregisters every temporary without removing it, so that a signal ending the child
+// (a crash in a library it was isolated for) leaves the parent's temporaries alone.
+void forget_temp_files();
+
 }  // namespace nbody

@@ -8,9 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "child_process.hpp"
 #include "error.hpp"
 #include "input_file.hpp"
 #include "memory.hpp"
@@ -517,12 +520,7 @@ Snapshot read_file(const Context& c, hid_t file) {
     return s;
 }
 
-}  // namespace
-
-Snapshot read_hdf5_snapshot(const std::string& path) {
-    // A FIFO would block libhdf5's open() and a device has no end: regular files only.
-    std::error_code exists_ec;
-    if (std::filesystem::exists(path, exists_ec)) check_input_path(path);
+Snapshot read_path(const std::string& path) {
     quiet_hdf5();
     const Context c{path};
     const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
@@ -534,7 +532,107 @@ Snapshot read_hdf5_snapshot(const std::string& path) {
     return read_file(c, file);
 }
 
+// --- the reading child's answer ----------------------------------------------------------------------
+// A Snapshot as bytes, from the reading child to its parent: the same program on the same machine on
+// both ends, so plain memory images (no byte order, no versions).
+
+static_assert(std::is_trivially_copyable_v<Params> && std::is_trivially_copyable_v<Vec4<double>>);
+
+template <typename T>
+void put(std::string& out, const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+void put_string(std::string& out, const std::string& s) {
+    put(out, s.size());
+    out += s;
+}
+
+std::string encode(const Snapshot& s) {
+    const std::size_t n = s.state.size();
+    std::string out;
+    out.reserve(n * 2 * sizeof(Vec4<double>) + 1024);
+    put(out, s.state.t);
+    put(out, n);
+    out.append(reinterpret_cast<const char*>(s.state.pos_mass.data()), n * sizeof(Vec4<double>));
+    out.append(reinterpret_cast<const char*>(s.state.vel.data()), n * sizeof(Vec4<double>));
+    const RunInfo& i = s.info;
+    put(out, i.has_params), put(out, i.params), put(out, i.theta.has_value()), put(out, i.theta.value_or(0));
+    put(out, i.step), put(out, i.precision), put(out, i.seed);
+    put_string(out, i.preset), put_string(out, i.program_version);
+    put(out, s.notes.size());
+    for (const auto& note : s.notes) put_string(out, note);
+    return out;
+}
+
+struct Decoder {
+    const std::string& in;
+    const std::string& name;
+    std::size_t at = 0;
+
+    void take(void* to, std::size_t size) {
+        if (size > in.size() - at) throw Error(name + ": a short answer from the reading process");
+        std::memcpy(to, in.data() + at, size);
+        at += size;
+    }
+    template <typename T>
+    T get() {
+        T v;
+        take(&v, sizeof v);
+        return v;
+    }
+    std::string get_string() {
+        std::string s(get<std::size_t>(), '\0');
+        take(s.data(), s.size());
+        return s;
+    }
+};
+
+Snapshot decode(const std::string& bytes, const std::string& name) {
+    Decoder d{bytes, name};
+    Snapshot s;
+    s.state.t = d.get<double>();
+    s.state.resize(d.get<std::size_t>());
+    d.take(s.state.pos_mass.data(), s.state.size() * sizeof(Vec4<double>));
+    d.take(s.state.vel.data(), s.state.size() * sizeof(Vec4<double>));
+    RunInfo& i = s.info;
+    i.has_params = d.get<bool>();
+    i.params = d.get<Params>();
+    const bool has_theta = d.get<bool>();
+    const double theta = d.get<double>();
+    if (has_theta) i.theta = theta;
+    i.step = d.get<std::int64_t>();
+    i.precision = d.get<Precision>();
+    i.seed = d.get<std::uint64_t>();
+    i.preset = d.get_string();
+    i.program_version = d.get_string();
+    s.notes.resize(d.get<std::size_t>());
+    for (auto& note : s.notes) note = d.get_string();
+    return s;
+}
+
+// Every call into libhdf5 holds it. Debian's libhdf5 has its own lock, but the reading child must not be
+// forked while another thread is inside the library: the child would inherit that lock taken, and its
+// half-changed state, and wait forever.
+std::mutex g_hdf5;
+
+}  // namespace
+
+Snapshot read_hdf5_snapshot(const std::string& path) {
+    // A FIFO would block libhdf5's open() and a device has no end: regular files only.
+    std::error_code exists_ec;
+    if (std::filesystem::exists(path, exists_ec)) check_input_path(path);
+    // libhdf5 is not robust against corrupt files (see docs/SNAPSHOTS.md, "Bad files"): a file from
+    // anywhere is read in a child process, and a crash there becomes one error line here.
+    const std::lock_guard lock(g_hdf5);
+    const std::string bytes = run_in_child([&] { return encode(read_path(path)); }, path,
+                                           "the HDF5 library crashed reading this file (corrupt or crafted "
+                                           "file?); nothing was read");
+    return decode(bytes, path);
+}
+
 Snapshot read_hdf5_snapshot_image(const void* data, std::size_t size, const std::string& name) {
+    const std::lock_guard lock(g_hdf5);
     quiet_hdf5();
     const Context c{name};
     Hid fapl(c.check(H5Pcreate(H5P_FILE_ACCESS), "cannot create a file access list"), H5Pclose);
@@ -548,6 +646,7 @@ Snapshot read_hdf5_snapshot_image(const void* data, std::size_t size, const std:
 }
 
 void write_hdf5_snapshot(const std::string& path, const Snapshot& s) {
+    const std::lock_guard lock(g_hdf5);
     quiet_hdf5();
     const Context c{path};
     Hid file(c.check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "cannot create"),

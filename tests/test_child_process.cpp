@@ -1,0 +1,85 @@
+// Work run in a forked child: its answer comes back whole, its errors come back as nbody::Error, and its
+// death (a crash inside a library) becomes one error here without touching the parent's temporaries.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "sim/atomic_file.hpp"
+#include "sim/child_process.hpp"
+#include "sim/error.hpp"
+
+namespace nbody {
+namespace {
+
+namespace fs = std::filesystem;
+
+template <typename F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(ChildProcessTest, ReturnsTheAnswerWhole) {
+    // Megabytes, every byte value.
+    std::string big(3 << 20, '\0');
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7919 % 251);
+    EXPECT_EQ(run_in_child([&] { return big; }, "f", "crashed"), big);
+    EXPECT_EQ(run_in_child([] { return std::string(); }, "f", "crashed"), "");
+}
+
+TEST(ChildProcessTest, RunsInAnotherProcess) {
+    const std::string parent = std::to_string(::getpid());
+    EXPECT_NE(run_in_child([] { return std::to_string(::getpid()); }, "f", "crashed"), parent);
+}
+
+TEST(ChildProcessTest, AnErrorComesBackWithItsMessage) {
+    EXPECT_EQ(error_of([] { run_in_child([]() -> std::string { throw Error("x.h5: bad"); }, "f", "c"); }),
+              "x.h5: bad");
+}
+
+TEST(ChildProcessTest, ACrashBecomesOneError) {
+    const std::string e = error_of([] {
+        run_in_child(
+            []() -> std::string {
+                std::raise(SIGSEGV);
+                return "unreachable";
+            },
+            "x.h5", "the library crashed");
+    });
+    EXPECT_EQ(e.rfind("x.h5: the library crashed (signal " + std::to_string(SIGSEGV) + ", ", 0), 0u) << e;
+}
+
+TEST(ChildProcessTest, AnExitWithoutAnAnswerBecomesOneError) {
+    const std::string e = error_of([] { run_in_child([]() -> std::string { ::_exit(3); }, "x.h5", "gone"); });
+    EXPECT_EQ(e, "x.h5: gone (the reading process exited with status 3 without an answer)");
+}
+
+// The signal handlers that remove temporaries are inherited by the child; a crash there must not remove
+// the parent's file in progress (the window may be saving a snapshot while it opens another).
+TEST(ChildProcessTest, ACrashingChildLeavesTheParentsTemporaries) {
+    remove_temp_files_on_signal();
+    const fs::path dir = fs::temp_directory_path() / ("nbody_test_child_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    {
+        AtomicFile out((dir / "out.csv").string());
+        out.stream() << "x\n";
+        EXPECT_NE(error_of([] { run_in_child([]() -> std::string { std::abort(); }, "x.h5", "crashed"); }),
+                  "(no error)");
+        EXPECT_TRUE(fs::exists(out.temp_path()));
+        out.commit();
+    }
+    EXPECT_TRUE(fs::exists(dir / "out.csv"));
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace nbody
