@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -188,6 +189,40 @@ TEST(SimSession, FitPositionsComeFromTheCheckpointWhileAStepRuns) {
     ASSERT_EQ(pos.size(), 256u);
     EXPECT_EQ(pos[5].x, float(f.state.pos_mass[5].x));
     EXPECT_EQ(pos[5].w, float(f.state.pos_mass[5].w));
+}
+
+// A blow-up: one message naming the body and the step, the session pauses, and what is drawn from then
+// on is the last good state (the checkpoint), never the NaN/Inf bodies.
+TEST(SimSession, BlowUpIsReportedAndNotDrawn) {
+    const HostState state = make_preset(presets().front().name, 64, 3);
+    Params p;
+    p.G = 1e300;  // Inf in float: the first step's accelerations overflow
+    SimSession session(state, p, "serial", Precision::f32);
+    session.set_steps_per_frame(4);
+    std::string message;
+    const auto t_end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (message.empty() && std::chrono::steady_clock::now() < t_end) {
+        session.frame_tick();
+        message = session.take_message();
+        if (message.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_FALSE(message.empty()) << "no blow-up reported";
+    EXPECT_NE(message.find("NaN/Inf in body "), std::string::npos) << message;
+    EXPECT_NE(message.find(" at step 1 "), std::string::npos) << message;
+    EXPECT_NE(message.find("paused, restored the state of t = 0"), std::string::npos) << message;
+    EXPECT_TRUE(session.paused());
+    std::size_t drawn = 0, finite = 0;
+    EXPECT_TRUE(session.with_newest_bodies(
+        true, [&](Backend*, const Vec4<float>* pos, const Vec4<float>*, std::size_t n) {
+            drawn = n;
+            for (std::size_t i = 0; i < n; ++i) {
+                finite += std::isfinite(pos[i].x) && std::isfinite(pos[i].y) && std::isfinite(pos[i].z) &&
+                          pos[i].x == float(state.pos_mass[i].x);
+            }
+        }));
+    EXPECT_EQ(drawn, 64u);
+    EXPECT_EQ(finite, 64u) << "bodies drawn that are not the last good state";
+    EXPECT_EQ(session.stats().steps_total, 0);
 }
 
 TEST(SimSession, CheckpointIsCountedInStats) {
