@@ -501,52 +501,65 @@ TEST(Cuda, BadLaunchAndHugeAllocationThrow) {
     EXPECT_EQ(b->accelerations(Params{}).size(), 10u);
 }
 
-// An exact restart (docs/SNAPSHOTS.md) where the automatic choice is the pairwise kernel (fp32, N >=
-// 262,144), which sums each pair once for both bodies: 4 steps in one go and 2 + HDF5 snapshot + read
-// back + 2 on a fresh backend must agree bit for bit, as the tuned kernel's restart test checks at N = 96.
-TEST(Cuda, RestartIsBitIdenticalWithThePairwiseKernel) {
+// An exact restart (docs/SNAPSHOTS.md) with the pairwise kernels, which sum each pair once for both bodies
+// (N = 262,144: the automatic choice is the one-launch pairwise grid there; the tournament rounds are
+// asked for explicitly): 4 steps in one go and 2 + HDF5 snapshot + read back + 2 on a fresh backend must
+// agree bit for bit, as SnapshotTest.RestartIsBitIdenticalOnCuda checks for the tuned kernel at N = 96.
+TEST(Cuda, RestartIsBitIdenticalWithThePairwiseKernels) {
     SKIP_WITHOUT_DEVICE();
     if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
     const std::size_t n = 262144;
-    ASSERT_EQ(resolve_force_launch({}, n, Precision::f32).kernel, ForceKernel::pairwise);
     Params p;
     p.dt = 1e-3;
     p.softening = 0.01;
     const HostState start = make_preset("plummer", n, 5);
     const std::int64_t k = 2;
-    auto whole = make_cuda_backend(Precision::f32);
-    whole->set_state(start);
-    ASSERT_TRUE(whole->step(p, 2 * k).finite);
-
-    auto first = make_cuda_backend(Precision::f32);
-    first->set_state(start);
-    ASSERT_TRUE(first->step(p, k).finite);
-    Snapshot snap;
-    snap.state = first->get_state();
-    snap.info.has_params = true;
-    snap.info.params = p;
-    snap.info.precision = Precision::f32;
-    snap.info.step = k;
     const std::string path = (std::filesystem::temp_directory_path() /
                               ("nbody_cuda_restart_" + std::to_string(::getpid()) + ".h5"))
                                  .string();
-    write_snapshot(path, snap);
-    first.reset();
-    const Snapshot back = read_snapshot(path);
-    std::filesystem::remove(path);
-    auto second = make_cuda_backend(back.info.precision);
-    second->set_state(back.state);
-    ASSERT_TRUE(second->step(back.info.params, k).finite);
+    const std::pair<Precision, ForceLaunch> cases[] = {
+        {Precision::f32, ForceLaunch{}},
+        {Precision::f32, ForceLaunch{ForceKernel::pairwise, 8, 256, 0}},
+        {Precision::f64, ForceLaunch{}},
+    };
+    for (const auto& [precision, launch] : cases) {
+        const ForceLaunch resolved = resolve_force_launch(launch, n, precision);
+        SCOPED_TRACE(std::string(to_string(precision)) + " " + to_string(resolved));
+        ASSERT_TRUE(resolved.kernel == ForceKernel::pairwise ||
+                    resolved.kernel == ForceKernel::pairwise_grid);
+        auto whole = make_cuda_backend(precision, launch);
+        whole->set_state(start);
+        ASSERT_TRUE(whole->step(p, 2 * k).finite);
 
-    const HostState a = second->get_state(), b = whole->get_state();
-    ASSERT_EQ(a.size(), b.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        differ += std::memcmp(&a.pos_mass[i], &b.pos_mass[i], sizeof a.pos_mass[i]) != 0 ||
-                  std::memcmp(&a.vel[i], &b.vel[i], sizeof a.vel[i]) != 0;
+        auto first = make_cuda_backend(precision, launch);
+        first->set_state(start);
+        ASSERT_TRUE(first->step(p, k).finite);
+        Snapshot snap;
+        snap.state = first->get_state();
+        snap.info.has_params = true;
+        snap.info.params = p;
+        snap.info.precision = precision;
+        snap.info.step = k;
+        write_snapshot(path, snap);
+        first.reset();
+        const Snapshot back = read_snapshot(path);
+        std::filesystem::remove(path);
+        ASSERT_EQ(back.info.precision, precision);
+        auto second = make_cuda_backend(back.info.precision, launch);
+        second->set_state(back.state);
+        ASSERT_TRUE(second->step(back.info.params, k).finite);
+
+        const HostState a = second->get_state(), b = whole->get_state();
+        ASSERT_EQ(a.size(), b.size());
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            differ += std::memcmp(&a.pos_mass[i], &b.pos_mass[i], sizeof a.pos_mass[i]) != 0 ||
+                      std::memcmp(&a.vel[i], &b.vel[i], sizeof a.vel[i]) != 0;
+        }
+        EXPECT_EQ(differ, 0u) << "bodies differing after the restart (max |diff| " << max_abs_diff(a, b)
+                              << ")";
+        EXPECT_EQ(a.t, b.t);
     }
-    EXPECT_EQ(differ, 0u) << "bodies differing after the restart (max |diff| " << max_abs_diff(a, b) << ")";
-    EXPECT_EQ(a.t, b.t);
 }
 
 #endif  // NBODY_HAVE_CUDA
