@@ -4,7 +4,7 @@
 // of the first evaluation against a float64 direct sum on a fixed sample of bodies.
 //   nbody_gpu_tree_bench [--n 262144,1048576] [--preset plummer,cube] [--theta 0.6] [--steps 10] [--sample
 //   1000]
-//                    [--leaf 16] [--group-cut 1024,...] [--variant 0]
+//                    [--leaf 16] [--group-cut 1024,...] [--mono-power 2,0,...] [--variant 0]
 #include <cuda_runtime_api.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_backend.hpp"
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
     int steps = 10, leaf = 16;
     std::size_t sample_size = 1000;
     std::vector<int> group_cuts{DeviceTreeSettings{}.group_cut};
+    std::vector<double> mono_powers{DeviceTreeSettings{}.monopole_power};
     int variant = 0;
     app.add_option("--n", ns, "body counts")->delimiter(',');
     app.add_option("--preset", presets_wanted, "presets")->delimiter(',');
@@ -60,6 +62,10 @@ int main(int argc, char** argv) {
                    "walk groups never span children of cells above this many bodies "
                    "(0: plain runs of 32); several values: one row each")
         ->delimiter(',');
+    app.add_option("--mono-power", mono_powers,
+                   "far cells as monopoles beyond the opening rule at theta^p (<= 0: never); several values: "
+                   "one row each")
+        ->delimiter(',');
     app.add_option("--variant", variant, "walk kernel variant (experiments)");
     CLI11_PARSE(app, argc, argv);
 
@@ -69,16 +75,20 @@ int main(int argc, char** argv) {
         std::printf("device: %s, %d SMs; theta %.2f, leaf %d, groups of 32\n", dev->name.c_str(),
                     dev->sm_count, double(theta), leaf);
         std::printf(
-            "csv,preset,n,theta,group_cut,ms_step,ms_step_back_to_back,ms_sort,ms_build,ms_moments,ms_walk,"
+            "csv,preset,n,theta,group_cut,mono_power,ms_step,ms_step_back_to_back,ms_sort,ms_build,ms_"
+            "moments,ms_walk,"
             "interactions_per_body,"
             "err_median,err_p99,err_max,nodes,leaves,depth\n");
+        std::vector<std::pair<int, double>> configs;  // one row each
+        for (const int cut : group_cuts)
+            for (const double p : mono_powers) configs.emplace_back(cut, p);
         cudaStream_t stream = nullptr;
         CUDA_CHECK(cudaStreamCreate(&stream));
         for (const std::string& preset : presets_wanted) {
             const PresetInfo* info = find_preset(preset);
             if (!info) throw Error("unknown preset '" + preset + "'");
             for (const std::size_t n : ns) {
-                for (const int group_cut : group_cuts) {
+                for (const auto& [group_cut, mono_power] : configs) {
                     const HostState hs = make_preset(preset, n, 42);
                     std::vector<Vec4<float>> pos(n), vel(n);
                     for (std::size_t i = 0; i < n; ++i) {
@@ -99,6 +109,7 @@ int main(int argc, char** argv) {
                     settings.time_phases = true;
                     settings.group_cut = group_cut;
                     settings.walk_variant = variant;
+                    settings.monopole_power = mono_power;
                     DeviceTree tree(n, 0, settings);
 
                     // The first evaluation: counts and the error sample.
@@ -156,23 +167,27 @@ int main(int argc, char** argv) {
                     const double steady = double(steady_total) / steps;
                     const DeviceTreeStats st2 = tree.stats(stream);
                     std::printf(
-                        "%-8s n=%9zu cut %5d %8.3f ms/step (%.3f back to back)  (sort %.3f build %.3f "
+                        "%-8s n=%9zu cut %5d p %.1f %8.3f ms/step (%.3f back to back)  (sort %.3f build "
+                        "%.3f "
                         "moments %.3f walk %.3f)  "
                         "%6.0f int/body  err median %.2e p99 %.2e max %.2e  nodes %zu depth %d%s\n",
-                        preset.c_str(), n, group_cut, med, steady, double(ph.sort), double(ph.build),
-                        double(ph.moments), double(ph.walk), double(st.interactions) / double(n), err.median,
-                        err.p99, err.max, st.nodes, st.depth,
+                        preset.c_str(), n, group_cut, mono_power, med, steady, double(ph.sort),
+                        double(ph.build), double(ph.moments), double(ph.walk),
+                        double(st.interactions) / double(n), err.median, err.p99, err.max, st.nodes, st.depth,
                         (st2.node_overflow || st2.stack_overflow) ? "  OVERFLOW" : "");
                     std::printf(
-                        "    cells %.0f/body, lane use %.1f%%, %.1f walk iterations and %.0f sources "
+                        "    cells %.0f/body (%.0f as monopoles), lane use %.1f%%, %.1f walk iterations "
+                        "and %.0f sources "
                         "evaluated per run of 32 targets\n",
                         double(st.cell_interactions) / double(n),
+                        double(st.monopole_interactions) / double(n),
                         100.0 * double(st.interactions) / (32.0 * double(st.warp_evaluations)),
                         32.0 * double(st.walk_iterations) / double(n),
                         32.0 * double(st.warp_evaluations) / double(n));
                     std::printf(
-                        "csv,%s,%zu,%.3f,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.3e,%.3e,%.3e,%zu,%zu,%d\n",
-                        preset.c_str(), n, double(theta), group_cut, med, steady, double(ph.sort),
+                        "csv,%s,%zu,%.3f,%d,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.3e,%.3e,%.3e,%zu,%"
+                        "zu,%d\n",
+                        preset.c_str(), n, double(theta), group_cut, mono_power, med, steady, double(ph.sort),
                         double(ph.build), double(ph.moments), double(ph.walk),
                         double(st.interactions) / double(n), err.median, err.p99, err.max, st.nodes,
                         st.leaves, st.depth);

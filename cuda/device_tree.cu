@@ -87,7 +87,7 @@ struct DeviceTree::Impl {
         const bool first = counters.size() == 0;
         if (first) {
             counters.resize(kLevels + 6);
-            interactions.resize(4);
+            interactions.resize(5);
             CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
             CUDA_CHECK(cudaMemset(interactions.data(), 0, interactions.bytes()));
             bounds_partials.resize(2 * kBoundsBlocks);
@@ -147,7 +147,7 @@ struct DeviceTree::Impl {
         const TreeView t = view();
         launch_build(t, n, settings.leaf_size, settings.group_cut, s);
         mark(2, s);
-        launch_moments(t, theta, s);
+        launch_moments(t, theta, settings.monopole_power, s);
         mark(3, s);
     }
 
@@ -251,12 +251,13 @@ DeviceTreeStats DeviceTree::stats(void* stream) const {
                               cudaMemcpyDeviceToHost));
         for (const int4& l : links) st.leaves += (l.w == 0 && l.y > 0) ? 1 : 0;
     }
-    unsigned long long counts[4] = {};
+    unsigned long long counts[5] = {};
     CUDA_CHECK(cudaMemcpy(counts, impl_->interactions.data(), sizeof counts, cudaMemcpyDeviceToHost));
     st.interactions = counts[0];
     st.cell_interactions = counts[1];
     st.warp_evaluations = counts[2];
     st.walk_iterations = counts[3];
+    st.monopole_interactions = counts[4];
     return st;
 }
 

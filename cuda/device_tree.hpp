@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "sim/multipole.hpp"  // kMonopolePower
 #include "sim/state.hpp"
 
 namespace nbody {
@@ -24,6 +25,9 @@ struct DeviceTreeSettings {
     // the cut, a run that straddles the boundary of two big sparse cells (a Plummer sphere's outskirts)
     // gets a box spanning the system and walks it as a direct sum; see docs/CUDA_NOTES.md.
     int group_cut = 1024;
+    // Accepted cells beyond the opening rule at theta^monopole_power are evaluated as monopoles alone, as
+    // on the CPU tree (sim/multipole.hpp); <= 0: always with the quadrupole.
+    double monopole_power = kMonopolePower;
     // Walk kernel variant, for experiments (docs/CUDA_NOTES.md): 0 default, 1 cell loop unrolled 8 times.
     int walk_variant = 0;
     // Guard the body-body term against r = 0 with eps = 0 (a target that is also a source). Needed only
@@ -45,9 +49,10 @@ struct DeviceTreeStats {
     bool node_overflow = false;           // node storage ran out: some cells stayed leaves (slower, exact)
     bool stack_overflow = false;          // a walk's stack ran out (results wrong; never seen, see .cu)
     unsigned long long interactions = 0;  // body-body + body-cell, summed over targets since reset
-    unsigned long long cell_interactions = 0;  // of which body-cell
-    unsigned long long warp_evaluations = 0;   // sources evaluated summed over warp walks (lane use)
-    unsigned long long walk_iterations = 0;    // traversal steps of up to 32 nodes, summed over walks
+    unsigned long long cell_interactions = 0;      // of which body-cell
+    unsigned long long monopole_interactions = 0;  // of which the cell as a monopole alone
+    unsigned long long warp_evaluations = 0;       // sources evaluated summed over warp walks (lane use)
+    unsigned long long walk_iterations = 0;        // traversal steps of up to 32 nodes, summed over walks
 };
 
 class DeviceTree {

@@ -24,9 +24,9 @@ struct TreeView {
     const float4* bodies = nullptr;       // sources in key order: (x, y, z, m)
     int4* link = nullptr;             // (first body, body count, first child, child count); leaf: 0 children
     unsigned char* level = nullptr;   // depth of each node
-    float4* open = nullptr;           // (com x, y, z, (l / theta + s)^2)
+    float4* open = nullptr;           // (com x, y, z, opening radius l / theta + s)
     float4* mq = nullptr;             // (M, Qxx, Qyy, Qzz)
-    float4* quad = nullptr;           // (Qxy, Qxz, Qyz, 0)
+    float4* quad = nullptr;           // (Qxy, Qxz, Qyz, monopole radius l / theta^p + s)
     int* level_start = nullptr;       // kLevels + 1 entries
     int* node_count = nullptr;        // nodes allocated (may pass capacity; clamp on read)
     int* node_overflow = nullptr;     // 1 when a split found no room (the cell stayed a leaf)
@@ -67,8 +67,9 @@ void launch_build(const TreeView& t, std::size_t n, int leaf_size, int group_cut
 void launch_target_cuts(const TreeView& t, const std::uint64_t* keys, std::size_t m, int group_cut,
                         unsigned char* cut, cudaStream_t s);
 
-// Mass, centre of mass, quadrupole and opening radius of every node, deepest level first.
-void launch_moments(const TreeView& t, float theta, cudaStream_t s);
+// Mass, centre of mass, quadrupole, opening radius and monopole radius of every node, deepest level first.
+// monopole_power <= 0: no cell is ever evaluated as a monopole alone (its radius is infinite).
+void launch_moments(const TreeView& t, float theta, double monopole_power, cudaStream_t s);
 
 // The walk. Targets in key order (xyz of targets; perm maps them back to the caller's order); acc and
 // potential (may be null) in the caller's order. stack: per resident warp, stack_capacity ints; warps:
@@ -86,7 +87,7 @@ struct WalkArgs {
     unsigned* next_group = nullptr;
     int* stack_overflow = nullptr;
     // [0] sources evaluated, summed over targets; [1] of which cells; [2] sources evaluated, summed over
-    // warp walks (lanes idle or not); [3] traversal iterations.
+    // warp walks (lanes idle or not); [3] traversal iterations; [4] of [1], cells as monopoles alone.
     unsigned long long* interactions = nullptr;
     int variant = 0;
     // The backend's failure flag (may be null): the walk returns at once when *bad < bad_before.

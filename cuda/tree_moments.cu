@@ -1,7 +1,8 @@
-// The GPU tree's upward pass: for every node, mass M, centre of mass c, the traceless quadrupole about c
-// and the opening radius l / theta + s, one launch per level from the deepest up (a parent reads its
-// children's finished moments). In float, with the same formulas as the CPU tree (sim/multipole.hpp):
-// a leaf sums its bodies, an inner cell shifts its children's quadrupoles to its own c.
+// The GPU tree's upward pass: for every node, mass M, centre of mass c, the traceless quadrupole about c,
+// the opening radius l / theta + s and the monopole radius l / theta^p + s (sim/multipole.hpp), one launch
+// per level from the deepest up (a parent reads its children's finished moments). In float, with the same
+// formulas as the CPU tree (sim/multipole.hpp): a leaf sums its bodies, an inner cell shifts its children's
+// quadrupoles to its own c.
 #include "cuda/launch.cuh"
 #include "cuda/tree_detail.cuh"
 #include "sim/multipole.hpp"
@@ -11,7 +12,7 @@ namespace {
 
 constexpr unsigned kBlock = 128;
 
-__global__ void moments_kernel(TreeView t, int L, float inv_theta) {
+__global__ void moments_kernel(TreeView t, int L, float inv_theta, float inv_theta_mono) {
     const int begin = t.level_start[L], end = t.level_start[L + 1];
     const RootCube<float> cube = *t.cube;
     for (int k = begin + int(blockIdx.x * blockDim.x + threadIdx.x); k < end;
@@ -53,21 +54,26 @@ __global__ void moments_kernel(TreeView t, int L, float inv_theta) {
         const float s = sqrtf(ox * ox + oy * oy + oz * oz);
         t.open[k] = make_float4(cx, cy, cz, opening_radius(side, s, inv_theta));
         t.mq[k] = make_float4(M, q.xx, q.yy, q.zz);
-        t.quad[k] = make_float4(q.xy, q.xz, q.yz, 0);
+        t.quad[k] = make_float4(q.xy, q.xz, q.yz, opening_radius(side, s, inv_theta_mono));
     }
 }
 
 }  // namespace
 
-void launch_moments(const TreeView& t, float theta, cudaStream_t s) {
+void launch_moments(const TreeView& t, float theta, double monopole_power, cudaStream_t s) {
     // theta = 0: every opening radius is infinite, so no cell is ever accepted (the direct sum).
     const float inv_theta = theta > 0 ? 1.0f / theta : __builtin_huge_valf();
+    // The same 1 / theta^p the CPU tree uses, rounded to float once.
+    const float inv_theta_mono = theta > 0 && monopole_power > 0
+                                     ? float(monopole_inv_theta(double(theta), monopole_power))
+                                     : __builtin_huge_valf();
     int device = 0, sms = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const unsigned want = blocks_for(std::size_t(t.capacity), kBlock);
     const unsigned grid = want < unsigned(sms) * 16 ? want : unsigned(sms) * 16;
-    for (int L = kLevels - 1; L >= 0; --L) launch_kernel(moments_kernel, grid, kBlock, 0, s, t, L, inv_theta);
+    for (int L = kLevels - 1; L >= 0; --L)
+        launch_kernel(moments_kernel, grid, kBlock, 0, s, t, L, inv_theta, inv_theta_mono);
 }
 
 }  // namespace nbody::tree_gpu

@@ -1,7 +1,8 @@
 // The GPU tree walk: one warp walks once for a group of 32 consecutive targets in key order (their
-// bounding box is what the opening rule tests against), gathering accepted cells and opened leaves'
-// bodies in shared-memory ring lists and evaluating them 32 at a time with sim/multipole.hpp (which
-// builds on sim/interaction.hpp). Warps are persistent: each takes the next group from a counter.
+// bounding box is what the opening rule tests against), gathering accepted cells (with their quadrupole,
+// or far ones as monopoles alone) and opened leaves' bodies in shared-memory ring lists and evaluating them
+// 32 at a time with sim/multipole.hpp (which builds on sim/interaction.hpp). Warps are persistent: each takes
+// the next group from a counter.
 //
 // Traversal: a depth-first stack of node indices, its bottom kSharedStack entries in shared memory and
 // the rest in a global slice per resident warp. Each iteration pops up to 32 nodes, one per lane, and pushes
@@ -52,10 +53,12 @@ constexpr int kSharedStack = 512;
 struct WarpShared {
     int stack[kSharedStack];
     int cells[kRing];            // accepted cells, ring
+    int monos[kRing];            // accepted far cells (monopoles alone), ring
     int bodies[kRing];           // bodies of opened leaves, ring
     int offset[32];              // exclusive prefix sum of each lane's opened-leaf body count
     int first[32];               // each lane's opened leaf's first body
-    float4 a[32], b[32], c[32];  // the 32 sources being evaluated: open / mq / quad, or the bodies in a
+    float4 a[32], b[32], c[32];  // the 32 sources being evaluated: open / mq / quad, or (com, M) or the
+                                 // bodies in a
 };
 
 struct Target {
@@ -83,6 +86,27 @@ __device__ __forceinline__ void eval_cells(const TreeView& t, WarpShared& sh, un
     __syncwarp();
 }
 
+// cnt (<= 32) far cells from the ring at head, each as its monopole alone: the pair interaction with m = M
+// (the centre of mass is never at the target: the cell passed the opening rule).
+template <bool kPotential>
+__device__ __forceinline__ void eval_monos(const TreeView& t, WarpShared& sh, unsigned head, int cnt,
+                                           unsigned lane, float eps2, Target& tg) {
+    if (int(lane) < cnt) {
+        const int c = sh.monos[(head + lane) % kRing];
+        const float4 o = __ldg(&t.open[c]);
+        sh.a[lane] = make_float4(o.x, o.y, o.z, __ldg(&t.mq[c].x));
+    }
+    __syncwarp();
+#pragma unroll 8
+    for (int j = 0; j < cnt; ++j) {
+        const float4 b = sh.a[j];
+        const float dx = b.x - tg.x, dy = b.y - tg.y, dz = b.z - tg.z;
+        add_interaction(dx, dy, dz, b.w, eps2, tg.ax, tg.ay, tg.az);
+        if (kPotential) tg.phi += potential_term(dx, dy, dz, b.w, eps2);
+    }
+    __syncwarp();
+}
+
 template <bool kPotential, bool kGuard>
 __device__ __forceinline__ void eval_bodies(const TreeView& t, WarpShared& sh, unsigned head, int cnt,
                                             unsigned lane, float eps2, Target& tg) {
@@ -104,21 +128,21 @@ __device__ __forceinline__ void eval_bodies(const TreeView& t, WarpShared& sh, u
 }
 
 // Walks the tree once for the targets in the box [lo, hi] (all lanes take part; each lane accumulates for
-// its own target) and returns the number of sources evaluated (accepted cells, opened leaves' bodies);
-// adds its traversal iterations to *iterations.
+// its own target) and returns the number of sources evaluated (accepted cells with their quadrupole,
+// accepted cells as monopoles, opened leaves' bodies); adds its traversal iterations to *iterations.
 __device__ __forceinline__ int* stack_slot(WarpShared& sh, int* stack, int i) {
     return i < kSharedStack ? &sh.stack[i] : stack + (i - kSharedStack);
 }
 
 template <bool kPotential, bool kGuard, int kCellUnroll>
-__device__ __forceinline__ uint2 walk_box(const TreeView& t, const WalkArgs& w, WarpShared& sh, int* stack,
+__device__ __forceinline__ uint3 walk_box(const TreeView& t, const WalkArgs& w, WarpShared& sh, int* stack,
                                           unsigned lane, float lo_x, float lo_y, float lo_z, float hi_x,
                                           float hi_y, float hi_z, Target& tg, unsigned& iterations) {
     const unsigned lanes_below = (1u << lane) - 1u;
     if (lane == 0) sh.stack[0] = 0;  // the root
     __syncwarp();
     int sp = 1;
-    unsigned cell_head = 0, cell_tail = 0, body_head = 0, body_tail = 0;
+    unsigned cell_head = 0, cell_tail = 0, mono_head = 0, mono_tail = 0, body_head = 0, body_tail = 0;
     while (sp > 0) {
         ++iterations;
         const int k = sp < 32 ? sp : 32;
@@ -131,15 +155,18 @@ __device__ __forceinline__ uint2 walk_box(const TreeView& t, const WalkArgs& w, 
         sp -= k;
         __syncwarp();  // every pop is read before any push overwrites the slots
 
-        bool accepted = false;
+        bool accepted = false, mono = false;
         int children = 0, child0 = 0, leaf_bodies = 0, body0 = 0;
         if (node >= 0) {
-            // Both loads issued together: the links are needed whenever the cell is opened, and waiting
+            // All loads issued together: the links are needed whenever the cell is opened, and waiting
             // for the test first would put a second L2 round trip on every iteration's critical path.
             const float4 o = __ldg(&t.open[node]);
             const int4 l = __ldg(&t.link[node]);
-            if (accept_cell(distance2_to_box(o.x, o.y, o.z, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z), o.w)) {
-                accepted = true;
+            const float mono_radius = __ldg(&t.quad[node].w);
+            const float d2 = distance2_to_box(o.x, o.y, o.z, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z);
+            if (accept_cell(d2, o.w)) {
+                mono = accept_cell(d2, mono_radius);
+                accepted = !mono;
             } else {
                 if (l.w == 0)
                     body0 = l.x, leaf_bodies = l.y;
@@ -172,6 +199,14 @@ __device__ __forceinline__ uint2 walk_box(const TreeView& t, const WalkArgs& w, 
             eval_cells<kPotential, kCellUnroll>(t, sh, cell_head, 32, lane, w.eps2, tg);
             cell_head += 32;
         }
+        const unsigned mono_mask = __ballot_sync(kFull, mono);
+        if (mono) sh.monos[(mono_tail + __popc(mono_mask & lanes_below)) % kRing] = node;
+        mono_tail += __popc(mono_mask);
+        __syncwarp();
+        while (mono_tail - mono_head >= 32) {
+            eval_monos<kPotential>(t, sh, mono_head, 32, lane, w.eps2, tg);
+            mono_head += 32;
+        }
 
         // Opened leaves' bodies join the body ring, 32 at a time: body q of this iteration belongs to
         // the last lane whose exclusive offset is <= q.
@@ -200,8 +235,9 @@ __device__ __forceinline__ uint2 walk_box(const TreeView& t, const WalkArgs& w, 
         __syncwarp();  // offsets and firsts are read before the next iteration writes them
     }
     eval_cells<kPotential, kCellUnroll>(t, sh, cell_head, int(cell_tail - cell_head), lane, w.eps2, tg);
+    eval_monos<kPotential>(t, sh, mono_head, int(mono_tail - mono_head), lane, w.eps2, tg);
     eval_bodies<kPotential, kGuard>(t, sh, body_head, int(body_tail - body_head), lane, w.eps2, tg);
-    return make_uint2(cell_tail, body_tail);
+    return make_uint3(cell_tail, mono_tail, body_tail);
 }
 
 // Each warp takes runs of 32 consecutive targets; a run is cut into groups where w.cut marks a target
@@ -217,7 +253,7 @@ __global__ void __launch_bounds__(kBlock, 8) walk_kernel(TreeView t, WalkArgs w)
     const unsigned runs = unsigned((n + kGroup - 1) / kGroup);
     // An earlier step of the same call failed (non-finite bodies): skip the walk, as the direct kernels do.
     if (w.bad && *w.bad < w.bad_before) return;
-    unsigned long long counted = 0, counted_cells = 0, warp_evaluations = 0;
+    unsigned long long counted = 0, counted_cells = 0, counted_monos = 0, warp_evaluations = 0;
     unsigned iterations = 0;
 
     for (;;) {
@@ -244,12 +280,14 @@ __global__ void __launch_bounds__(kBlock, 8) walk_kernel(TreeView t, WalkArgs w)
             const float hi_x = warp_max(mine ? p.x : -FLT_MAX), hi_y = warp_max(mine ? p.y : -FLT_MAX),
                         hi_z = warp_max(mine ? p.z : -FLT_MAX);
             Target tg{p.x, p.y, p.z};
-            const uint2 evaluated = walk_box<kPotential, kGuard, kCellUnroll>(
+            const uint3 evaluated = walk_box<kPotential, kGuard, kCellUnroll>(
                 t, w, sh, stack, lane, lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, tg, iterations);
             const unsigned targets = unsigned(__popc(group));
-            counted += (unsigned long long)(evaluated.x + evaluated.y) * targets;
-            counted_cells += (unsigned long long)(evaluated.x) * targets;
-            warp_evaluations += evaluated.x + evaluated.y;
+            const unsigned sources = evaluated.x + evaluated.y + evaluated.z;
+            counted += (unsigned long long)(sources)*targets;
+            counted_cells += (unsigned long long)(evaluated.x + evaluated.y) * targets;
+            counted_monos += (unsigned long long)(evaluated.y) * targets;
+            warp_evaluations += sources;
             if (mine) {
                 const std::uint32_t o = w.perm[i];
                 w.acc[o] = make_float4(w.G * tg.ax, w.G * tg.ay, w.G * tg.az, 0.0f);
@@ -262,6 +300,7 @@ __global__ void __launch_bounds__(kBlock, 8) walk_kernel(TreeView t, WalkArgs w)
         atomicAdd(&w.interactions[1], counted_cells);
         atomicAdd(&w.interactions[2], warp_evaluations);
         atomicAdd(&w.interactions[3], (unsigned long long)(iterations));
+        atomicAdd(&w.interactions[4], counted_monos);
     }
 }
 

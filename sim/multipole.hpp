@@ -56,6 +56,18 @@ NBODY_HD T opening_radius(T side, T com_offset, T inv_theta) {
     return side * inv_theta + com_offset;
 }
 
+// Far cells as monopoles. An accepted cell that passes the opening rule also at the smaller angle
+// theta^p (p = kMonopolePower; dist(c, box) > l / theta^p + s) is evaluated as its monopole alone,
+// add_interaction with m = M: that far out its quadrupole term is below the error the opening rule
+// already admits for nearer cells (at p = 2 the dropped term scales as theta^4, the kept truncation error
+// of the quadrupole as theta^3). Measured on the CPU tree and the GPU: docs/CUDA_NOTES.md t10.
+inline constexpr double kMonopolePower = 2.0;
+
+// 1 / theta^p: the monopole radius is opening_radius(l, s, monopole_inv_theta(theta, p)).
+inline double monopole_inv_theta(double theta, double power) {
+    return std::pow(theta, -power);
+}
+
 // The squared distance from point c to the nearest point of the box [lo, hi] (0 inside it). Per axis
 // max(lo - c, c - hi, 0): at most one of the two differences is positive; no branches.
 template <typename T>

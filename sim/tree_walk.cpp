@@ -12,14 +12,16 @@ namespace {
 template <typename T>
 struct InteractionLists {
     std::vector<T> cx, cy, cz, cm, qxx, qyy, qzz, qxy, qxz, qyz;  // accepted cells
+    std::vector<T> mx, my, mz, mm;                                // accepted far cells: monopoles alone
     std::vector<T> bx, by, bz, bm;                                // bodies of opened leaves
     std::vector<std::uint32_t> stack;
-    std::size_t cells = 0, bodies = 0;
+    std::size_t cells = 0, monopoles = 0, bodies = 0;
 
     void reserve_cells(std::size_t need) {
         if (cx.size() >= need) return;
         const std::size_t s = std::max(need, 2 * cx.size());
-        for (auto* v : {&cx, &cy, &cz, &cm, &qxx, &qyy, &qzz, &qxy, &qxz, &qyz}) v->resize(s);
+        for (auto* v : {&cx, &cy, &cz, &cm, &qxx, &qyy, &qzz, &qxy, &qxz, &qyz, &mx, &my, &mz, &mm})
+            v->resize(s);
     }
     void reserve_bodies(std::size_t need) {
         if (bx.size() >= need) return;
@@ -28,19 +30,25 @@ struct InteractionLists {
     }
 };
 
-// The walk of one group whose targets span the box [lo, hi]: fills the lists. The children of an opened
+// The walk of one group whose targets span the box [lo, hi]: fills the lists (an accepted cell far enough
+// out for the monopole rule goes to the monopole list). The children of an opened
 // cell are judged right away (only cells to open go on the stack), and leaf bodies are copied with plain
 // loops: most leaves hold a handful of bodies, too few for a library copy call to pay off.
 template <typename T>
-void collect(const Octree<T>& tree, const T lo[3], const T hi[3], T inv_theta, InteractionLists<T>& L) {
+void collect(const Octree<T>& tree, const T lo[3], const T hi[3], T inv_theta, bool monopoles,
+             T inv_theta_mono, InteractionLists<T>& L) {
     const TreeCell<T>* cells = tree.cells().data();
     const T *x = tree.x().data(), *y = tree.y().data(), *z = tree.z().data(), *m = tree.m().data();
-    L.cells = 0, L.bodies = 0;
+    L.cells = 0, L.monopoles = 0, L.bodies = 0;
     L.stack.clear();
     auto consider = [&](std::uint32_t ci) {
         const TreeCell<T>& c = cells[ci];
         const T d2 = distance2_to_box(c.com_x, c.com_y, c.com_z, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
-        if (accept_cell(d2, opening_radius(c.side, c.com_offset, inv_theta))) {
+        const bool accepted = accept_cell(d2, opening_radius(c.side, c.com_offset, inv_theta));
+        if (accepted && monopoles && accept_cell(d2, opening_radius(c.side, c.com_offset, inv_theta_mono))) {
+            const std::size_t k = L.monopoles++;
+            L.mx[k] = c.com_x, L.my[k] = c.com_y, L.mz[k] = c.com_z, L.mm[k] = c.mass;
+        } else if (accepted) {
             const std::size_t k = L.cells++;
             L.cx[k] = c.com_x, L.cy[k] = c.com_y, L.cz[k] = c.com_z, L.cm[k] = c.mass;
             L.qxx[k] = c.quad.xx, L.qyy[k] = c.quad.yy, L.qzz[k] = c.quad.zz;
@@ -59,12 +67,12 @@ void collect(const Octree<T>& tree, const T lo[3], const T hi[3], T inv_theta, I
             L.stack.push_back(ci);
         }
     };
-    L.reserve_cells(L.cells + 1);
+    L.reserve_cells(std::max(L.cells, L.monopoles) + 1);
     consider(0);
     while (!L.stack.empty()) {
         const TreeCell<T>& c = cells[L.stack.back()];
         L.stack.pop_back();
-        L.reserve_cells(L.cells + c.child_count);
+        L.reserve_cells(std::max(L.cells, L.monopoles) + c.child_count);
         for (std::uint32_t h = c.first_child; h < c.first_child + c.child_count; ++h) consider(h);
     }
 }
@@ -83,6 +91,11 @@ void sum_acceleration(const InteractionLists<T>& L, T xi, T yi, T zi, T eps2, T&
         const Quadrupole<T> q{qxx[k], qyy[k], qzz[k], qxy[k], qxz[k], qyz[k]};
         add_cell_interaction(cx[k] - xi, cy[k] - yi, cz[k] - zi, cm[k], q, eps2, sx, sy, sz);
     }
+    const T* __restrict__ mx = L.mx.data(), * __restrict__ my = L.my.data(), * __restrict__ mz = L.mz.data(), * __restrict__ mm = L.mm.data();
+    const std::size_t nm = L.monopoles;
+#pragma omp simd reduction(+ : sx, sy, sz)
+    for (std::size_t k = 0; k < nm; ++k)
+        add_interaction(mx[k] - xi, my[k] - yi, mz[k] - zi, mm[k], eps2, sx, sy, sz);
     const T* __restrict__ bx = L.bx.data(), * __restrict__ by = L.by.data(), * __restrict__ bz = L.bz.data(), * __restrict__ bm = L.bm.data();
     T tx = 0, ty = 0, tz = 0;
     const std::size_t nb = L.bodies;
@@ -99,6 +112,9 @@ T sum_potential(const InteractionLists<T>& L, T xi, T yi, T zi, T eps2) {
     for (std::size_t k = 0; k < L.cells; ++k) {
         const Quadrupole<T> q{L.qxx[k], L.qyy[k], L.qzz[k], L.qxy[k], L.qxz[k], L.qyz[k]};
         s += cell_potential_term(L.cx[k] - xi, L.cy[k] - yi, L.cz[k] - zi, L.cm[k], q, eps2);
+    }
+    for (std::size_t k = 0; k < L.monopoles; ++k) {
+        s += potential_term(L.mx[k] - xi, L.my[k] - yi, L.mz[k] - zi, L.mm[k], eps2);
     }
     for (std::size_t k = 0; k < L.bodies; ++k) {
         s += body_potential_term(L.bx[k] - xi, L.by[k] - yi, L.bz[k] - zi, L.bm[k], eps2);
@@ -122,10 +138,12 @@ TreeWalkCounts walk(const Octree<T>& tree, const T* tx, const T* ty, const T* tz
         return counts;
     }
     const T inv_theta = T(1.0 / p.theta), eps2 = T(p.softening * p.softening), G = T(p.G);
+    const bool monopoles = p.monopole_power > 0;
+    const T inv_theta_mono = monopoles ? T(monopole_inv_theta(p.theta, p.monopole_power)) : T(0);
     const std::size_t gs = p.group_size;
     const std::ptrdiff_t groups = std::ptrdiff_t((n + gs - 1) / gs);
-    std::uint64_t body_body = 0, body_cell = 0;
-#pragma omp parallel reduction(+ : body_body, body_cell) if (p.parallel && groups > 1)
+    std::uint64_t body_body = 0, body_cell = 0, body_monopole = 0;
+#pragma omp parallel reduction(+ : body_body, body_cell, body_monopole) if (p.parallel && groups > 1)
     {
         InteractionLists<T> lists;
 #pragma omp for schedule(dynamic, 4)
@@ -137,9 +155,10 @@ TreeWalkCounts walk(const Octree<T>& tree, const T* tx, const T* ty, const T* tz
                 lo[1] = std::min(lo[1], ty[k]), hi[1] = std::max(hi[1], ty[k]);
                 lo[2] = std::min(lo[2], tz[k]), hi[2] = std::max(hi[2], tz[k]);
             }
-            collect(tree, lo, hi, inv_theta, lists);
+            collect(tree, lo, hi, inv_theta, monopoles, inv_theta_mono, lists);
             body_body += (k1 - k0) * lists.bodies;
-            body_cell += (k1 - k0) * lists.cells;
+            body_cell += (k1 - k0) * (lists.cells + lists.monopoles);
+            body_monopole += (k1 - k0) * lists.monopoles;
             for (std::size_t k = k0; k < k1; ++k) {
                 T ax, ay, az;
                 sum_acceleration(lists, tx[k], ty[k], tz[k], eps2, ax, ay, az);
@@ -148,7 +167,7 @@ TreeWalkCounts walk(const Octree<T>& tree, const T* tx, const T* ty, const T* tz
             }
         }
     }
-    counts.body_body = body_body, counts.body_cell = body_cell;
+    counts.body_body = body_body, counts.body_cell = body_cell, counts.body_monopole = body_monopole;
     return counts;
 }
 

@@ -19,13 +19,17 @@ struct TreeWalkParams {
     double G = 1.0;
     double softening = 0.0;  // Plummer epsilon, as in the direct sum
     std::size_t group_size = kDefaultGroupSize;
+    // Accepted cells beyond the opening rule at theta^monopole_power act as monopoles (multipole.hpp);
+    // <= 0: every accepted cell is evaluated with its quadrupole.
+    double monopole_power = kMonopolePower;
     bool parallel = true;  // false: one thread (the serial backend)
 };
 
 // Interactions actually evaluated: target-body pairs of opened leaves and target-cell multipoles.
 struct TreeWalkCounts {
     std::uint64_t body_body = 0;
-    std::uint64_t body_cell = 0;
+    std::uint64_t body_cell = 0;      // accepted cells, monopole + quadrupole or monopole alone
+    std::uint64_t body_monopole = 0;  // of which monopole alone
     std::uint64_t total() const { return body_body + body_cell; }
 };
 

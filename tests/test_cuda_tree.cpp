@@ -237,6 +237,14 @@ TEST(CudaTree, AgreesWithTheCpuTree) {
                 EXPECT_NEAR(double(r.stats.interactions), double(counts.total()),
                             1e-3 * double(counts.total()))
                     << preset;
+                // ... and the same far cells evaluated as monopoles alone (sim/multipole.hpp).
+                std::printf("[ tree  ] %s monopoles %.1f vs %.1f per body\n", preset,
+                            double(r.stats.monopole_interactions) / double(n),
+                            double(counts.body_monopole) / double(n));
+                EXPECT_GT(counts.body_monopole, 0u) << preset;
+                EXPECT_NEAR(double(r.stats.monopole_interactions), double(counts.body_monopole),
+                            2e-3 * double(counts.body_monopole))
+                    << preset;
             }
         }
     }

@@ -351,6 +351,29 @@ INSTANTIATE_TEST_SUITE_P(Presets, TreeVsDirect,
                          });
 
 // theta -> 0 opens every cell: each target sums every body of every leaf, i.e. the direct sum.
+// Far cells as monopoles (sim/multipole.hpp, kMonopolePower): most accepted cells go to the monopole list,
+// the error barely moves (the dropped quadrupole term is below the opening rule's own error), and a power
+// <= 0 turns the rule off.
+TEST(Tree, FarCellsAsMonopolesKeepTheError) {
+    for (const char* preset : {"plummer", "cube"}) {
+        const HostState s = make_preset(preset, 20000, 11);
+        const auto b = positions<double>(s);
+        TreeWalkParams with = preset_walk(preset, kDefaultTheta), without = with;
+        without.monopole_power = 0;
+        const Reference ref = direct_reference(b, with.G, with.softening);
+        const TreeResult m = tree_vs_direct(positions<float>(s), with, ref);
+        const TreeResult q = tree_vs_direct(positions<float>(s), without, ref);
+        std::printf("%s N=20000: median %.3e with monopoles (%.0f of %.0f cells/body), %.3e without\n",
+                    preset, m.acc.median, double(m.counts.body_monopole) / 20000.0,
+                    double(m.counts.body_cell) / 20000.0, q.acc.median);
+        EXPECT_EQ(q.counts.body_monopole, 0u) << preset;
+        EXPECT_EQ(m.counts.total(), q.counts.total()) << preset;  // the same cells accepted, only evaluated
+        EXPECT_GT(m.counts.body_monopole, m.counts.body_cell / 4) << preset;
+        EXPECT_LE(m.acc.median, 1.15 * q.acc.median) << preset;
+        EXPECT_LE(m.acc.p99, 1.3 * q.acc.p99) << preset;
+    }
+}
+
 TEST(Tree, ThetaToZeroIsTheDirectSum) {
     const HostState s = make_preset("plummer", 1000, 5);
     const TreeResult r = tree_vs_direct(positions<double>(s), preset_walk("plummer", 1e-6));
