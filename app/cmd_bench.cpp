@@ -12,7 +12,9 @@
 #include <thread>
 
 #include "backends/registry.hpp"
+#include "mpi/cluster.hpp"
 #include "plot.hpp"
+#include "process_backend.hpp"
 #include "progress.hpp"
 #include "scenario.hpp"
 #include "sim/backend_force_error.hpp"
@@ -63,10 +65,11 @@ double compare_bound(Precision p, ForceAlgorithm f) {
     return p == Precision::f32 ? 1e-4 : 1e-10;
 }
 
+// Under mpirun every process has the same report (failures are reduced), so all stop together.
 void check_finite(const StepReport& r, const BenchCase& c) {
     if (!r.finite) {
-        throw Error("bench: " + c.backend + " N = " + std::to_string(c.n) +
-                    " produced a non-finite value at step " + std::to_string(r.bad_step));
+        throw ClusterError("bench: " + c.backend + " N = " + std::to_string(c.n) +
+                           " produced a non-finite value at step " + std::to_string(r.bad_step));
     }
 }
 
@@ -79,18 +82,25 @@ Params bench_params(const BenchCase& c) {
 }
 
 // Runs the same steps on the serial float64 backend (the CPU reference) and on the case's backend, and
-// compares the positions: max and RMS distance, over the reference's RMS radius.
+// compares the positions: max and RMS distance, over the reference's RMS radius. Under mpirun the tested
+// backend is distributed and rank 0 alone runs the reference and compares.
 void compare_with_reference(const BenchCase& c, const HostState& start, const BenchOptions& o,
                             BenchRow& row) {
+    Cluster& cl = cluster();
     const Params p = bench_params(c);
     const std::int64_t steps = o.steps;
+    std::unique_ptr<Backend> tested;
+    agree(cl, [&] {
+        tested = create_process_backend(cl, c.backend, c.precision);
+        tested->set_state(start);
+    });
+    check_finite(tested->step(p, steps), c);
+    const HostState b = tested->get_state();
+    if (!cl.root()) return;
     auto reference = create_backend("serial", Precision::f64);
     reference->set_state(start);
     check_finite(reference->step(p, steps), c);
-    auto tested = create_backend(c.backend, c.precision);
-    tested->set_state(start);
-    check_finite(tested->step(p, steps), c);
-    const HostState a = reference->get_state(), b = tested->get_state();
+    const HostState a = reference->get_state();
     double max2 = 0, sum2 = 0, radius2 = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
         const double dx = b.pos_mass[i].x - a.pos_mass[i].x, dy = b.pos_mass[i].y - a.pos_mass[i].y,
@@ -108,18 +118,25 @@ void compare_with_reference(const BenchCase& c, const HostState& start, const Be
     row.diff_bound = compare_bound(c.precision, c.force);
 }
 
+// Under mpirun every process makes the preset (the same bodies, from the seed) and steps its slice;
+// rank 0's clock times the steps, which all processes take together.
 BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& label) {
-    check_host_memory(static_cast<std::size_t>(c.n), c.precision);
+    Cluster& cl = cluster();
     const int default_threads = omp_get_max_threads();
     if (c.threads > 0) omp_set_num_threads(c.threads);
-    const HostState start = make_preset(kBenchPreset, static_cast<std::size_t>(c.n), o.seed);
-    std::unique_ptr<Backend> backend = create_backend(c.backend, c.precision);
-    backend->set_state(start);
+    HostState start;
+    std::unique_ptr<Backend> backend;
+    agree(cl, [&] {
+        check_host_memory(static_cast<std::size_t>(c.n), c.precision);
+        start = make_preset(kBenchPreset, static_cast<std::size_t>(c.n), o.seed);
+        backend = create_process_backend(cl, c.backend, c.precision);
+        backend->set_state(start);
+    });
     const Params p = bench_params(c);
 
     const double n = static_cast<double>(c.n);
     Progress progress(label, o.warmup + o.repeats * o.steps, n * n,
-                      progress_settings_from_environment(o.quiet), std::cerr);
+                      progress_settings_from_environment(o.quiet || !cl.root()), std::cerr);
     if (o.warmup > 0) check_finite(backend->step(p, o.warmup), c);
     progress.update(o.warmup);
     std::vector<double> seconds;
@@ -140,6 +157,7 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     row.force = to_string(c.force);
     row.integrator = to_string(c.integrator);
     row.threads = sweeps_threads(c.backend) ? omp_get_max_threads() : 1;
+    row.processes = cl.size();
     row.n = c.n;
     const double steps = static_cast<double>(o.steps);
     const double s_per_step = median(seconds) / steps;
@@ -161,7 +179,8 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
         row.err_median = e.median, row.err_p99 = e.p99, row.err_max = e.max;
     }
     const BackendInfo* info = find_backend(c.backend);
-    if (info && info->compare_kernels && c.force == ForceAlgorithm::direct) {
+    // One process's kernels on its own device: not a distributed measurement.
+    if (info && info->compare_kernels && c.force == ForceAlgorithm::direct && !cl.distributed()) {
         const KernelComparison k =
             info->compare_kernels(static_cast<std::size_t>(c.n), c.precision, static_cast<int>(o.repeats));
         if (k.production_ms > 0 && k.reference_ms > 0) row.vs_baseline = k.reference_ms / k.production_ms;
@@ -288,7 +307,10 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     return cmd;
 }
 
-std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
+namespace {
+
+// The checked options, as the list of cases to measure.
+std::vector<BenchCase> plan_cases(const BenchOptions& o) {
     if (o.format != "table" && o.format != "csv" && o.format != "json") {
         throw Error("unknown format '" + o.format + "' (valid: table, csv, json)");
     }
@@ -330,6 +352,15 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
             }
         }
     }
+    return cases;
+}
+
+}  // namespace
+
+std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
+    std::vector<BenchCase> cases;
+    // Under mpirun every process checks the same options; rank 0 reports a bad one.
+    agree(cluster(), [&] { cases = plan_cases(o); });
     std::vector<BenchRow> rows;
     for (std::size_t k = 0; k < cases.size(); ++k) {
         const BenchCase& c = cases[k];
@@ -349,6 +380,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
     };
     const bool show_force = !rows.empty() && differ([](const BenchRow& r) { return r.force; });
     const bool show_integrator = !rows.empty() && differ([](const BenchRow& r) { return r.integrator; });
+    const bool show_processes =
+        std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.processes > 1; });
     const bool any_baseline =
         std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.vs_baseline >= 0; });
     const bool any_compare =
@@ -366,7 +399,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             const BenchRow& r = rows[i];
             out << (i ? ",\n " : "\n ") << "{\"backend\": \"" << r.backend << "\", \"precision\": \""
                 << r.precision << "\", \"force\": \"" << r.force << "\", \"integrator\": \"" << r.integrator
-                << "\", \"threads\": " << r.threads << ", \"n\": " << r.n
+                << "\", \"threads\": " << r.threads << (show_processes ? ", \"processes\": " : "")
+                << (show_processes ? std::to_string(r.processes) : "") << ", \"n\": " << r.n
                 << ", \"ms_per_step\": " << fmt("%.6g", r.ms_per_step)
                 << ", \"ms_min\": " << fmt("%.6g", r.ms_min) << ", \"ms_max\": " << fmt("%.6g", r.ms_max)
                 << ", \"interactions_per_second\": " << fmt("%.6g", r.interactions_per_second)
@@ -390,7 +424,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
     } else if (format == "csv") {
         out << "# cpu = " << m.cpu << "\n# cores = " << m.cores << "\n# gpu = " << m.gpu << '\n';
         out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "")
-            << "threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
+            << (show_processes ? "threads,processes," : "threads,")
+            << "n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
             << (any_baseline ? ",vs_baseline" : "") << (any_compare ? ",max_diff,rms_diff,diff_bound" : "")
             << (show_per_body ? ",interactions_per_body" : "")
             << (any_error ? ",err_median,err_p99,err_max" : "") << '\n';
@@ -398,9 +433,11 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             out << r.backend << ',' << r.precision << ',';
             if (show_force) out << r.force << ',';
             if (show_integrator) out << r.integrator << ',';
-            out << r.threads << ',' << r.n << ',' << fmt("%.6g", r.ms_per_step) << ','
-                << fmt("%.6g", r.ms_min) << ',' << fmt("%.6g", r.ms_max) << ','
-                << fmt("%.6g", r.interactions_per_second) << ',' << fmt("%.6g", r.gflops);
+            out << r.threads << ',';
+            if (show_processes) out << r.processes << ',';
+            out << r.n << ',' << fmt("%.6g", r.ms_per_step) << ',' << fmt("%.6g", r.ms_min) << ','
+                << fmt("%.6g", r.ms_max) << ',' << fmt("%.6g", r.interactions_per_second) << ','
+                << fmt("%.6g", r.gflops);
             if (any_baseline) out << ',' << (r.vs_baseline >= 0 ? fmt("%.4g", r.vs_baseline) : "");
             if (any_compare) {
                 out << ',' << fmt("%.3g", r.max_diff) << ',' << fmt("%.3g", r.rms_diff) << ','
@@ -417,9 +454,10 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
     } else {
         out << "machine: " << m.cpu << " (" << m.cores << " logical cores), GPU: " << m.gpu << '\n';
         char line[256];
-        std::snprintf(line, sizeof line, "%-8s %-9s %s%s%7s %8s %10s %10s %10s %15s %9s", "backend",
+        std::snprintf(line, sizeof line, "%-8s %-9s %s%s%7s %s%8s %10s %10s %10s %15s %9s", "backend",
                       "precision", show_force ? "force    " : "", show_integrator ? "integrator       " : "",
-                      "threads", "n", "ms/step", "min", "max", "interactions/s", "GFLOP/s");
+                      "threads", show_processes ? "processes " : "", "n", "ms/step", "min", "max",
+                      "interactions/s", "GFLOP/s");
         out << line << (any_baseline ? "  vs_baseline" : "")
             << (any_compare ? "   max_diff   rms_diff  bound" : "") << (show_per_body ? "  inter/body" : "")
             << (any_error ? "  err_median    err_p99    err_max" : "") << '\n';
@@ -434,7 +472,13 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                 std::snprintf(line, sizeof line, "%-16s ", r.integrator.c_str());
                 out << line;
             }
-            std::snprintf(line, sizeof line, "%7d %8lld %10.4g %10.4g %10.4g %15.4g %9.4g", r.threads,
+            std::snprintf(line, sizeof line, "%7d ", r.threads);
+            out << line;
+            if (show_processes) {
+                std::snprintf(line, sizeof line, "%9d ", r.processes);
+                out << line;
+            }
+            std::snprintf(line, sizeof line, "%8lld %10.4g %10.4g %10.4g %15.4g %9.4g",
                           static_cast<long long>(r.n), r.ms_per_step, r.ms_min, r.ms_max,
                           r.interactions_per_second, r.gflops);
             out << line;
@@ -467,6 +511,9 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
 
 int run_bench_command(const BenchOptions& o) {
     const std::vector<BenchRow> rows = run_benchmarks(o);
+    // Rank 0 alone from here: it prints, plots and judges --compare.
+    cluster().leave_lockstep();
+    if (!cluster().root()) return 0;
     const MachineInfo machine = machine_info();
     std::cout << format_bench(rows, o.format, machine) << std::flush;
     if (!o.plot.empty()) {

@@ -45,7 +45,8 @@ MachineInfo machine_info();
 // same steps, relative to the reference's RMS radius; diff_bound is the bound they are held to.
 struct BenchRow {
     std::string backend, precision, force = "direct", integrator = "leapfrog";
-    int threads = 1;
+    int threads = 1;    // per process
+    int processes = 1;  // under mpirun: the processes sharing the bodies (a column when > 1)
     std::int64_t n = 0;
     double ms_per_step = 0;  // median
     double ms_min = 0, ms_max = 0;

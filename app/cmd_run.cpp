@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "mpi/cluster.hpp"
 #include "plot.hpp"
+#include "process_backend.hpp"
 #include "progress.hpp"
 #include "sim/closest_pair.hpp"
 #include "sim/csv_io.hpp"
@@ -175,13 +177,13 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
 }
 
 // All files are complete and closed before the first is renamed: a write error leaves none behind.
-// The logs (already visible as NAME.partial) are renamed last, once the output is in place.
-void commit_files(RunFiles& f, const Scenario& sc, Backend& backend, std::int64_t done) {
+// The logs (already visible as NAME.partial) are renamed last, once the output is in place. `last` is the
+// final state (read only when there is an --output).
+void commit_files(RunFiles& f, const Scenario& sc, const HostState& last, std::int64_t done) {
     if (f.energy_log) f.energy_log->file().finish();
     if (f.trajectory) f.trajectory->file().finish();
     if (f.output) {
-        for (const std::string& note :
-             write_snapshot(*f.output, make_snapshot(sc, backend.get_state(), sc.step + done)))
+        for (const std::string& note : write_snapshot(*f.output, make_snapshot(sc, last, sc.step + done)))
             std::cerr << "nbody: note: " << note << '\n';
         commit_all({f.output.get()});
     }
@@ -228,12 +230,15 @@ struct RunOutcome {
 // Steps in chunks that end at the next log or trajectory point, or after about a quarter second for the
 // progress line; between them only the backend works. At each chunk end t is read from the backend's own
 // clock (an O(N) copy next to O(N^2) steps), so the shortened last step, T - t, lands exactly on T.
+// Under mpirun every process runs this loop in step (rank 0 picks the chunks); only rank 0 has the
+// bodies of the whole system after get_state, and the files.
 RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& plan, Backend& backend,
-                    RunFiles& files, const SnapshotSeries& series) {
+                    RunFiles& files, const SnapshotSeries& series, Cluster& cl) {
     const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
-    const bool watch_encounters = sc.params.softening == 0;
+    const bool watch_encounters = sc.params.softening == 0 && cl.root();
     const double n = static_cast<double>(backend.size());
-    Progress progress("run", plan.steps, n * n, progress_settings_from_environment(o.quiet), std::cerr);
+    Progress progress("run", plan.steps, n * n, progress_settings_from_environment(o.quiet || !cl.root()),
+                      std::cerr);
 
     RunOutcome r;
     r.t = sc.state.t;
@@ -244,7 +249,10 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     if (files.trajectory) files.trajectory->write(0, sc.state);
     if (watch_encounters) sample_encounter(sc.state, sc.params.G, r.encounter);
     // A restart begins at a step its snapshot already holds.
-    if (series.due(sc.step) && o.scenario.restart.empty()) series.write(sc, backend.get_state(), sc.step);
+    if (broadcast(cl, series.due(sc.step) && o.scenario.restart.empty())) {
+        const HostState start = backend.get_state();
+        if (cl.root()) series.write(sc, start, sc.step);
+    }
 
     std::int64_t last_diag_step = 0, chunk = 0;
     double chunk_seconds = 0;
@@ -261,7 +269,8 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
                 next = std::min(next, plan.steps - 1);
             }
         }
-        chunk = next_chunk(chunk, chunk_seconds, next - r.done);
+        // Timed on each process: rank 0's choice holds for all, which step together.
+        chunk = broadcast(cl, next_chunk(chunk, chunk_seconds, next - r.done));
 
         const double start = now_s();
         const StepReport rep = backend.step(p, chunk);
@@ -270,10 +279,13 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         if (!rep.finite) {
             progress.finish();
             const std::int64_t bad = r.done + rep.bad_step;
-            throw Error("numerical blow-up at step " + std::to_string(bad) +
-                        " (t = " + format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) + "): body " +
-                        std::to_string(rep.bad_body) + " has a non-finite position or velocity" +
-                        keep_partial_logs(files));
+            // The step and body (a global index) are the same on every process: they stop together.
+            const std::string message = "numerical blow-up at step " + std::to_string(bad) +
+                                        " (t = " + format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) +
+                                        "): body " + std::to_string(rep.bad_body) +
+                                        " has a non-finite position or velocity" + keep_partial_logs(files);
+            if (cl.distributed()) throw ClusterError(message);
+            throw Error(message);
         }
         r.done += chunk;
         progress.update(r.done);
@@ -315,8 +327,11 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
                                 : interactions_per_step(sc.params, backend.size());
     const double per_second =
         r.step_seconds > 0 ? per_step * static_cast<double>(r.done) / r.step_seconds : 0.0;
-    std::cout << "nbody run: " << source << ", N = " << backend.size() << ", " << backend.name() << ", "
-              << to_string(sc.precision) << ", " << to_string(sc.params.integrator)
+    const Cluster& cl = cluster();
+    const std::string processes =
+        cl.distributed() ? " on " + std::to_string(cl.size()) + " processes (mpirun)" : std::string();
+    std::cout << "nbody run: " << source << ", N = " << backend.size() << ", " << backend.name() << processes
+              << ", " << to_string(sc.precision) << ", " << to_string(sc.params.integrator)
               << ", dt = " << format_g(sc.params.dt) << ", softening = " << format_g(sc.params.softening)
               << '\n';
     if (!sc.from_file.empty() || !sc.overridden.empty()) {
@@ -356,24 +371,54 @@ void print_warnings(const Scenario& sc, const RunOutcome& r) {
     }
 }
 
+// What the other processes of a distributed run need of rank 0's scenario: the physics, backend,
+// precision, start time and step plan (the bodies reach them through the backend's set_state).
+void share_scenario(Cluster& cl, Scenario& sc, StepPlan& plan) {
+    if (!cl.distributed()) return;
+    sc.params = broadcast(cl, sc.params);
+    sc.precision = broadcast(cl, sc.precision);
+    sc.step = broadcast(cl, sc.step);
+    sc.state.t = broadcast(cl, sc.state.t);
+    plan = broadcast(cl, plan);
+    sc.backend = broadcast(cl, sc.backend);
+}
+
 }  // namespace
 
 int run_run_command(const RunOptions& o) {
+    Cluster& cl = cluster();
     const double wall_start = now_s();
-    check_run_options(o);
-    Scenario sc = resolve_scenario(o.scenario, kDefaultRunN);
-    const SnapshotSeries series(o.snapshots, sc);
-    const StepPlan plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
+    Scenario sc;
+    std::optional<SnapshotSeries> series;
+    StepPlan plan;
+    RunFiles files;
+    // Rank 0 reads the input and opens the files. Every process learns whether that worked before any
+    // goes on, so a bad flag or file is one error line (from rank 0) and no process waits forever.
+    agree(cl, [&] {
+        check_run_options(o);
+        if (!cl.root()) return;
+        sc = resolve_scenario(o.scenario, kDefaultRunN);
+        series.emplace(o.snapshots, sc);
+        plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
+        // Ctrl-C removes every temporary; the files are opened before the run so a bad path fails now.
+        remove_temp_files_on_signal();
+        files = open_files(o, sc);
+    });
+    share_scenario(cl, sc, plan);
+    if (!series) series.emplace(SnapshotOptions{}, sc);  // the other processes write no snapshots
     if (o.threads > 0) omp_set_num_threads(o.threads);
 
-    // Ctrl-C removes every temporary; the files are opened before the run so a bad path fails now.
-    remove_temp_files_on_signal();
-    RunFiles files = open_files(o, sc);
-    std::unique_ptr<Backend> backend = create_backend(sc.backend, sc.precision);
-    backend->set_state(sc.state);
+    std::unique_ptr<Backend> backend;
+    agree(cl, [&] { backend = create_process_backend(cl, sc.backend, sc.precision); });
+    agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
 
-    const RunOutcome r = simulate(o, sc, plan, *backend, files, series);
-    commit_files(files, sc, *backend, r.done);
+    const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);
+    HostState last;
+    if (!o.output.empty()) last = backend->get_state();  // the whole system, on rank 0
+    // Rank 0 alone from here: it writes and prints.
+    cl.leave_lockstep();
+    if (!cl.root()) return 0;
+    commit_files(files, sc, last, r.done);
     const double wall = now_s() - wall_start;
     if (!o.plot.empty()) {
         PlotRequest plot;

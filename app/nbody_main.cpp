@@ -8,6 +8,7 @@
 #include "cmd_plot.hpp"
 #include "cmd_run.hpp"
 #include "commands.hpp"
+#include "mpi/cluster.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
 
@@ -23,8 +24,11 @@
 namespace nbody {
 namespace {
 
-// Every failure ends as exactly one line on stderr, whatever produced it.
+// Every failure ends as exactly one line on stderr, whatever produced it. Under mpirun every process
+// reaches this with the same error (the command line is the same everywhere; later failures are agreed
+// on, see mpi/cluster.hpp): rank 0 prints it.
 int report_error(std::string message) {
+    if (!cluster().root()) return 1;
     for (char& c : message) {
         if (c == '\n' || c == '\r') c = ' ';
     }
@@ -33,15 +37,36 @@ int report_error(std::string message) {
     return 1;
 }
 
+// A failure of this process alone. While the others still compute with it (they would wait for it
+// forever), it is printed here, naming the process, and the whole run ends.
+int report_local_error(const std::string& message) {
+    Cluster& c = cluster();
+    if (!c.in_lockstep()) return report_error(message);
+    std::string line = message;
+    for (char& ch : line) {
+        if (ch == '\n' || ch == '\r') ch = ' ';
+    }
+    std::cerr << "nbody: error: process " << c.rank() << " of " << c.size() << ": " << line << std::endl;
+    c.abort(1);
+    return 1;  // not reached: abort ends the process
+}
+
+// --help and --version: printed once, by rank 0.
+template <typename E>
+int exit_for(CLI::App& app, const E& e) {
+    if (!cluster().root()) return e.get_exit_code();
+    return app.exit(e, std::cout, std::cerr);
+}
+
 // The window's scenario flags live on the root command, so `nbody --n 100 run` would parse --n for the
 // window and run the subcommand with its defaults. Say so instead of silently ignoring it.
 void reject_root_options_before(const CLI::App& root, const CLI::App& sub) {
     for (const CLI::Option* opt : root.get_options()) {
         if (opt->count() == 0 || opt == root.get_help_ptr() || opt == root.get_version_ptr()) continue;
         const std::string name = opt->get_name();
-        throw Error(name + " was given before the subcommand '" + sub.get_name() +
-                    "', where it would be ignored: flags of '" + sub.get_name() + "' go after it (`nbody " +
-                    sub.get_name() + " --help` lists them)");
+        throw ClusterError(name + " was given before the subcommand '" + sub.get_name() +
+                           "', where it would be ignored: flags of '" + sub.get_name() +
+                           "' go after it (`nbody " + sub.get_name() + " --help` lists them)");
     }
 }
 
@@ -91,11 +116,11 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
         try {
             app.parse(argc, argv);
         } catch (const CLI::CallForHelp& e) {
-            return app.exit(e, std::cout, std::cerr);
+            return exit_for(app, e);
         } catch (const CLI::CallForAllHelp& e) {
-            return app.exit(e, std::cout, std::cerr);
+            return exit_for(app, e);
         } catch (const CLI::CallForVersion& e) {
-            return app.exit(e, std::cout, std::cerr);
+            return exit_for(app, e);
         } catch (const CLI::ExtrasError& e) {
             // The COSC3500 assignment's command line has no subcommand (`nbody --nBodies 100 --finalTime 1
             // --energyDiff`): flags only `run` knows are read as `nbody run ...`.
@@ -108,8 +133,17 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
             return report_error(retry_of ? *retry_of : e.what());
         } catch (const CLI::ParseError& e) {
             return report_error(retry_of ? *retry_of : e.what());
+        } catch (const Error& e) {
+            // A flag's own parser (parse_integer, ...): the same command line fails alike everywhere.
+            return report_error(e.what());
         }
-        if (retry_of) std::cerr << "nbody: note: no subcommand given: running `nbody run` with these flags\n";
+        if (retry_of && cluster().root())
+            std::cerr << "nbody: note: no subcommand given: running `nbody run` with these flags\n";
+        if (cluster().distributed() && !run_cmd->parsed() && !bench_cmd->parsed()) {
+            throw ClusterError("only `nbody run` and `nbody bench` run as " +
+                               std::to_string(cluster().size()) +
+                               " processes under mpirun (start other commands without mpirun)");
+        }
 #ifdef NBODY_HAVE_WINDOW
         if (play_cmd->parsed()) return run_window_app(window_options);
 #endif
@@ -126,12 +160,14 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
 #else
         return print_no_window();
 #endif
+    } catch (const ClusterError& e) {
+        return report_error(e.what());
     } catch (const Error& e) {
-        return report_error(e.what());
+        return report_local_error(e.what());
     } catch (const std::bad_alloc&) {
-        return report_error("out of memory");
+        return report_local_error("out of memory");
     } catch (const std::exception& e) {
-        return report_error(e.what());
+        return report_local_error(e.what());
     }
 }
 

@@ -26,6 +26,7 @@ BackendInfo cuda_backend_entry() {
         const auto d = cuda_device_info();
         return d ? d->name : std::string();
     };
+    b.select_device = [](int index) { select_cuda_device(index); };
     b.compare_kernels = [](std::size_t n, Precision p, int repeats) {
         const ForceKernelTiming t = time_force_kernels(n, p, repeats, baseline_force_kernel());
         return KernelComparison{t.production_ms, t.other_ms, t.production_launch};

@@ -40,6 +40,9 @@ struct BackendInfo {
     // Times the production force kernel against the reference kernel for n bodies; empty when the
     // backend has no such comparison.
     std::function<KernelComparison(std::size_t n, Precision p, int repeats)> compare_kernels;
+    // Makes the backends this process creates next use the device `index` modulo the devices present
+    // (under mpirun: the process's rank on its node); empty for host backends.
+    std::function<void(int index)> select_device;
 };
 
 // Every backend known to this build, available or not, in a fixed order (serial, openmp, cuda).

@@ -11,6 +11,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_force_solver.hpp"
+#include "cuda/pinned_buffer.hpp"
 #include "cuda/step_kernels.hpp"
 #include "sim/error.hpp"
 #include "sim/force_solver.hpp"
@@ -60,7 +61,7 @@ class CudaBackend final : public Backend {
         n_ = n;
         time_ = s.t;
         max_mass_ = max_mass;
-        for (auto& [algorithm, solver] : solvers_) solver->prepare(n_, max_mass_);
+        for (auto& [algorithm, solver] : solvers_) solver->prepare(source_count(), max_mass_);
         pending_ = {};
         acc_for_.reset();
     }
@@ -87,7 +88,17 @@ class CudaBackend final : public Backend {
     void update_forces(const Params& p) override {
         flush();
         if (acc_for_ && same_force_model(*acc_for_, p)) return;
-        if (n_ > 0) solver(p.force).accelerations(pos_.data(), n_, p, acc_.data(), gate(), nullptr);
+        if (exchange_) {
+            // A distributed run's slice: every slice's bodies are the sources, this slice's the targets.
+            // A body exactly at a target adds nothing there, which is the self-term for the slice's own.
+            const std::size_t total = gather_sources();
+            if (n_ > 0) {
+                solver(p.force).evaluate_at(sources_.data(), total, pos_.data(), n_, p, acc_.data(), nullptr,
+                                            nullptr);
+            }
+        } else if (n_ > 0) {
+            solver(p.force).accelerations(pos_.data(), n_, p, acc_.data(), gate(), nullptr);
+        }
         acc_for_ = p;
     }
 
@@ -161,7 +172,22 @@ class CudaBackend final : public Backend {
         d.momentum = {s[2], s[3], s[4]};
         d.angular_momentum = {s[5], s[6], s[7]};
         if (d.mass > 0) d.center_of_mass = {s[8] / d.mass, s[9] / d.mass, s[10] / d.mass};
-        if (with_potential) {
+        if (with_potential && exchange_) {
+            // This slice's share, -1/2 sum_i m_i phi(x_i) with phi from every slice's bodies (in T on the
+            // device, summed in double here; the single-device path below sums in double throughout).
+            const std::size_t total = gather_sources();
+            DeviceBuffer<T> phi(n_);
+            if (n_ > 0) {
+                solver(p.force).evaluate_at(sources_.data(), total, pos_.data(), n_, p, nullptr, phi.data(),
+                                            nullptr);
+            }
+            std::vector<T> ph(n_);
+            phi.copy_to_host(ph.data(), n_);
+            double sum = 0;
+            for (std::size_t i = 0; i < n_; ++i) sum += double(local_host_.data()[i].w) * double(ph[i]);
+            d.potential = 0.5 * sum;
+            d.has_potential = true;
+        } else if (with_potential) {
             const std::size_t prow = potential_rows(n_);
             DeviceBuffer<double> partials(prow);
             const int written = launch_potential(pos_.data(), n_, p.softening * p.softening, partials.data(),
@@ -186,13 +212,42 @@ class CudaBackend final : public Backend {
         return true;
     }
 
+    bool set_source_exchange(std::shared_ptr<SourceExchange> exchange) override {
+        exchange_ = std::move(exchange);
+        acc_for_.reset();
+        return true;
+    }
+
   private:
+    // Bodies the solvers sum over: this backend's, or in a distributed run every slice's.
+    std::size_t source_count() const { return exchange_ ? exchange_->total() : n_; }
+
+    // A distributed run: this slice's positions to pinned host memory, every slice's gathered into pinned
+    // memory by the exchange, then up to sources_. Blocking: the exchange is collective and the forces
+    // need all of it. Returns the number of sources.
+    std::size_t gather_sources() {
+        const std::size_t total = exchange_->total();
+        local_host_.reserve(n_);
+        all_host_.reserve(total);
+        sources_.resize(total);
+        if (n_ > 0) {
+            CUDA_CHECK(
+                cudaMemcpy(local_host_.data(), pos_.data(), n_ * sizeof(Vec4<T>), cudaMemcpyDeviceToHost));
+        }
+        exchange_->gather(local_host_.data(), n_, all_host_.data());
+        CUDA_CHECK(
+            cudaMemcpy(sources_.data(), all_host_.data(), total * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
+        return total;
+    }
+
     // Device bytes a state of n bodies needs: position, velocity, acceleration, the solvers' buffers and,
     // for copies to float4, one float4 array.
     void check_device_memory(std::size_t n) {
         double need = double(n) * 3 * sizeof(Vec4<T>) + double(n) * sizeof(Vec4<float>);
-        solver_for(ForceAlgorithm::direct);  // the default solver is always counted
-        for (auto& [algorithm, s] : solvers_) need += s->device_bytes(n);
+        const std::size_t sources = exchange_ ? exchange_->total() : n;
+        if (exchange_) need += double(sources) * sizeof(Vec4<T>);  // the gathered positions
+        solver_for(ForceAlgorithm::direct);                        // the default solver is always counted
+        for (auto& [algorithm, s] : solvers_) need += s->device_bytes(sources);
         const double have = double(pos_.bytes() + vel_.bytes() + acc_.bytes() + f4_.bytes());
         std::size_t free_b = 0, total_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -222,7 +277,7 @@ class CudaBackend final : public Backend {
     DeviceForceSolver<T>& solver(ForceAlgorithm a) {
         const bool fresh = solvers_.find(a) == solvers_.end();
         DeviceForceSolver<T>& s = solver_for(a);
-        if (fresh) s.prepare(n_, max_mass_);
+        if (fresh) s.prepare(source_count(), max_mass_);
         return s;
     }
 
@@ -274,7 +329,10 @@ class CudaBackend final : public Backend {
     std::map<ForceAlgorithm, std::unique_ptr<DeviceForceSolver<T>>> solvers_;
     std::optional<Params> acc_for_;  // the parameters acc_ was computed with; empty: stale
     UpdateSequence<T> pending_;
-    std::uint64_t step_ = 0;  // the step being run (1-based) inside step(); 0 outside
+    std::uint64_t step_ = 0;                       // the step being run (1-based) inside step(); 0 outside
+    std::shared_ptr<SourceExchange> exchange_;     // set: one slice of a distributed run
+    PinnedBuffer<Vec4<T>> local_host_, all_host_;  // staging for the exchange (no CUDA-aware MPI)
+    DeviceBuffer<Vec4<T>> sources_;                // every slice's positions+mass, for one evaluation
 };
 
 }  // namespace
@@ -291,6 +349,15 @@ std::string cuda_device_problem() {
         return cudaGetErrorString(e);
     }
     return count > 0 ? "" : "no device found";
+}
+
+void select_cuda_device(int index) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        return;  // creating the backend then reports why
+    }
+    CUDA_CHECK(cudaSetDevice(index % count));
 }
 
 std::unique_ptr<Backend> make_cuda_backend(Precision p, const ForceLaunch& launch) {

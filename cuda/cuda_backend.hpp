@@ -14,6 +14,10 @@ namespace nbody {
 // "" when a CUDA device is usable, else CUDA's reason in plain words (never throws).
 std::string cuda_device_problem();
 
+// Makes this process's next CUDA work use device `index` modulo the devices present (a distributed run:
+// one GPU per process on a node). Does nothing without a device.
+void select_cuda_device(int index);
+
 // A CUDA backend whose direct-sum solver uses `launch` (zero fields chosen per N; see force_kernels.hpp).
 // Tests and benchmarks force kernel variants and launch shapes with it.
 // Throws nbody::Error("no CUDA device: ...") when there is none.

@@ -16,6 +16,7 @@ packages=(
     xvfb xauth
     gnuplot-nox clang-format
     libhdf5-dev hdf5-tools python3-h5py
+    libopenmpi-dev openmpi-bin
 )
 if [[ "${NBODY_DEV_TOOLS:-0}" == 1 ]]; then
     # clang 14 is Debian 12's; libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes

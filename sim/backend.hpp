@@ -11,6 +11,7 @@
 
 #include "diagnostics.hpp"
 #include "params.hpp"
+#include "source_exchange.hpp"
 #include "state.hpp"
 
 namespace nbody {
@@ -108,6 +109,14 @@ class Backend {
     // straight into device memory the caller owns (e.g. a mapped OpenGL buffer). Returns false if this
     // backend cannot (host residency).
     virtual bool write_positions_device(void* /*pos_out*/, void* /*vel_out*/) { return false; }
+
+    // Makes this backend's bodies one slice of a larger system (a distributed run): from now on its
+    // forces (update_forces, accelerations, accelerations_of) are those of all `exchange->total()` bodies
+    // on its own, and diagnostics() reports its own bodies' share, with the potential energy
+    // -G/2 sum_{own i} m_i sum_{all j != i} m_j / sqrt(r^2 + eps^2), so that the shares add up to the
+    // whole system's. field_at stays the field of its own bodies. set_state afterwards replaces the slice.
+    // Returns false if this backend cannot (it then stays as it was).
+    virtual bool set_source_exchange(std::shared_ptr<SourceExchange> /*exchange*/) { return false; }
 
   protected:
     double time_ = 0;  // simulated time: set_state sets it, step() advances it, get_state reports it

@@ -74,7 +74,7 @@ class CpuBackend final : public Backend {
     }
     void update_forces(const Params& p) override {
         if (acc_for_ && same_force_model(*acc_for_, p)) return;
-        solver(p.force).accelerations(state_.pos_mass.data(), state_.size(), p, acc_.data());
+        compute_accelerations(p, acc_.data());
         acc_for_ = p;
         last_solver_ = &solver(p.force);
     }
@@ -93,7 +93,7 @@ class CpuBackend final : public Backend {
 
     std::vector<Vec4<double>> accelerations(const Params& p) override {
         std::vector<Vec4<T>> acc(state_.size());
-        solver(p.force).accelerations(state_.pos_mass.data(), state_.size(), p, acc.data());
+        compute_accelerations(p, acc.data());
         last_solver_ = &solver(p.force);
         return widen(acc);
     }
@@ -129,13 +129,43 @@ class CpuBackend final : public Backend {
     }
 
     Diagnostics diagnostics(const Params& p, bool with_potential) override {
-        return compute_diagnostics(state_, p, with_potential);
+        if (!exchange_) return compute_diagnostics(state_, p, with_potential);
+        Diagnostics d = compute_diagnostics(state_, p, false);
+        if (with_potential) {
+            gather_sources();
+            d.potential = potential_of_slice(sources_.data(), sources_.size(), exchange_->first(), size(), p);
+            d.has_potential = true;
+        }
+        return d;
+    }
+
+    bool set_source_exchange(std::shared_ptr<SourceExchange> exchange) override {
+        exchange_ = std::move(exchange);
+        acc_for_.reset();
+        return true;
     }
 
     void copy_positions(Vec4<float>* out) const override { to_float4(state_.pos_mass, out); }
     void copy_velocities(Vec4<float>* out) const override { to_float4(state_.vel, out); }
 
   private:
+    // The forces on this backend's bodies: from themselves, or from every slice's bodies in a
+    // distributed run.
+    void compute_accelerations(const Params& p, Vec4<T>* acc) {
+        if (!exchange_) {
+            solver(p.force).accelerations(state_.pos_mass.data(), state_.size(), p, acc);
+            return;
+        }
+        gather_sources();
+        solver(p.force).accelerations_slice(sources_.data(), sources_.size(), exchange_->first(), size(), p,
+                                            acc);
+    }
+
+    void gather_sources() {
+        sources_.resize(exchange_->total());
+        exchange_->gather(state_.pos_mass.data(), state_.size(), sources_.data());
+    }
+
     // One solver per algorithm, made when first asked for (it keeps its scratch memory between steps).
     HostForceSolver<T>& solver(ForceAlgorithm a) {
         auto& s = solvers_[a];
@@ -157,7 +187,10 @@ class CpuBackend final : public Backend {
     std::vector<Vec4<T>> acc_;
     std::optional<Params> acc_for_;  // the parameters acc_ was computed with; empty: stale
     std::map<ForceAlgorithm, std::unique_ptr<HostForceSolver<T>>> solvers_;
-    const HostForceSolver<T>* last_solver_ = nullptr;  // the one that filled acc_ or accelerations() last
+    const HostForceSolver<T>* last_solver_ = nullptr;
+    std::shared_ptr<SourceExchange> exchange_;  // set: a distributed run's slice
+    std::vector<Vec4<T>> sources_;  // every slice's bodies, gathered for one evaluation  // the one that
+                                    // filled acc_ or accelerations() last
 };
 
 }  // namespace

@@ -52,11 +52,44 @@ Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_po
     return d;
 }
 
+template <typename T>
+double potential_of_slice(const Vec4<T>* b, std::size_t n, std::size_t first, std::size_t count,
+                          const Params& p) {
+    const double eps2 = p.softening * p.softening;
+    const std::ptrdiff_t rows_n = static_cast<std::ptrdiff_t>(count), nn = static_cast<std::ptrdiff_t>(n);
+    std::vector<double> rows(count);
+    // Whole rows (j < i and j > i) rather than j > i only, so every slice has the same work.
+#pragma omp parallel for schedule(dynamic, 64)
+    for (std::ptrdiff_t k = 0; k < rows_n; ++k) {
+        const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(first) + k;
+        const double xi = b[i].x, yi = b[i].y, zi = b[i].z;
+        double row = 0;
+#pragma omp simd reduction(+ : row)
+        for (std::ptrdiff_t j = 0; j < i; ++j) {
+            row += potential_term(double(b[j].x) - xi, double(b[j].y) - yi, double(b[j].z) - zi,
+                                  double(b[j].w), eps2);
+        }
+#pragma omp simd reduction(+ : row)
+        for (std::ptrdiff_t j = i + 1; j < nn; ++j) {
+            row += potential_term(double(b[j].x) - xi, double(b[j].y) - yi, double(b[j].z) - zi,
+                                  double(b[j].w), eps2);
+        }
+        rows[static_cast<std::size_t>(k)] = double(b[i].w) * row;
+    }
+    double w = 0;
+    for (double r : rows) w += r;
+    return -0.5 * p.G * w;
+}
+
 double relative_energy_drift(double e0, double e) {
     return e0 != 0 ? std::abs((e - e0) / e0) : std::abs(e - e0);
 }
 
 template Diagnostics compute_diagnostics<float>(const State<float>&, const Params&, bool);
 template Diagnostics compute_diagnostics<double>(const State<double>&, const Params&, bool);
+template double potential_of_slice<float>(const Vec4<float>*, std::size_t, std::size_t, std::size_t,
+                                          const Params&);
+template double potential_of_slice<double>(const Vec4<double>*, std::size_t, std::size_t, std::size_t,
+                                           const Params&);
 
 }  // namespace nbody

@@ -27,6 +27,13 @@ struct Diagnostics {
 template <typename T>
 Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_potential);
 
+// A slice's share of the potential energy, -G/2 sum_{i in [first, first + count)} m_i sum_{j != i} m_j /
+// sqrt(r_ij^2 + eps^2) over all n bodies (a distributed run: the shares of all slices add up to
+// compute_diagnostics' potential, up to rounding). In double, rows added in index order.
+template <typename T>
+double potential_of_slice(const Vec4<T>* bodies, std::size_t n, std::size_t first, std::size_t count,
+                          const Params& p);
+
 // |E - E0| / |E0|, or |E - E0| when E0 == 0.
 double relative_energy_drift(double e0, double e);
 

@@ -29,6 +29,14 @@ class HostDirectSolver final : public HostForceSolver<T> {
         }
     }
 
+    // Whole rows, as the OpenMP path computes them, on one thread for the serial backend.
+    void accelerations_slice(const Vec4<T>* bodies, std::size_t n, std::size_t first, std::size_t count,
+                             const Params& p, Vec4<T>* acc) override {
+        accelerations_row_range(bodies, acc, n, first, count, static_cast<T>(p.G),
+                                static_cast<T>(p.softening * p.softening), par_ == HostParallelism::openmp,
+                                scratch_);
+    }
+
     void evaluate_at(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m,
                      const Params& p, Vec4<T>* acc, T* potential) override {
         field_at_targets(bodies, n, targets, m, static_cast<T>(p.G),

@@ -43,6 +43,14 @@ class HostForceSolver {
     // acc[i] = G sum_{j != i} m_j r_ij / (|r_ij|^2 + eps^2)^{3/2} for every body (the self-term is
     // excluded, also at eps = 0).
     virtual void accelerations(const Vec4<T>* bodies, std::size_t n, const Params& p, Vec4<T>* acc) = 0;
+    // acc[k] for the bodies first + k, k < count, of the n bodies (a distributed run's own slice against
+    // every source), self-term excluded. The direct sum gives each of them exactly the bits
+    // accelerations() would; the default evaluates the slice as targets (a body exactly at a target
+    // adds nothing, which for the slice's own bodies is the self-term).
+    virtual void accelerations_slice(const Vec4<T>* bodies, std::size_t n, std::size_t first,
+                                     std::size_t count, const Params& p, Vec4<T>* acc) {
+        evaluate_at(bodies, n, bodies + first, count, p, acc, nullptr);
+    }
     // Acceleration (acc, may be null) and potential phi = -G sum_j m_j / sqrt(r^2 + eps^2) (potential,
     // may be null) at m arbitrary targets (w ignored). A body exactly at a target adds nothing to it.
     virtual void evaluate_at(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m,

@@ -71,15 +71,15 @@ void accelerations_pairwise(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n
 }
 
 template <typename T>
-void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T G, T eps2,
-                        ForceScratch<T>& s) {
+void accelerations_row_range(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, std::size_t first,
+                             std::size_t count, T G, T eps2, bool parallel, ForceScratch<T>& s) {
     to_soa(pos_mass, n, s);
-    const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+    const std::ptrdiff_t rows = static_cast<std::ptrdiff_t>(count);
     // Below ~512 bodies a step takes microseconds: waking threads (or waiting for a time slice on a busy
     // machine) would cost more than it saves.
-#pragma omp parallel for schedule(static) if (n >= 512)
-    for (std::ptrdiff_t ii = 0; ii < nn; ++ii) {
-        const std::size_t i = static_cast<std::size_t>(ii);
+#pragma omp parallel for schedule(static) if (parallel && n >= 512)
+    for (std::ptrdiff_t k = 0; k < rows; ++k) {
+        const std::size_t i = first + static_cast<std::size_t>(k);
         T ax = 0, ay = 0, az = 0;
         if (eps2 > T(0)) {
             // The self-term has r = 0 and contributes exactly 0: one unbroken loop.
@@ -89,8 +89,14 @@ void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T 
             row_sum(s, s.x[i], s.y[i], s.z[i], eps2, 0, i, ax, ay, az);
             row_sum(s, s.x[i], s.y[i], s.z[i], eps2, i + 1, n, ax, ay, az);
         }
-        acc[i] = {G * ax, G * ay, G * az, T(0)};
+        acc[k] = {G * ax, G * ay, G * az, T(0)};
     }
+}
+
+template <typename T>
+void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T G, T eps2,
+                        ForceScratch<T>& s) {
+    accelerations_row_range(pos_mass, acc, n, 0, n, G, eps2, true, s);
 }
 
 template <typename T>
@@ -128,6 +134,10 @@ template void accelerations_pairwise<float>(const Vec4<float>*, Vec4<float>*, st
                                             ForceScratch<float>&);
 template void accelerations_pairwise<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double, double,
                                              ForceScratch<double>&);
+template void accelerations_row_range<float>(const Vec4<float>*, Vec4<float>*, std::size_t, std::size_t,
+                                             std::size_t, float, float, bool, ForceScratch<float>&);
+template void accelerations_row_range<double>(const Vec4<double>*, Vec4<double>*, std::size_t, std::size_t,
+                                              std::size_t, double, double, bool, ForceScratch<double>&);
 template void accelerations_rows<float>(const Vec4<float>*, Vec4<float>*, std::size_t, float, float,
                                         ForceScratch<float>&);
 template void accelerations_rows<double>(const Vec4<double>*, Vec4<double>*, std::size_t, double, double,

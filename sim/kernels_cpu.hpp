@@ -28,6 +28,12 @@ template <typename T>
 void accelerations_rows(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, T G, T eps2,
                         ForceScratch<T>& scratch);
 
+// The rows of bodies first .. first + count - 1 of the n bodies only (acc[0 .. count)), each with the
+// same bits accelerations_rows gives it: a distributed run's slice. Rows on every thread when `parallel`.
+template <typename T>
+void accelerations_row_range(const Vec4<T>* pos_mass, Vec4<T>* acc, std::size_t n, std::size_t first,
+                             std::size_t count, T G, T eps2, bool parallel, ForceScratch<T>& scratch);
+
 // Acceleration (acc, may be null) and potential (may be null) at m arbitrary targets from n bodies, G
 // included; a body exactly at a target is skipped. Targets run in parallel when `parallel`.
 template <typename T>

@@ -62,6 +62,22 @@ TEST(Diagnostics, FloatStateIsAccumulatedInDouble) {
     EXPECT_NEAR(d.kinetic, 0.5 * 1e6 * double(1e-6f), 1e-9);
 }
 
+// The slices' shares of the potential (each over all sources, halved) add up to the whole system's.
+TEST(Diagnostics, SliceSharesOfThePotentialAddUp) {
+    const HostState s = test::random_bodies(1001, 5);
+    for (double eps : {0.0, 0.1}) {
+        Params p;
+        p.softening = eps;
+        p.G = 2.5;
+        const double whole = compute_diagnostics(s, p, true).potential;
+        const double shares = potential_of_slice(s.pos_mass.data(), s.size(), 0, 500, p) +
+                              potential_of_slice(s.pos_mass.data(), s.size(), 500, 501, p);
+        EXPECT_NEAR(shares, whole, 1e-13 * std::abs(whole)) << "eps = " << eps;
+        EXPECT_NEAR(potential_of_slice(s.pos_mass.data(), s.size(), 0, s.size(), p), whole,
+                    1e-13 * std::abs(whole));
+    }
+}
+
 TEST(Diagnostics, RelativeDrift) {
     EXPECT_NEAR(relative_energy_drift(-0.25, -0.2475), 0.01, 1e-15);
     EXPECT_DOUBLE_EQ(relative_energy_drift(0.0, 0.5), 0.5);

@@ -1,11 +1,16 @@
 // Every backend's accelerations against a float64 direct sum, and the properties the force must have.
 #include <gtest/gtest.h>
 
+#include <barrier>
 #include <cmath>
+#include <cstring>
+#include <thread>
 
 #include "backends/registry.hpp"
 #include "reference.hpp"
+#include "sim/cpu_backend.hpp"
 #include "sim/force_solver.hpp"
+#include "sim/source_exchange.hpp"
 #include "sim/validate.hpp"
 
 namespace nbody {
@@ -196,6 +201,122 @@ TEST(Backends, EveryAvailableBackendMatchesSerialAfterSteps) {
             EXPECT_NEAR(got.vel[i].z, want.vel[i].z, 1e-9) << info.name << " body " << i;
         }
         EXPECT_DOUBLE_EQ(got.t, want.t);
+    }
+}
+
+// A distributed run's slice (targets) against every body (sources) is the same rows the whole system's
+// OpenMP direct sum computes, bit for bit, on one thread (serial) or all (openmp): what lets `mpirun`
+// runs match the one-process run exactly.
+template <typename T>
+void check_slices_are_rows(double eps) {
+    const State<T> s = convert_state<T>(test::random_bodies(1001, 17));
+    Params p;
+    p.softening = eps;
+    std::vector<Vec4<T>> whole(s.size()), part(s.size());
+    make_host_force_solver<T>(ForceAlgorithm::direct, HostParallelism::openmp)
+        ->accelerations(s.pos_mass.data(), s.size(), p, whole.data());
+    for (HostParallelism par : {HostParallelism::serial, HostParallelism::openmp}) {
+        auto solver = make_host_force_solver<T>(ForceAlgorithm::direct, par);
+        for (auto [first, count] : {std::pair<std::size_t, std::size_t>{0, 334}, {334, 334}, {668, 333}}) {
+            solver->accelerations_slice(s.pos_mass.data(), s.size(), first, count, p, part.data() + first);
+        }
+        EXPECT_EQ(std::memcmp(whole.data(), part.data(), whole.size() * sizeof(Vec4<T>)), 0)
+            << "eps = " << eps << (par == HostParallelism::serial ? " serial" : " openmp");
+    }
+}
+
+TEST(HostSolvers, SlicesOfTheDirectSumAreItsRowsBitForBit) {
+    for (double eps : {0.0, 0.05}) {
+        check_slices_are_rows<float>(eps);
+        check_slices_are_rows<double>(eps);
+    }
+}
+
+// Slices of one system on threads: the exchange is one shared array and a barrier (what MPI_Allgatherv
+// does across processes in mpi/).
+class ThreadExchange final : public SourceExchange {
+  public:
+    struct Shared {
+        explicit Shared(std::ptrdiff_t slices) : sync(slices) {}
+        std::barrier<> sync;
+        std::vector<Vec4<float>> f;
+        std::vector<Vec4<double>> d;
+    };
+    ThreadExchange(Shared& shared, std::size_t total, std::size_t first)
+        : shared_(shared), total_(total), first_(first) {}
+    std::size_t total() const override { return total_; }
+    std::size_t first() const override { return first_; }
+    void gather(const Vec4<float>* local, std::size_t count, Vec4<float>* all) override {
+        gather_into(shared_.f, local, count, all);
+    }
+    void gather(const Vec4<double>* local, std::size_t count, Vec4<double>* all) override {
+        gather_into(shared_.d, local, count, all);
+    }
+
+  private:
+    template <typename T>
+    void gather_into(std::vector<Vec4<T>>& shared, const Vec4<T>* local, std::size_t count, Vec4<T>* all) {
+        std::copy(local, local + count, shared.begin() + std::ptrdiff_t(first_));
+        shared_.sync.arrive_and_wait();
+        std::copy(shared.begin(), shared.end(), all);
+        shared_.sync.arrive_and_wait();
+    }
+    Shared& shared_;
+    std::size_t total_, first_;
+};
+
+TEST(Backends, SlicesWithASourceExchangeStepLikeTheWholeSystem) {
+    // Below the OpenMP row threshold (512 sources): the slices' threads run no parallel regions.
+    const HostState s = test::random_bodies(401, 23);
+    Params p;
+    p.softening = 0.05;
+    p.dt = 1e-3;
+    for (Integrator integrator : {Integrator::leapfrog, Integrator::yoshida4}) {
+        p.integrator = integrator;
+        for (Precision precision : {Precision::f32, Precision::f64}) {
+            auto whole = make_cpu_backend(CpuKind::openmp, precision);
+            whole->set_state(s);
+            ASSERT_TRUE(whole->step(p, 20).finite);
+            const HostState want = whole->get_state();
+            const Diagnostics want_d = whole->diagnostics(p, true);
+
+            const std::size_t counts[] = {134, 134, 133};
+            ThreadExchange::Shared shared(3);
+            shared.f.resize(s.size()), shared.d.resize(s.size());
+            std::vector<HostState> got(3);
+            std::vector<Diagnostics> shares(3);
+            std::vector<std::thread> threads;
+            std::size_t first = 0;
+            for (int k = 0; k < 3; ++k) {
+                threads.emplace_back([&, k, first] {
+                    auto b = make_cpu_backend(CpuKind::openmp, precision);
+                    ASSERT_TRUE(
+                        b->set_source_exchange(std::make_shared<ThreadExchange>(shared, s.size(), first)));
+                    HostState mine;
+                    mine.resize(counts[k]);
+                    for (std::size_t i = 0; i < counts[k]; ++i) {
+                        mine.pos_mass[i] = s.pos_mass[first + i], mine.vel[i] = s.vel[first + i];
+                    }
+                    b->set_state(mine);
+                    b->step(p, 20);
+                    got[std::size_t(k)] = b->get_state();
+                    shares[std::size_t(k)] = b->diagnostics(p, true);
+                });
+                first += counts[k];
+            }
+            for (auto& t : threads) t.join();
+            std::size_t i = 0;
+            double potential = 0, kinetic = 0;
+            for (int k = 0; k < 3; ++k) {
+                potential += shares[std::size_t(k)].potential, kinetic += shares[std::size_t(k)].kinetic;
+                for (std::size_t j = 0; j < counts[k]; ++j, ++i) {
+                    EXPECT_EQ(got[std::size_t(k)].pos_mass[j].x, want.pos_mass[i].x) << "body " << i;
+                    EXPECT_EQ(got[std::size_t(k)].vel[j].z, want.vel[i].z) << "body " << i;
+                }
+            }
+            EXPECT_NEAR(potential, want_d.potential, 1e-13 * std::abs(want_d.potential));
+            EXPECT_NEAR(kinetic, want_d.kinetic, 1e-13 * std::abs(want_d.kinetic));
+        }
     }
 }
 

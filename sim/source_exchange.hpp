@@ -1,0 +1,26 @@
+#pragma once
+// How a backend that holds one slice of a larger system sees the rest of it: a distributed run (mpi/)
+// gives each process's backend one of these, and every force evaluation then sums over the positions and
+// masses of ALL bodies (the sources) onto the backend's own bodies (the targets). sim/ knows nothing of
+// the transport: the gather may be MPI, or anything that fills the array in global order.
+#include <cstddef>
+
+#include "state.hpp"
+
+namespace nbody {
+
+class SourceExchange {
+  public:
+    virtual ~SourceExchange() = default;
+    // Bodies in the whole system.
+    virtual std::size_t total() const = 0;
+    // Global index of this backend's first body: its bodies are [first(), first() + its size()).
+    virtual std::size_t first() const = 0;
+    // Collective (every slice's backend calls it at the same point of its step): copies every slice's
+    // position+mass into all[0, total()) in global order; `local` holds this slice's `count` bodies. Both
+    // are host memory (a GPU backend stages through pinned buffers).
+    virtual void gather(const Vec4<float>* local, std::size_t count, Vec4<float>* all) = 0;
+    virtual void gather(const Vec4<double>* local, std::size_t count, Vec4<double>* all) = 0;
+};
+
+}  // namespace nbody

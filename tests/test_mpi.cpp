@@ -1,0 +1,285 @@
+// `nbody run` and `nbody bench` under mpirun (Open MPI), against the same command as one process: the
+// final bodies and the diagnostics agree (bit for bit in practice: every slice sums its bodies' forces
+// over the same source array in the same order), for every integrator, in float and double, with
+// slices of unequal size; bad input is one error line from rank 0 and a non-zero exit, never a hang.
+// Registered only in builds with MPI (NBODY_HAVE_MPI).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/csv_io.hpp"
+#include "sim/params.hpp"
+
+namespace fs = std::filesystem;
+
+namespace nbody {
+namespace {
+
+struct Result {
+    int code = 0;
+    std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+class MpiTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        // Open MPI refuses to run as root (CI containers) without these, and more processes than cores
+        // without the last; the environment of the test passes to mpirun.
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+        setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+        dir_ = fs::temp_directory_path() /
+               ("nbody_mpi_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+    // `[mpirun -np K] nbody args...` through the shell, under `timeout` so a hang fails the test (124)
+    // instead of stalling CI. K = 0: no mpirun.
+    Result run(int processes, const std::string& args) {
+        std::string cmd = "timeout 120 ";
+        if (processes > 0)
+            cmd += std::string(NBODY_MPIEXEC) + " --oversubscribe -np " + std::to_string(processes) + " ";
+        cmd += std::string(NBODY_EXE) + " " + args + " >" + path("out.txt") + " 2>" + path("err.txt");
+        const int status = std::system(cmd.c_str());
+        Result r;
+        r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+        r.out = slurp(path("out.txt"));
+        r.err = slurp(path("err.txt"));
+        return r;
+    }
+
+    fs::path dir_;
+};
+
+// |a - b| within tol of the larger magnitude, or of `scale` for values near zero.
+bool close(double a, double b, double tol, double scale) {
+    return std::abs(a - b) <= tol * std::max({std::abs(a), std::abs(b), scale});
+}
+
+void expect_same_bodies(const std::string& single, const std::string& many, double tol,
+                        const std::string& what) {
+    const HostState a = read_bodies_csv(single), b = read_bodies_csv(many);
+    ASSERT_EQ(a.size(), b.size()) << what;
+    double scale = 0;  // RMS position, for coordinates that happen to be near 0
+    for (const auto& p : a.pos_mass) scale += p.x * p.x + p.y * p.y + p.z * p.z;
+    scale = std::sqrt(scale / double(a.size()));
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < a.size() && bad < 5; ++i) {
+        const auto &pa = a.pos_mass[i], &pb = b.pos_mass[i], &va = a.vel[i], &vb = b.vel[i];
+        const bool ok = close(pa.x, pb.x, tol, scale) && close(pa.y, pb.y, tol, scale) &&
+                        close(pa.z, pb.z, tol, scale) && close(va.x, vb.x, tol, scale) &&
+                        close(va.y, vb.y, tol, scale) && close(va.z, vb.z, tol, scale) && pa.w == pb.w;
+        if (!ok) {
+            ++bad;
+            ADD_FAILURE() << what << ": body " << i << " differs: x " << pa.x << " vs " << pb.x << ", vx "
+                          << va.x << " vs " << vb.x;
+        }
+    }
+}
+
+// The energy logs: energies to `tol` relative, drift and momenta to `tol` absolute (they are near 0).
+void expect_same_log(const std::string& single, const std::string& many, double tol,
+                     const std::string& what) {
+    auto rows = [](const std::string& file) {
+        std::vector<std::vector<double>> out;
+        for (const std::string& line : lines_of(slurp(file))) {
+            if (line.empty() || line[0] == '#' || line[0] == 's') continue;  // parameters, header
+            std::vector<double> row;
+            std::stringstream cells(line);
+            for (std::string cell; std::getline(cells, cell, ',');) row.push_back(std::stod(cell));
+            out.push_back(row);
+        }
+        return out;
+    };
+    const auto a = rows(single), b = rows(many);
+    ASSERT_EQ(a.size(), b.size()) << what;
+    ASSERT_GE(a.size(), 2u) << what;
+    // step,t,kinetic,potential,total,rel_drift,px,py,pz
+    for (std::size_t r = 0; r < a.size(); ++r) {
+        ASSERT_EQ(a[r].size(), 9u) << what;
+        ASSERT_EQ(b[r].size(), 9u) << what;
+        EXPECT_EQ(a[r][0], b[r][0]) << what;
+        EXPECT_EQ(a[r][1], b[r][1]) << what << " row " << r << ": t";
+        for (int c : {2, 3, 4})
+            EXPECT_TRUE(close(a[r][c], b[r][c], tol, 0))
+                << what << " row " << r << " column " << c << ": " << a[r][c] << " vs " << b[r][c];
+        for (int c : {5, 6, 7, 8})
+            EXPECT_LE(std::abs(a[r][c] - b[r][c]), tol) << what << " row " << r << " column " << c;
+    }
+}
+
+struct Case {
+    std::string precision, integrator;
+};
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.precision << ' ' << c.integrator;
+}
+
+class MpiMatchesOneProcess : public MpiTest, public ::testing::WithParamInterface<Case> {};
+
+// N = 1001: slices of 501 + 500 on 2 processes, 334 + 334 + 333 on 3.
+TEST_P(MpiMatchesOneProcess, FinalStateAndDiagnosticsAfter100Steps) {
+    const Case c = GetParam();
+    const double tol = c.precision == "double" ? 1e-12 : 1e-5;
+    auto args = [&](const std::string& tag) {
+        return "run --backend openmp --threads 1 --preset plummer --n 1001 --steps 100 --quiet --precision " +
+               c.precision + " --integrator " + c.integrator + " --output " + path(tag + ".csv") +
+               " --energy-log " + path(tag + "_energy.csv") + " --log-every 25";
+    };
+    const Result one = run(0, args("one"));
+    ASSERT_EQ(one.code, 0) << one.err;
+    for (int k : {2, 3}) {
+        const std::string tag = "np" + std::to_string(k);
+        const Result many = run(k, args(tag));
+        ASSERT_EQ(many.code, 0) << many.err;
+        EXPECT_NE(many.out.find("on " + std::to_string(k) + " processes"), std::string::npos) << many.out;
+        EXPECT_EQ(std::count(many.out.begin(), many.out.end(), '\n'),
+                  std::count(one.out.begin(), one.out.end(), '\n'))
+            << "only rank 0 prints:\n"
+            << many.out;
+        expect_same_bodies(path("one.csv"), path(tag + ".csv"), tol,
+                           c.integrator + " " + c.precision + " " + tag);
+        expect_same_log(path("one_energy.csv"), path(tag + "_energy.csv"), tol,
+                        c.integrator + " " + c.precision + " " + tag);
+    }
+}
+
+std::vector<Case> all_cases() {
+    std::vector<Case> out;
+    for (const char* p : {"double", "float"}) {
+        for (const std::string& i : integrator_names()) out.push_back({p, i});
+    }
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryIntegrator, MpiMatchesOneProcess, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& p) {
+                             std::string name = p.param.precision + "_" + p.param.integrator;
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
+
+// Softening 0 takes the split rows (j < i, j > i) around each body's GLOBAL index.
+TEST_F(MpiTest, SofteningZeroSkipsEachBodysOwnGlobalIndex) {
+    auto args = [&](const std::string& tag) {
+        return "run --backend openmp --threads 1 --n 700 --steps 20 --softening 0 --precision double --quiet "
+               "--output " +
+               path(tag + ".csv");
+    };
+    ASSERT_EQ(run(0, args("one")).code, 0);
+    const Result many = run(3, args("np3"));
+    ASSERT_EQ(many.code, 0) << many.err;
+    expect_same_bodies(path("one.csv"), path("np3.csv"), 1e-12, "softening 0");
+}
+
+// Exactly one "nbody: error:" line, from rank 0 (mpirun adds its own banner after a non-zero exit;
+// `mpirun -q` drops it), and a non-zero exit of the job.
+void expect_one_error(const Result& r, const std::string& text) {
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.code, 124) << "timed out: a process hung";
+    int ours = 0;
+    for (const std::string& line : lines_of(r.err)) ours += line.rfind("nbody:", 0) == 0;
+    EXPECT_EQ(ours, 1) << r.err;
+    EXPECT_NE(r.err.find("nbody: error: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+}
+
+TEST_F(MpiTest, BadInputIsOneLineFromRankZeroAndNoHang) {
+    expect_one_error(run(3, "run --n abc"), "--n");
+    expect_one_error(run(3, "run --frobnicate 3"), "frobnicate");
+    expect_one_error(run(3, "run --input " + path("missing.csv")), "missing.csv");
+    expect_one_error(run(3, "run --backend openmp --n 2 --steps 1"),
+                     "N = 2 bodies cannot be split over 3 processes");
+    expect_one_error(run(2, "bench --backend openmp --n 100 --format xml"), "format");
+    // Only run and bench are distributed.
+    std::ofstream(path("e.csv")) << "step,t,kinetic\n0,0,1\n";
+    expect_one_error(run(2, "plot " + path("e.csv") + " --output " + path("e.png")),
+                     "only `nbody run` and `nbody bench` run as 2 processes");
+}
+
+TEST_F(MpiTest, QuietMpirunLeavesExactlyOneLine) {
+    const std::string cmd = std::string("timeout 120 ") + NBODY_MPIEXEC + " -q --oversubscribe -np 2 " +
+                            NBODY_EXE + " run --n abc 2>" + path("err.txt");
+    const int status = std::system(cmd.c_str());
+    EXPECT_NE(WEXITSTATUS(status), 0);
+    const std::vector<std::string> lines = lines_of(slurp(path("err.txt")));
+    ASSERT_EQ(lines.size(), 1u) << slurp(path("err.txt"));
+    EXPECT_EQ(lines[0].rfind("nbody: error: ", 0), 0u) << lines[0];
+}
+
+// Body 3 (on the third process of three) overflows float in its first drift: every process stops at
+// step 1 and rank 0 names the body by its global index.
+TEST_F(MpiTest, BlowUpOnOneProcessStopsAllWithTheGlobalBodyIndex) {
+    std::ofstream(path("fast.csv")) << "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n0,1,0,0,0,0,1\n"
+                                       "5,0,0,3e38,0,0,1\n";
+    const Result r = run(3, "run --input " + path("fast.csv") +
+                                " --backend openmp --precision float --dt 10 "
+                                "--steps 5 --integrator euler --output " +
+                                path("out.csv"));
+    expect_one_error(r, "numerical blow-up at step 1 (t = 10): body 3 has a non-finite position or velocity");
+    EXPECT_FALSE(fs::exists(path("out.csv")));
+}
+
+// bench: the bodies split over the processes, one table from rank 0 with a processes column, and
+// --compare against the one-process CPU reference within its bound.
+TEST_F(MpiTest, BenchSplitsTheBodiesAndPrintsOnce) {
+    const Result r = run(2,
+                         "bench --backend openmp --threads 1 --n 1001 --steps 2 --warmup 0 --repeats 1 "
+                         "--format csv --compare --quiet");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    int header = 0, rows = 0;
+    for (const std::string& line : lines) {
+        if (line.rfind("backend,", 0) == 0) {
+            ++header;
+            EXPECT_NE(line.find("threads,processes,n"), std::string::npos) << line;
+        }
+        if (line.rfind("openmp,", 0) == 0) {
+            ++rows;
+            EXPECT_NE(line.find(",1,2,1001,"), std::string::npos) << line;
+        }
+    }
+    EXPECT_EQ(header, 1) << r.out;
+    EXPECT_EQ(rows, 1) << r.out;
+}
+
+// `mpirun -np 1` is the one-process run, bit for bit.
+TEST_F(MpiTest, OneProcessUnderMpirunIsThePlainRun) {
+    const std::string args =
+        "run --backend openmp --threads 1 --n 300 --steps 10 --quiet --precision double --output ";
+    ASSERT_EQ(run(0, args + path("plain.csv")).code, 0);
+    const Result r = run(1, args + path("np1.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(path("plain.csv")), slurp(path("np1.csv")));
+    EXPECT_EQ(r.out.find("processes"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace nbody
