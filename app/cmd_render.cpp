@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "backends/registry.hpp"
-#include "field_eval.hpp"
 #include "process_pipe.hpp"
 #include "progress.hpp"
 #include "render/body_feed.hpp"
@@ -82,9 +81,17 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     add_integer_option(*cmd, "--trails", o.trails, 0, 4096,
                        "draw trails of the last K positions (recorded every steps/K steps), K in 0..4096");
     cmd->add_flag("--vectors", o.vectors, "draw velocity arrows");
+    cmd->add_flag("--acc-vectors", o.acc_vectors,
+                  "draw acceleration arrows (the force solver's accelerations; cuda writes them into the "
+                  "vertex buffer)");
     add_integer_option(*cmd, "--potential", o.potential, 0, 1024,
-                       "blend the potential-field view over the image, on a grid RES points wide (16..1024)");
-    cmd->add_flag("--pick", o.pick, "with --bench-frames: pick the body at the image centre in every frame");
+                       "blend the potential-field view over the image, on a grid RES points wide (16..1024), "
+                       "evaluated by the force solver where the bodies live (with --bench-frames: every "
+                       "frame)");
+    cmd->add_flag(
+        "--pick", o.pick,
+        "with --bench-frames: in every frame, pick the body at the image centre as a click does (an "
+        "index pass, one body read back) and evaluate its potential energy");
     cmd->footer(
         "Examples:\n"
         "  nbody render --preset disk --n 65536 --steps 200 --out disk.png\n"
@@ -187,14 +194,16 @@ struct OffscreenRenderer {
     }
     bool compute_path() const { return scene.uses_compute_splat(ps); }
     void draw() { scene.draw(camera, ps, ts, ctx.fbo, ctx.width, ctx.height, os); }
-    // The bodies into the GL buffers, and the trail ring and potential grid from them when enabled.
+    // The bodies (and their accelerations, for arrows) into the GL buffers, and the trail ring and the
+    // potential grid from them when enabled. The grid is evaluated by the backend's force solver: on a
+    // GPU only the targets go up and the potentials come back.
     FeedStats update(Backend& b) {
-        FeedStats fs = feed.feed(b, scene.particles);
+        FeedStats fs = feed.feed(b, scene.particles, os.accelerations ? &params : nullptr);
         if (os.trails) scene.overlays.record(scene.particles, os);
         if (potential_res > 0) {
             int rows = std::max(8, int(std::lround(double(potential_res) * ctx.height / ctx.width)));
             auto targets = potential_grid_points(camera, potential_res, rows, ctx.width, ctx.height);
-            std::vector<double> phi = potentials_from_backend(b, targets, params);
+            std::vector<double> phi = b.field_at(params, targets, true).potential;
             scene.potential.upload(std::vector<float>(phi.begin(), phi.end()), potential_res, rows);
         }
         return fs;
@@ -230,7 +239,14 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
             // As the window does on a click: an index pass, then one body read back.
             std::int64_t body = r.scene.picker.pick(r.scene.particles, r.camera, r.ps, r.ctx.width / 2,
                                                     r.ctx.height / 2, r.ctx.width, r.ctx.height);
-            if (body >= 0) picked = body, (void)read_body(r.scene.particles, std::size_t(body));
+            if (body >= 0) {
+                // The panel's numbers: the body from the vertex buffers, its potential energy from the
+                // force solver at its exact position (the window does this a few times a second).
+                picked = body;
+                (void)read_body(r.scene.particles, std::size_t(body));
+                const BodyValues exact = b.body(std::size_t(body));
+                (void)b.field_at(p, {exact.pos_mass}, true);
+            }
         }
         glFinish();
         double t1 = now_s();
@@ -256,9 +272,11 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
         *std::min_element(draw_only.begin(), draw_only.end()), interop ? "yes" : "no", d2h, h2d);
     std::printf("bench: drawn with %s, sprite size %.2f px\n",
                 r.compute_path() ? "compute splat" : "point sprites", double(r.ps.size_px));
-    std::printf("bench: overlays: trails %d, vectors %s, potential %d, pick %s (body %lld at the centre)\n",
-                r.os.trails ? r.os.trail_length : 0, r.os.vectors ? "on" : "off", r.potential_res,
-                pick ? "every frame" : "off", static_cast<long long>(picked));
+    std::printf(
+        "bench: overlays: trails %d, vectors %s, acc-vectors %s, potential %d, pick %s (body %lld at the "
+        "centre)\n",
+        r.os.trails ? r.os.trail_length : 0, r.os.vectors ? "on" : "off", r.os.accelerations ? "on" : "off",
+        r.potential_res, pick ? "every frame" : "off", static_cast<long long>(picked));
     if (!r.feed.interop_note.empty()) std::printf("bench: %s\n", r.feed.interop_note.c_str());
 }
 
@@ -305,6 +323,7 @@ int run_render_command(const RenderOptions& o) {
     r.os.trail_length = std::max(2, o.trails);
     r.os.trail_light = sc.state.size() <= 4096 ? 0.6f : 0.3f;
     r.os.vectors = o.vectors;
+    r.os.accelerations = o.acc_vectors;
     r.os.potential = o.potential > 0;
     r.potential_res = o.potential;
     {
@@ -313,6 +332,7 @@ int run_render_command(const RenderOptions& o) {
         float view_h = r.camera.units_per_pixel(1000) * 1000.0f;
         float crowd = std::min(1.0f, std::cbrt(64.0f / float(std::max<std::size_t>(sc.state.size(), 1))));
         r.os.vector_scale = 0.1f * crowd * view_h / std::max(r.scene.particles.stats.speed_scale, 1e-30f);
+        r.os.accel_scale = 0.1f * crowd * view_h / std::max(r.scene.particles.stats.accel_scale, 1e-30f);
     }
 
     auto backend = create_backend(sc.backend, sc.precision);
@@ -407,7 +427,7 @@ int run_render_command(const RenderOptions& o) {
         progress.update(done);
         if (every > 0 && (done % every == 0 || done == o.steps)) emit(false);
         if (trail_every > 0 && done % trail_every == 0 && done < o.steps) {
-            r.feed.feed(*backend, r.scene.particles);
+            r.feed.feed(*backend, r.scene.particles, r.os.accelerations ? &r.params : nullptr);
             r.scene.overlays.record(r.scene.particles, r.os);
         }
     }

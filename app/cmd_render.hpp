@@ -33,6 +33,7 @@ struct RenderOptions {
     std::string replay;          // a snapshot series' directory: one frame per snapshot, no simulation
     int trails = 0;              // > 0: trails of this many positions (recorded every steps/trails steps)
     bool vectors = false;        // velocity arrows
+    bool acc_vectors = false;    // acceleration arrows
     int potential = 0;           // > 0: the potential-field view on a grid this many points wide
     bool pick = false;           // with --bench-frames: pick the body at the image centre every frame
 };

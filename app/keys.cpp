@@ -15,6 +15,7 @@ namespace {
 enum : int {
     kKeySpace = 32,
     kKeySlash = 47,
+    kKeyA = 65,
     kKeyB = 66,
     kKeyF = 70,
     kKeyG = 71,
@@ -52,6 +53,8 @@ const std::vector<KeyBinding>& key_bindings() {
         {kKeyT, false, "T", "trails on / off", [](PanelModel& m, PanelActions&) { m.trails = !m.trails; }},
         {kKeyV, false, "V", "velocity vectors on / off",
          [](PanelModel& m, PanelActions&) { m.vectors = !m.vectors; }},
+        {kKeyA, false, "A", "acceleration vectors on / off",
+         [](PanelModel& m, PanelActions&) { m.accel_vectors = !m.accel_vectors; }},
         {kKeyG, false, "G", "potential-field view on / off",
          [](PanelModel& m, PanelActions&) { m.potential = !m.potential; }},
         {kKeyH, false, "H", "hide / show the panel",

@@ -363,14 +363,19 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     ImGui::PopItemWidth();
     m.trail_length = std::clamp(m.trail_length, 2, 512);
     tooltip_for_last("Positions kept per body (a ring buffer on the GPU), one per drawn update.");
-    ImGui::Checkbox("vectors (V)", &m.vectors);
+    ImGui::Checkbox("velocity (V)", &m.vectors);
+    tooltip_for_last("Velocity arrows, in each body's colour.");
     ImGui::SameLine();
-    ImGui::Checkbox("acceleration", &m.accel_vectors);
+    ImGui::Checkbox("accel. (A)", &m.accel_vectors);
+    tooltip_for_last(
+        "Acceleration arrows (green), from the force solver's accelerations where the bodies live (a GPU "
+        "writes them straight into the vertex buffer).");
     ImGui::SameLine();
     ImGui::PushItemWidth(-1);
     ImGui::SliderFloat("##vscale", &m.vector_scale, 0.05f, 20.0f, "x%.2f",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     ImGui::PopItemWidth();
+    tooltip_for_last("Arrow length: x1 draws a typical speed (or acceleration) a tenth of the view high.");
     ImGui::Checkbox("potential (G)", &m.potential);
     ImGui::SameLine();
     ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.5f);

@@ -34,10 +34,10 @@ struct PanelModel {
 
     // Overlays.
     bool trails = false;
-    int trail_length = 64;  // K positions per body
-    bool vectors = false;
-    bool accel_vectors = false;  // acceleration instead of velocity
-    float vector_scale = 1.0f;   // arrow length per unit speed (x the fitted view's size)
+    int trail_length = 64;       // K positions per body
+    bool vectors = false;        // velocity arrows
+    bool accel_vectors = false;  // acceleration arrows (with or without the velocity ones)
+    float vector_scale = 1.0f;   // arrow length over the nominal one (a typical |v| or |a|: 1/10 view)
     bool potential = false;
     int potential_res = 128;     // grid points per side
     double add_mass = 0.0;       // mass of a body dropped by Shift+drag; 0 = the median mass

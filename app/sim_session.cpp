@@ -6,7 +6,6 @@
 #include <new>
 
 #include "backends/registry.hpp"
-#include "field_eval.hpp"
 #include "sim/backend_force_error.hpp"
 #include "sim/error.hpp"
 #include "sim/integrators.hpp"
@@ -100,21 +99,51 @@ void SimSession::wait_for_steps() {
     steps_done_.wait(lk, [&] { return quit_ || step_budget_ == 0; });
 }
 
-std::optional<std::vector<double>> SimSession::potentials_at(const std::vector<Vec4<double>>& targets,
-                                                             std::size_t skip_body) {
-    if (gpu_) return std::nullopt;
-    Params p;
-    {
-        std::lock_guard<std::mutex> lk(ctl_mutex_);
-        p = params_;
+namespace {
+
+// Waits for a field request's answer; a request dropped by a stopping session reads as an error.
+std::vector<double> wait_for_answer(std::future<std::vector<double>>& f) {
+    try {
+        return f.get();
+    } catch (const std::future_error&) {
+        throw Error("the simulation stopped before the potential was evaluated");
     }
-    std::vector<Vec4<float>> pos;
-    {
-        // Copied out, so the O(N * targets) sum never holds up the simulation thread's publishing.
-        std::lock_guard<std::mutex> s(snap_mutex_);
-        pos = snap_pos_;
-    }
-    return potentials_at_points(pos.data(), pos.size(), targets, p.G, p.softening, skip_body);
+}
+
+}  // namespace
+
+std::vector<double> SimSession::potentials_at(const std::vector<Vec4<double>>& targets) {
+    if (targets.empty()) return {};
+    Request r;
+    r.points = targets;
+    r.answer = std::make_shared<std::promise<std::vector<double>>>();
+    std::future<std::vector<double>> f = r.answer->get_future();
+    enqueue(std::move(r));
+    return wait_for_answer(f);
+}
+
+std::optional<double> SimSession::body_potential_energy(std::size_t i) {
+    Request r;
+    r.body = i;
+    r.answer = std::make_shared<std::promise<std::vector<double>>>();
+    std::future<std::vector<double>> f = r.answer->get_future();
+    enqueue(std::move(r));
+    std::vector<double> e = wait_for_answer(f);
+    if (e.empty()) return std::nullopt;
+    return e.front();
+}
+
+void SimSession::set_draw_accelerations(bool on) {
+    if (want_acc_.exchange(on) == on || !on) return;
+    // The snapshot has none yet: publish again between steps (also while paused).
+    Request r;
+    r.republish = true;
+    enqueue(std::move(r));
+}
+
+Params SimSession::params() const {
+    std::lock_guard<std::mutex> lk(ctl_mutex_);
+    return params_;
 }
 
 void SimSession::set_steps_per_frame(int k) {
@@ -215,6 +244,15 @@ void SimSession::run() {
                 applying_ = true;
                 have_request = true;
             }
+        }
+        if (have_request && (req.answer || req.republish)) {
+            apply_field(req);
+            {
+                std::lock_guard<std::mutex> lk(ctl_mutex_);
+                applying_ = false;
+            }
+            requests_done_.notify_all();
+            continue;
         }
         if (have_request) {
             // Between steps: requests never wait behind more than the step() call already running.
@@ -432,19 +470,30 @@ void SimSession::publish_locked() {
         stats_.checkpoint_interval_s = std::max(
             {kMinCheckpointInterval, 1e-3 * stats_.checkpoint_ms / tuning_.checkpoint_share, per_step});
     }
+    // Computed outside the snapshot lock: it may be a force evaluation.
+    std::vector<Vec4<float>> acc;
+    if (!gpu_ && want_acc_) {
+        acc.resize(n);
+        try {
+            backend_->copy_accelerations(params(), acc.data());
+        } catch (const std::exception&) {
+            acc.clear();  // no arrows this time; a failing force evaluation stops the next step anyway
+        }
+    }
     std::lock_guard<std::mutex> s(snap_mutex_);
     if (!gpu_) {
         snap_pos_.resize(n);
         snap_vel_.resize(n);
         backend_->copy_positions(snap_pos_.data());
         backend_->copy_velocities(snap_vel_.data());
+        snap_acc_ = std::move(acc);
     }
     ++snap_version_;
 }
 
-bool SimSession::with_newest_bodies(
-    bool force,
-    const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t)>& fn) {
+bool SimSession::with_newest_bodies(bool force,
+                                    const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*,
+                                                             const Vec4<float>*, std::size_t)>& fn) {
     if (gpu_) {
         // Try the lock even with nothing new: a busy backend is what tells the sim thread a draw waits.
         std::unique_lock<std::mutex> lk(backend_mutex_, std::try_to_lock);
@@ -459,7 +508,7 @@ bool SimSession::with_newest_bodies(
             draw_waiting_ = false;
             if (!force && snap_version_ == drawn_version_) return false;
         }
-        fn(backend_.get(), nullptr, nullptr, backend_->size());
+        fn(backend_.get(), nullptr, nullptr, nullptr, backend_->size());
         {
             std::lock_guard<std::mutex> s(snap_mutex_);
             drawn_version_ = snap_version_;
@@ -470,7 +519,8 @@ bool SimSession::with_newest_bodies(
     }
     std::lock_guard<std::mutex> s(snap_mutex_);
     if (!force && snap_version_ == drawn_version_) return false;
-    fn(nullptr, snap_pos_.data(), snap_vel_.data(), snap_pos_.size());
+    const bool have_acc = want_acc_ && snap_acc_.size() == snap_pos_.size();
+    fn(nullptr, snap_pos_.data(), snap_vel_.data(), have_acc ? snap_acc_.data() : nullptr, snap_pos_.size());
     drawn_version_ = snap_version_;
     return true;
 }
@@ -610,6 +660,32 @@ std::string SimSession::apply_edit(const Request& r) {
     diagnostics_locked(add);
     publish_locked();
     return {};
+}
+
+void SimSession::apply_field(Request& r) {
+    std::lock_guard<std::mutex> lk(backend_mutex_);
+    if (r.republish) {
+        publish_locked();
+        return;
+    }
+    const Params p = params();
+    try {
+        std::vector<double> out;
+        if (r.body) {
+            if (*r.body < backend_->size()) {
+                // At the body's exact position the solver leaves the body itself out (Backend::field_at).
+                const BodyValues b = backend_->body(*r.body);
+                const FieldSample f = backend_->field_at(p, {b.pos_mass}, true);
+                out.push_back(b.pos_mass.w * f.potential.at(0));
+            }
+        } else {
+            out = backend_->field_at(p, r.points, true).potential;
+        }
+        r.answer->set_value(std::move(out));
+    } catch (const std::exception& e) {
+        r.answer->set_exception(
+            std::make_exception_ptr(Error("cannot evaluate the potential: " + what_of(e))));
+    }
 }
 
 SessionStats SimSession::stats() const {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -86,11 +87,19 @@ class SimSession {
     void request_steps(int k);
     // Blocks until the steps requested are done (testing aid).
     void wait_for_steps();
-    // The gravitational potential phi (G and softening included) at each target, from the bodies in host
-    // memory (CPU backends); skip_body: that body is left out (its own potential energy is m phi). nullopt
-    // where the bodies live on a GPU (no whole-state copy for this).
-    std::optional<std::vector<double>> potentials_at(const std::vector<Vec4<double>>& targets,
-                                                     std::size_t skip_body = std::size_t(-1));
+    // The gravitational potential phi (G and softening included) at each target, evaluated by the
+    // backend's force solver where the bodies live (Backend::field_at: on a GPU only the targets go up and
+    // the potentials come back). Queued like every request, so it waits at most for the step() call
+    // running, and blocks the caller until answered: call it off the render thread. Throws nbody::Error
+    // if the evaluation fails or the session stops first.
+    std::vector<double> potentials_at(const std::vector<Vec4<double>>& targets);
+    // Body i's potential energy m_i phi(x_i), phi from every other body, by the same solver at the body's
+    // exact position (one body read from the backend, not the state). nullopt if there is no body i.
+    // Blocks like potentials_at.
+    std::optional<double> body_potential_energy(std::size_t i);
+    // Whether drawing wants the accelerations too (acceleration arrows): host backends then copy them
+    // into the snapshot with the positions (computing them if the step left none for these positions).
+    void set_draw_accelerations(bool on);
     // Steps granted per rendered frame (the sim runs as fast as it can when a step outlasts a frame).
     void set_steps_per_frame(int k);
     // Called once per rendered frame: grants the next steps_per_frame steps.
@@ -122,9 +131,12 @@ class SimSession {
     // draw_starved_seconds, the sim thread waits after the step (at most draw_wait_seconds) for the next
     // call, so drawing keeps up with every step even when one outlasts many frames.
     // Returns false if fn was not called: nothing new since the last call (unless `force`), or busy.
-    bool with_newest_bodies(
-        bool force,
-        const std::function<void(Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t)>& fn);
+    // acc: the snapshot's accelerations, or null (not asked for with set_draw_accelerations, or a GPU).
+    bool with_newest_bodies(bool force,
+                            const std::function<void(Backend*, const Vec4<float>* pos, const Vec4<float>* vel,
+                                                     const Vec4<float>* acc, std::size_t n)>& fn);
+    // The parameters set last (what a draw from the backend computes accelerations with).
+    Params params() const;
     // Positions+mass for framing the camera: the newest if the backend is free, else the last
     // checkpoint (a GPU step in progress); never empty while there are bodies.
     std::vector<Vec4<float>> positions_for_fit();
@@ -143,6 +155,11 @@ class SimSession {
         HostState state;
         std::string name;
         Precision precision = Precision::f32;
+        // Field evaluations (kind ignored): answered through `answer`, never through take_results.
+        std::shared_ptr<std::promise<std::vector<double>>> answer;
+        std::vector<Vec4<double>> points;
+        std::optional<std::size_t> body;  // body i's potential energy instead of potentials at points
+        bool republish = false;           // only publish the bodies again (accelerations now wanted)
     };
 
     void start();
@@ -153,6 +170,7 @@ class SimSession {
     std::string apply_switch(const std::string& name, Precision precision);
     std::string apply_capture(SessionResult& res);
     std::string apply_edit(const Request& r);
+    void apply_field(Request& r);
     void publish_locked();
     void diagnostics_locked(bool reset_e0);
     void force_error_locked(const Params& p);
@@ -192,7 +210,8 @@ class SimSession {
 
     std::mutex snap_mutex_;  // guards the snapshot, versions and draw_waiting_
     std::condition_variable drawn_;
-    std::vector<Vec4<float>> snap_pos_, snap_vel_;
+    std::vector<Vec4<float>> snap_pos_, snap_vel_, snap_acc_;
+    std::atomic<bool> want_acc_{false};
     std::uint64_t snap_version_ = 1, drawn_version_ = 0;
     bool draw_waiting_ = false;  // GPU: a draw found the backend busy and wants the next bodies
     double last_draw_wall_ = 0;  // GPU: when a draw last got the backend

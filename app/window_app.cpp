@@ -110,12 +110,18 @@ struct Gesture {
     float x0 = 0, y0 = 0;  // window coordinates where it started
 };
 
-// A potential-field grid computed off the render thread.
+// A potential-field grid evaluated by the session's force solver, waited for off the render thread.
 struct PotentialJob {
     std::vector<float> phi;
     int cols = 0, rows = 0;
     double ms = 0;
-    bool available = true;  // false: the backend cannot evaluate at target points yet
+    std::string error;  // non-empty: the evaluation failed (shown instead of the grid)
+};
+
+// The selected body's potential energy, evaluated the same way.
+struct PickJob {
+    std::int64_t index = -1;
+    std::optional<double> energy;  // nullopt: no such body any more, or the evaluation failed
 };
 
 // Everything the window needs between frames. The loop in run() stays: poll, panel, step, draw, swap.
@@ -148,7 +154,9 @@ struct WindowApp {
     double replay_time = 0;  // the shown snapshot's simulated time
     int last_potential_frame = -1000;
     std::future<PotentialJob> potential_job;
-    double potential_launched = -1e9;
+    double potential_launched = -1e9, potential_interval = 0.4;
+    std::future<PickJob> pick_job;
+    bool accel_drawn = false;  // acceleration arrows were on last frame
 
     void open(const WindowOptions& o);
     void start(const Scenario& sc, std::int64_t n);
@@ -275,7 +283,7 @@ void WindowApp::feed_script_input() {
     io.MouseDown[0] = in.down;
     io.KeyShift = in.shift;
     // A key is down for one frame; release what the previous frame held.
-    for (int k : {32, 47, 66, 70, 71, 72, 76, 80, 82, 83, 84, 86, 256, 268, 290}) io.KeysDown[k] = false;
+    for (int k : {32, 47, 65, 66, 70, 71, 72, 76, 80, 82, 83, 84, 86, 256, 268, 290}) io.KeysDown[k] = false;
     if (in.key >= 0) io.KeysDown[in.key] = true;
 }
 
@@ -554,9 +562,19 @@ void WindowApp::fit_camera() {
 
 void WindowApp::upload_bodies() {
     FeedStats fs;
+    // Acceleration arrows: host backends put the accelerations in the snapshot, a GPU backend writes them
+    // into the GL buffer with the positions.
+    if (model.accel_vectors != accel_drawn) {
+        accel_drawn = model.accel_vectors;
+        session->set_draw_accelerations(accel_drawn);
+        force_upload = true;
+    }
+    const Params acc_params = model.params;
     bool updated = session->with_newest_bodies(
-        force_upload, [&](Backend* b, const Vec4<float>* pos, const Vec4<float>* vel, std::size_t n) {
-            fs = b ? feed.feed(*b, scene.particles) : feed.feed_host(pos, vel, n, scene.particles, 0);
+        force_upload, [&](Backend* b, const Vec4<float>* pos, const Vec4<float>* vel, const Vec4<float>* acc,
+                          std::size_t n) {
+            fs = b ? feed.feed(*b, scene.particles, accel_drawn ? &acc_params : nullptr)
+                   : feed.feed_host(pos, vel, n, scene.particles, 0, acc);
         });
     if (updated) {
         force_upload = false;
@@ -575,27 +593,30 @@ void WindowApp::upload_bodies() {
     info.interop_note = feed.interop_note;
 }
 
-// The potential view's grid: the slice the camera looks at, evaluated at RES x (RES h/w) target points by
-// the session (off this thread), a few times a second; the last finished grid is drawn meanwhile.
+// The potential view's grid: the slice the camera looks at, RES x (RES h/w) target points evaluated by
+// the session's force solver where the bodies live (a GPU gets the targets and returns the potentials),
+// waited for off this thread; the last finished grid is drawn meanwhile. Refreshed a few times a second,
+// less often when one evaluation is slow (it holds up the steps).
 void WindowApp::update_potential(int fw, int fh) {
     using namespace std::chrono_literals;
     if (potential_job.valid() && potential_job.wait_for(0s) == std::future_status::ready) {
         PotentialJob job = potential_job.get();
-        if (job.available) {
+        potential_interval = std::max(0.4, 5e-3 * job.ms);
+        if (job.error.empty()) {
             scene.potential.upload(job.phi, job.cols, job.rows);
             info.potential_min = scene.potential.range.lo;
             info.potential_max = scene.potential.range.hi;
-            char buf[128];
-            std::snprintf(buf, sizeof buf, "%dx%d targets x %zu bodies: %.0f ms (host direct sum)", job.cols,
-                          job.rows, info.n, job.ms);
+            char buf[192];
+            std::snprintf(buf, sizeof buf, "%dx%d targets x %zu bodies: %.0f ms (%s force solver on %s)",
+                          job.cols, job.rows, info.n, job.ms, to_string(model.params.force),
+                          model.backend.c_str());
             info.potential_note = buf;
         } else {
-            info.potential_note =
-                "the potential view needs the force solver's evaluation at target points on this backend "
-                "(not yet available): switch to serial or openmp";
+            info.potential_note = job.error;
         }
     }
-    if (!model.potential || potential_job.valid() || now_s() - potential_launched < 0.4) return;
+    if (!model.potential || potential_job.valid() || now_s() - potential_launched < potential_interval)
+        return;
     int cols = std::clamp(model.potential_res, 8, 1024);
     int rows = std::max(8, int(std::lround(double(cols) * fh / std::max(fw, 1))));
     auto targets =
@@ -607,10 +628,13 @@ void WindowApp::update_potential(int fw, int fh) {
         job.cols = cols;
         job.rows = rows;
         double t0 = now_s();
-        auto phi = s->potentials_at(*targets);
+        try {
+            std::vector<double> phi = s->potentials_at(*targets);
+            job.phi.assign(phi.begin(), phi.end());
+        } catch (const std::exception& e) {
+            job.error = e.what();
+        }
         job.ms = 1e3 * (now_s() - t0);
-        job.available = phi.has_value();
-        if (phi) job.phi.assign(phi->begin(), phi->end());
         return job;
     });
 }
@@ -626,6 +650,9 @@ OverlaySettings WindowApp::overlay_settings() const {
     float view_h = camera.units_per_pixel(1000) * 1000.0f;
     float crowd = std::min(1.0f, std::cbrt(64.0f / float(std::max<std::size_t>(scene.particles.count, 1))));
     os.vector_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.speed_scale, 1e-30f);
+    // Accelerations the same way, from the scenario's typical acceleration.
+    os.accelerations = model.accel_vectors;
+    os.accel_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.accel_scale, 1e-30f);
     os.trail_light = scene.particles.count <= 4096 ? 0.6f : 0.3f;
     return os;
 }
@@ -646,15 +673,31 @@ void WindowApp::update_picked() {
     p.pos[0] = b.pos_mass.x, p.pos[1] = b.pos_mass.y, p.pos[2] = b.pos_mass.z;
     p.vel[0] = b.vel.x, p.vel[1] = b.vel.y, p.vel[2] = b.vel.z;
     p.kinetic = 0.5 * p.mass * (p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
-    // Its potential energy sums over all N bodies: a few times a second, where the bodies are in host memory.
-    if (!same || frame - last_potential_frame >= 15) {
-        last_potential_frame = frame;
-        p.have_potential = false;
-        std::vector<Vec4<double>> at = {{p.pos[0], p.pos[1], p.pos[2], 0.0}};
-        if (auto phi = session->potentials_at(at, std::size_t(p.index))) {
-            p.have_potential = true;
-            p.potential = p.mass * (*phi)[0];
+    // Its potential energy sums over all N bodies: by the force solver where the bodies live, a few times
+    // a second, waited for off this thread.
+    using namespace std::chrono_literals;
+    if (!same) p.have_potential = false;
+    if (pick_job.valid() && pick_job.wait_for(0s) == std::future_status::ready) {
+        PickJob job = pick_job.get();
+        if (job.index == p.index) {
+            p.have_potential = job.energy.has_value();
+            if (job.energy) p.potential = *job.energy;
         }
+    }
+    if (!pick_job.valid() && (!same || frame - last_potential_frame >= 15)) {
+        last_potential_frame = frame;
+        SimSession* s = session.get();
+        const std::int64_t index = p.index;
+        pick_job = std::async(std::launch::async, [s, index] {
+            PickJob job;
+            job.index = index;
+            try {
+                job.energy = s->body_potential_energy(std::size_t(index));
+            } catch (const std::exception&) {
+                // Nothing new to show; the panel keeps "KE" only.
+            }
+            return job;
+        });
     }
     if (model.follow_selected) camera.target = glm::vec3(b.pos_mass.x, b.pos_mass.y, b.pos_mass.z);
 }
@@ -767,7 +810,8 @@ void WindowApp::set_fullscreen(bool on) {
 }
 
 void WindowApp::close() {
-    if (potential_job.valid()) potential_job.wait();  // it reads the session
+    if (potential_job.valid()) potential_job.wait();  // these read the session
+    if (pick_job.valid()) pick_job.wait();
     session.reset();  // stop the simulation thread before its backend's context goes away
     feed.shutdown();
     scene.shutdown();
@@ -847,6 +891,8 @@ void WindowApp::run_script() {
             model.trail_length = std::stoi(s.value);
         } else if (s.action == "vectors") {
             model.vectors = true;
+        } else if (s.action == "accelerations") {
+            model.accel_vectors = true;
         } else if (s.action == "potential") {
             model.potential = true;
             model.potential_res = std::stoi(s.value);

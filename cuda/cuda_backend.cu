@@ -202,6 +202,25 @@ class CudaBackend final : public Backend {
         return d;
     }
 
+    BodyValues body(std::size_t i) const override {
+        if (i >= n_) throw Error("cuda backend: no body " + std::to_string(i) + " of " + std::to_string(n_));
+        Vec4<T> x{}, v{};
+        CUDA_CHECK(cudaMemcpy(&x, pos_.data() + i, sizeof x, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&v, vel_.data() + i, sizeof v, cudaMemcpyDeviceToHost));
+        return {{x.x, x.y, x.z, x.w}, {v.x, v.y, v.z, 0}};
+    }
+
+    void copy_accelerations(const Params& p, Vec4<float>* host_out) override {
+        update_forces(p);
+        copy_float4(acc_, true, host_out);
+    }
+    bool write_accelerations_device(const Params& p, void* acc_out) override {
+        if (n_ == 0) return true;
+        update_forces(p);
+        launch_to_float4(acc_.data(), static_cast<Vec4<float>*>(acc_out), n_, true, nullptr);
+        return true;
+    }
+
     void copy_positions(Vec4<float>* host_out) const override { copy_float4(pos_, false, host_out); }
     void copy_velocities(Vec4<float>* host_out) const override { copy_float4(vel_, true, host_out); }
 

@@ -30,11 +30,14 @@ struct BodyFeed {
     BodyFeed(const BodyFeed&) = delete;
     BodyFeed& operator=(const BodyFeed&) = delete;
 
-    // Fills r's buffers with the backend's current bodies (resizing them to its size).
-    FeedStats feed(Backend& backend, ParticleRenderer& r);
-    // Host path from arrays the caller already holds (a snapshot taken off the render thread).
+    // Fills r's buffers with the backend's current bodies (resizing them to its size), and with their
+    // accelerations under acc_params when that is non-null (acceleration arrows; on a GPU straight into
+    // the buffer like the positions).
+    FeedStats feed(Backend& backend, ParticleRenderer& r, const Params* acc_params = nullptr);
+    // Host path from arrays the caller already holds (a snapshot taken off the render thread); acc may
+    // be null.
     FeedStats feed_host(const Vec4<float>* pos, const Vec4<float>* vel, std::size_t n, ParticleRenderer& r,
-                        std::size_t read_back_bytes);
+                        std::size_t read_back_bytes, const Vec4<float>* acc = nullptr);
     // Whether feed() would use interop for this backend (GPU backend, CUDA build, not failed before).
     bool wants_interop(const Backend& backend) const;
     // Releases the interop registration; call with the GL context current.
@@ -42,7 +45,7 @@ struct BodyFeed {
 
   private:
     std::unique_ptr<CudaGlInterop> interop_;
-    std::vector<Vec4<float>> pos_, vel_;
+    std::vector<Vec4<float>> pos_, vel_, acc_;
 };
 
 // True if this build can use CUDA–GL interop at all.

@@ -32,6 +32,22 @@ BodyStats compute_body_stats(const State<T>& s) {
     st.max_mass = float(hi);
     st.speed_scale = *k > 0 ? *k : 1.0f;
     if (!(st.median_mass > 0)) st.median_mass = 1.0f;
+    double mass = 0, cx = 0, cy = 0, cz = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double m = std::abs(double(s.pos_mass[i].w));
+        mass += m, cx += m * double(s.pos_mass[i].x), cy += m * double(s.pos_mass[i].y),
+            cz += m * double(s.pos_mass[i].z);
+    }
+    if (mass > 0) cx /= mass, cy /= mass, cz /= mass;
+    std::vector<float> radii(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double dx = double(s.pos_mass[i].x) - cx, dy = double(s.pos_mass[i].y) - cy,
+                     dz = double(s.pos_mass[i].z) - cz;
+        radii[i] = float(std::sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    const float r = median(std::move(radii));
+    const float a = r > 0 ? st.speed_scale * st.speed_scale / r : 0.0f;
+    st.accel_scale = std::isfinite(a) && a > 0 ? a : 1.0f;
     return st;
 }
 

@@ -51,6 +51,9 @@ struct BodyStats {
     float min_mass = 1.0f;
     float max_mass = 1.0f;
     float speed_scale = 1.0f;  // roughly the 95th percentile speed
+    // A typical acceleration for arrows: speed_scale^2 over the median distance from the centre of mass
+    // (v^2 / r of an orbit; the accelerations themselves never visit the host on a GPU).
+    float accel_scale = 1.0f;
 };
 
 template <typename T>

@@ -9,6 +9,7 @@
 namespace nbody {
 
 class Backend;
+struct Params;
 
 struct CudaGlInterop {
     CudaGlInterop();
@@ -16,12 +17,13 @@ struct CudaGlInterop {
     CudaGlInterop(const CudaGlInterop&) = delete;
     CudaGlInterop& operator=(const CudaGlInterop&) = delete;
 
-    // Registers the two GL buffers (again whenever `generation` changes: the renderer bumps it on every
+    // Registers the GL buffers (again whenever `generation` changes: the renderer bumps it on every
     // reallocation, and a recreated buffer may get its old id back), maps them, lets the backend write
-    // n float4 positions+mass and velocities into them, unmaps. False with *why set if registration or
+    // n float4 positions+mass and velocities into them, and accelerations under *acc_params into acc_vbo
+    // when acc_params is non-null (acc_vbo 0: none), unmaps. False with *why set if registration or
     // mapping fails (WSL2, hybrid laptops, VirtualGL) or the backend cannot write device memory.
-    bool write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, std::uint64_t generation, std::size_t n,
-               std::string* why);
+    bool write(Backend& backend, unsigned pos_vbo, unsigned vel_vbo, unsigned acc_vbo,
+               std::uint64_t generation, std::size_t n, const Params* acc_params, std::string* why);
     // Unregisters the buffers; call while the GL context is still current.
     void shutdown();
 

@@ -64,15 +64,22 @@ void OverlayRenderer::draw(const ParticleRenderer& bodies, const Camera& cam, co
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, ring);
         glDrawArrays(GL_LINES, 0, GLsizei(2 * ring_n * std::size_t(filled - 1)));
     }
-    if (s.vectors) {
+    const bool acc = s.accelerations && bodies.acc_valid;
+    if (s.vectors || acc) {
         set_body_look_uniforms(vector_program, cam, ps, bodies.stats, w, h);
-        glProgramUniform1f(vector_program, vector_loc::scale, s.vector_scale);
         glUseProgram(vector_program);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, bodies.pos_vbo);
-        glDrawArrays(GL_LINES, 0, GLsizei(6 * bodies.count));
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, bodies.acc_vbo);
+        for (int kind = 0; kind < 2; ++kind) {
+            if (!(kind == 0 ? s.vectors : acc)) continue;
+            glProgramUniform1f(vector_program, vector_loc::scale, kind == 0 ? s.vector_scale : s.accel_scale);
+            glProgramUniform1i(vector_program, vector_loc::kind, kind);
+            glDrawArrays(GL_LINES, 0, GLsizei(6 * bodies.count));
+        }
     }
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, 0);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, 0);
     glBindVertexArray(0);
     glUseProgram(0);
     glDisable(GL_BLEND);

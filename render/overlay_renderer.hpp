@@ -1,7 +1,8 @@
 #pragma once
 // Overlays drawn into the float target after the bodies: trails (a ring buffer of the last K positions
-// in GL memory, filled from the body buffer by a GL copy, so a CUDA run copies nothing to the host) and
-// velocity arrows. Both read the body buffers as storage buffers and work for every backend.
+// in GL memory, filled from the body buffer by a GL copy, so a CUDA run copies nothing to the host),
+// velocity arrows and acceleration arrows. All read the body buffers as storage buffers and work for every
+// backend.
 #include <epoxy/gl.h>
 
 #include <cstddef>
@@ -16,8 +17,10 @@ struct OverlaySettings {
     int trail_length = 64;      // K: positions kept per body
     float trail_light = 0.35f;  // light of the newest segment, relative to a sprite
     bool vectors = false;
-    float vector_scale = 1.0f;  // world units of arrow per unit of speed
-    bool potential = false;     // blend SceneRenderer::potential's last grid over the picture
+    float vector_scale = 1.0f;   // world units of arrow per unit of speed
+    bool accelerations = false;  // acceleration arrows (ParticleRenderer::acc_vbo, when it is filled)
+    float accel_scale = 1.0f;    // world units of arrow per unit of acceleration
+    bool potential = false;      // blend SceneRenderer::potential's last grid over the picture
 };
 
 struct OverlayRenderer {

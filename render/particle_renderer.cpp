@@ -32,16 +32,21 @@ void ParticleRenderer::resize(std::size_t n) {
     if (n > capacity) {
         if (pos_vbo) glDeleteBuffers(1, &pos_vbo);
         if (vel_vbo) glDeleteBuffers(1, &vel_vbo);
-        GLuint ids[2];
-        glCreateBuffers(2, ids);
+        if (acc_vbo) glDeleteBuffers(1, &acc_vbo);
+        GLuint ids[3];
+        glCreateBuffers(3, ids);
         pos_vbo = ids[0];
         vel_vbo = ids[1];
+        acc_vbo = ids[2];
         auto bytes = GLsizeiptr(n * sizeof(Vec4<float>));
         // DYNAMIC_STORAGE so CPU backends can glBufferSubData; CUDA writes through interop regardless.
         glNamedBufferStorage(pos_vbo, bytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
         glNamedBufferStorage(vel_vbo, bytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
+        glNamedBufferStorage(acc_vbo, bytes, nullptr, GL_DYNAMIC_STORAGE_BIT);
         label_object(GL_BUFFER, pos_vbo, "bodies.pos_mass");
         label_object(GL_BUFFER, vel_vbo, "bodies.vel");
+        label_object(GL_BUFFER, acc_vbo, "bodies.acc");
+        acc_valid = false;
         glVertexArrayVertexBuffer(vao, 0, pos_vbo, 0, sizeof(Vec4<float>));
         glVertexArrayVertexBuffer(vao, 1, vel_vbo, 0, sizeof(Vec4<float>));
         capacity = n;
@@ -52,13 +57,19 @@ void ParticleRenderer::resize(std::size_t n) {
     count = n;
 }
 
-std::size_t ParticleRenderer::upload(const Vec4<float>* pos_mass, const Vec4<float>* vel, std::size_t n) {
+std::size_t ParticleRenderer::upload(const Vec4<float>* pos_mass, const Vec4<float>* vel, std::size_t n,
+                                     const Vec4<float>* acc) {
     resize(n);
     auto bytes = GLsizeiptr(n * sizeof(Vec4<float>));
     glNamedBufferSubData(pos_vbo, 0, bytes, pos_mass);
     std::size_t total = std::size_t(bytes);
     if (vel) {
         glNamedBufferSubData(vel_vbo, 0, bytes, vel);
+        total += std::size_t(bytes);
+    }
+    acc_valid = acc != nullptr;
+    if (acc) {
+        glNamedBufferSubData(acc_vbo, 0, bytes, acc);
         total += std::size_t(bytes);
     }
     return total;
@@ -108,6 +119,7 @@ void ParticleRenderer::draw(const Camera& cam, const ParticleSettings& s, int w,
 void ParticleRenderer::shutdown() {
     if (pos_vbo) glDeleteBuffers(1, &pos_vbo);
     if (vel_vbo) glDeleteBuffers(1, &vel_vbo);
+    if (acc_vbo) glDeleteBuffers(1, &acc_vbo);
     if (vao) glDeleteVertexArrays(1, &vao);
     if (program) glDeleteProgram(program);
     *this = ParticleRenderer{};

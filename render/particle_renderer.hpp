@@ -19,8 +19,10 @@ void set_body_look_uniforms(GLuint program, const Camera& cam, const ParticleSet
 struct ParticleRenderer {
     GLuint program = 0;
     GLuint vao = 0;
-    GLuint pos_vbo = 0;  // n float4 (x, y, z, m)
-    GLuint vel_vbo = 0;  // n float4 (vx, vy, vz, 0)
+    GLuint pos_vbo = 0;      // n float4 (x, y, z, m)
+    GLuint vel_vbo = 0;      // n float4 (vx, vy, vz, 0)
+    GLuint acc_vbo = 0;      // n float4 (ax, ay, az, 0): filled only when acceleration arrows are asked for
+    bool acc_valid = false;  // acc_vbo holds the accelerations of the bodies in pos_vbo
     std::size_t capacity = 0;
     std::size_t count = 0;  // bodies drawn
     // Changes with every (re)allocation of the buffers, unique across renderers: drivers reuse deleted
@@ -32,8 +34,10 @@ struct ParticleRenderer {
     void init();
     // Makes room for n bodies (reallocating only when growing: buffer ids change then) and draws n.
     void resize(std::size_t n);
-    // Copies n bodies from host memory into the buffers (glBufferSubData); returns bytes uploaded.
-    std::size_t upload(const Vec4<float>* pos_mass, const Vec4<float>* vel, std::size_t n);
+    // Copies n bodies from host memory into the buffers (glBufferSubData); returns bytes uploaded. vel and
+    // acc may be null (acc null: acc_valid becomes false).
+    std::size_t upload(const Vec4<float>* pos_mass, const Vec4<float>* vel, std::size_t n,
+                       const Vec4<float>* acc = nullptr);
     // Draws `count` bodies into the bound framebuffer (additive, no depth test), viewport w x h pixels.
     void draw(const Camera& cam, const ParticleSettings& s, int w, int h) const;
     void shutdown();

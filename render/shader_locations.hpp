@@ -45,6 +45,7 @@ inline constexpr GLint light = 36;
 // shaders/vector.vert (after body_look's).
 namespace vector_loc {
 inline constexpr GLint scale = 40;
+inline constexpr GLint kind = 41;  // 0 velocity, 1 acceleration
 }  // namespace vector_loc
 
 // shaders/potential.frag.

@@ -36,6 +36,12 @@ struct FieldSample {
     std::vector<double> potential;  // phi per point (G included; empty unless asked)
 };
 
+// One body's numbers, widened to double.
+struct BodyValues {
+    Vec4<double> pos_mass;  // (x, y, z, m)
+    Vec4<double> vel;       // (vx, vy, vz, 0)
+};
+
 // Where a step() call found the first non-finite value: the 1-based step within the call and the body.
 struct NonFinite {
     std::int64_t step = 0;
@@ -101,9 +107,28 @@ class Backend {
 
     virtual Diagnostics diagnostics(const Params& p, bool with_potential) = 0;
 
+    // Body i (< size()) exactly as held, widened to double: one body's numbers without the whole state (a
+    // GPU backend reads back two float4 or double4). Its position, given to field_at, leaves the body
+    // itself out of the sum there. The default copies the whole state.
+    virtual BodyValues body(std::size_t i) const {
+        const HostState s = get_state();
+        return {s.pos_mass.at(i), s.vel.at(i)};
+    }
+
     // Positions+mass as float4 for drawing. CPU backends copy into host memory the renderer uploads.
     virtual void copy_positions(Vec4<float>* host_out) const = 0;
     virtual void copy_velocities(Vec4<float>* host_out) const = 0;
+
+    // The accelerations a step uses at the current positions (computed now if the cached ones are stale;
+    // free after a leapfrog step) as float4 (ax, ay, az, 0): acceleration arrows. Host memory out.
+    virtual void copy_accelerations(const Params& p, Vec4<float>* host_out) {
+        const std::vector<Vec4<double>> a = accelerations(p);
+        for (std::size_t i = 0; i < a.size(); ++i)
+            host_out[i] = {float(a[i].x), float(a[i].y), float(a[i].z), 0.0f};
+    }
+    // Device-resident backends write the same into device memory the caller owns (a mapped GL buffer);
+    // false where the bodies live in host memory.
+    virtual bool write_accelerations_device(const Params& /*p*/, void* /*acc_out*/) { return false; }
 
     // Device-resident backends write positions+mass (and velocities, if vel_out is non-null) as float4
     // straight into device memory the caller owns (e.g. a mapped OpenGL buffer). Returns false if this

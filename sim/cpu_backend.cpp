@@ -145,6 +145,17 @@ class CpuBackend final : public Backend {
         return true;
     }
 
+    BodyValues body(std::size_t i) const override {
+        const Vec4<T>& x = state_.pos_mass.at(i);
+        const Vec4<T>& v = state_.vel.at(i);
+        return {{x.x, x.y, x.z, x.w}, {v.x, v.y, v.z, 0}};
+    }
+
+    void copy_accelerations(const Params& p, Vec4<float>* out) override {
+        update_forces(p);
+        to_float4(acc_, out);
+    }
+
     void copy_positions(Vec4<float>* out) const override { to_float4(state_.pos_mass, out); }
     void copy_velocities(Vec4<float>* out) const override { to_float4(state_.vel, out); }
 

@@ -394,6 +394,53 @@ TEST(Cuda, CopiesAndDeviceWriteAgree) {
     }
 }
 
+// What the window reads for a picked body and for acceleration arrows: one body exactly as held, the
+// accelerations a step uses (host copy and device write agree, and match the float64 sum), and the
+// body's potential at its own position with itself left out.
+TEST(Cuda, OneBodyAccelerationsAndOwnPotential) {
+    SKIP_WITHOUT_DEVICE();
+    Params p;
+    p.softening = 0.05;
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+        const std::size_t n = 1031;
+        const HostState in = test::random_bodies(n, 12);
+        auto b = make_cuda_backend(prec);
+        b->set_state(in);
+        const HostState s = b->get_state();
+        for (std::size_t i : {std::size_t(0), std::size_t(517), n - 1}) {
+            const BodyValues v = b->body(i);
+            EXPECT_EQ(v.pos_mass.x, s.pos_mass[i].x);
+            EXPECT_EQ(v.pos_mass.w, s.pos_mass[i].w);
+            EXPECT_EQ(v.vel.y, s.vel[i].y);
+        }
+        EXPECT_THROW(b->body(n), Error);
+        std::vector<Vec4<float> > host(n), dev(n);
+        b->copy_accelerations(p, host.data());
+        DeviceBuffer<Vec4<float> > ga(n);
+        ASSERT_TRUE(b->write_accelerations_device(p, ga.data()));
+        ASSERT_EQ(cudaMemcpy(dev.data(), ga.data(), n * sizeof(Vec4<float>), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        const std::vector<Vec4<double> > ref = reference_parallel(s, p.G, p.softening);
+        std::vector<Vec4<double> > got(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(dev[i].x, host[i].x) << i;
+            ASSERT_EQ(dev[i].w, 0.0f) << i;
+            got[i] = {host[i].x, host[i].y, host[i].z, 0};
+        }
+        EXPECT_LT(test::relative_rms(got, ref), 1e-5);
+        const BodyValues v = b->body(517);
+        const FieldSample f = b->field_at(p, {v.pos_mass}, true);
+        double want = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            if (j == 517) continue;
+            const double dx = s.pos_mass[j].x - v.pos_mass.x, dy = s.pos_mass[j].y - v.pos_mass.y,
+                         dz = s.pos_mass[j].z - v.pos_mass.z;
+            want -= s.pos_mass[j].w / std::sqrt(dx * dx + dy * dy + dz * dz + p.softening * p.softening);
+        }
+        EXPECT_NEAR(f.potential.at(0), want, (prec == Precision::f32 ? 1e-5 : 1e-12) * std::abs(want));
+    }
+}
+
 TEST(Cuda, StateRoundTripsExactly) {
     SKIP_WITHOUT_DEVICE();
     const HostState in = test::random_bodies(100, 2);

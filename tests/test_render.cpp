@@ -292,6 +292,65 @@ TEST_F(Offscreen, HostFeedFillsBuffersWithTheBackendState) {
     }
 }
 
+// Acceleration arrows need the accelerations in the GL buffer: written only when asked for, equal to the
+// backend's own (the host path; CudaInteropWritesAccelerations checks the GPU's).
+TEST_F(Offscreen, HostFeedWritesAccelerationsOnlyWhenAsked) {
+    open(8, 8);
+    HostState hs = make_preset(presets().front().name, 300, 3);
+    auto backend = create_backend("serial", Precision::f32);
+    backend->set_state(hs);
+    FeedStats st = feed.feed(*backend, particles);
+    EXPECT_FALSE(particles.acc_valid);
+    Params p;
+    st = feed.feed(*backend, particles, &p);
+    EXPECT_TRUE(particles.acc_valid);
+    EXPECT_EQ(st.host_to_device_bytes, 3 * 300 * sizeof(Vec4<float>));
+    std::vector<Vec4<float>> gl_acc(300);
+    glGetNamedBufferSubData(particles.acc_vbo, 0, GLsizeiptr(300 * sizeof(Vec4<float>)), gl_acc.data());
+    const std::vector<Vec4<double>> want = backend->accelerations(p);
+    for (std::size_t i = 0; i < 300; ++i) {
+        ASSERT_EQ(gl_acc[i].x, float(want[i].x)) << i;
+        ASSERT_EQ(gl_acc[i].y, float(want[i].y)) << i;
+        ASSERT_EQ(gl_acc[i].w, 0.0f) << i;
+    }
+    feed.feed(*backend, particles);
+    EXPECT_FALSE(particles.acc_valid);
+}
+
+// Two bodies pulling on each other, drawn white: acceleration arrows add green lines between them (their
+// own colour), velocity arrows of bodies at rest add nothing, and with the arrows off nothing is green.
+TEST_F(Offscreen, AccelerationArrowsAreDrawnInTheirOwnColour) {
+    open(160, 90);
+    HostState hs;
+    hs.resize(2);
+    hs.pos_mass[0] = {-1, 0, 0, 1};
+    hs.pos_mass[1] = {1, 0, 0, 1};
+    auto backend = create_backend("serial", Precision::f32);
+    backend->set_state(hs);
+    Params p;
+    p.softening = 0.01;
+    feed.feed(*backend, particles, &p);
+    particles.stats = compute_body_stats(hs);
+    Camera cam = looking_down_z(6.0f);
+    ParticleSettings ps = sprites(3, 90);
+    auto green = [&](const OverlaySettings& os) {
+        scene.draw(cam, ps, ToneSettings{}, ctx.fbo, ctx.width, ctx.height, os);
+        Image img = read_framebuffer(ctx.fbo, ctx.width, ctx.height);
+        int k = 0;
+        for (std::size_t i = 0; i < img.rgba.size(); i += 4) {
+            k += img.rgba[i + 1] > img.rgba[i] + 20 && img.rgba[i + 1] > img.rgba[i + 2] + 10;
+        }
+        return k;
+    };
+    OverlaySettings off;
+    off.vectors = true;  // zero velocities: zero-length arrows
+    EXPECT_EQ(green(off), 0);
+    OverlaySettings on = off;
+    on.accelerations = true;
+    on.accel_scale = 1.5f;  // |a| = 1/4 at distance 2: arrows 0.375 long, pointing at each other
+    EXPECT_GT(green(on), 10);
+}
+
 TEST_F(Offscreen, PngRoundTripAndUnwritablePath) {
     open(20, 10);
     State<float> s = one_body(0, 0, 0);
@@ -417,6 +476,35 @@ TEST_F(Offscreen, CudaInteropMatchesHostPath) {
     EXPECT_EQ(compare_images(compute_interop, compute_host, 0).max_abs, 0);
     EXPECT_NEAR(lit_fraction(compute_interop, 8), lit_fraction(via_interop, 8),
                 0.05 * lit_fraction(via_interop, 8));
+}
+
+// On a CUDA machine: acceleration arrows get the device's accelerations through interop, with nothing
+// copied to the host, equal to the backend's own copy.
+TEST_F(Offscreen, CudaInteropWritesAccelerations) {
+    const BackendInfo* cuda = find_backend("cuda");
+    if (!interop_built() || !cuda || !cuda->available) {
+        GTEST_SKIP() << "no CUDA backend here: " << (cuda ? cuda->unavailable_reason : "not built with CUDA");
+    }
+    open(64, 64);
+    HostState hs = make_preset(presets().front().name, 5000, 8);
+    auto backend = create_backend("cuda", Precision::f32);
+    backend->set_state(hs);
+    Params p;
+    FeedStats st = feed.feed(*backend, particles, &p);
+    ASSERT_TRUE(st.interop) << feed.interop_note;
+    EXPECT_EQ(st.device_to_host_bytes, 0u);
+    EXPECT_TRUE(particles.acc_valid);
+    const std::size_t n = backend->size();
+    std::vector<Vec4<float>> gl_acc(n), want(n);
+    glGetNamedBufferSubData(particles.acc_vbo, 0, GLsizeiptr(n * 16), gl_acc.data());
+    backend->copy_accelerations(p, want.data());
+    for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(gl_acc[i].x, want[i].x) << i;
+        ASSERT_EQ(gl_acc[i].z, want[i].z) << i;
+        ASSERT_EQ(gl_acc[i].w, 0.0f) << i;
+    }
+    feed.feed(*backend, particles);
+    EXPECT_FALSE(particles.acc_valid);
 }
 
 // On a CUDA machine: the buffers grow (deleted and recreated, names often reused) and interop still writes

@@ -6,12 +6,15 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
 #include "app/sim_session.hpp"
 #include "backends/registry.hpp"
+#include "sim/error.hpp"
 #include "sim/presets.hpp"
+#include "tests/reference.hpp"
 
 namespace nbody {
 namespace {
@@ -108,7 +111,8 @@ struct Fixture {
 };
 
 bool draw(SimSession& s, bool force = false) {
-    return s.with_newest_bodies(force, [](Backend*, const Vec4<float>*, const Vec4<float>*, std::size_t) {});
+    return s.with_newest_bodies(
+        force, [](Backend*, const Vec4<float>*, const Vec4<float>*, const Vec4<float>*, std::size_t) {});
 }
 
 TEST(SimSession, RequestsAreQueuedNotBlockedByARunningStep) {
@@ -169,12 +173,12 @@ TEST(SimSession, DrawingGetsTheBodiesBetweenLongSteps) {
     int entered_at_draw = -1;
     auto t_end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (!drawn && std::chrono::steady_clock::now() < t_end) {
-        drawn = f.session->with_newest_bodies(
-            false, [&](Backend* b, const Vec4<float>*, const Vec4<float>*, std::size_t n) {
-                EXPECT_NE(b, nullptr);
-                EXPECT_EQ(n, 256u);
-                entered_at_draw = f.gate->entered_now();
-            });
+        drawn = f.session->with_newest_bodies(false, [&](Backend* b, const Vec4<float>*, const Vec4<float>*,
+                                                         const Vec4<float>*, std::size_t n) {
+            EXPECT_NE(b, nullptr);
+            EXPECT_EQ(n, 256u);
+            entered_at_draw = f.gate->entered_now();
+        });
         if (!drawn) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     EXPECT_TRUE(drawn) << "the draw never got the backend between steps";
@@ -231,6 +235,99 @@ TEST(SimSession, CheckpointIsCountedInStats) {
     EXPECT_EQ(st.checkpoint_bytes, 2u * 256u * 16u);  // float4 positions+mass and velocities
     EXPECT_TRUE(st.checkpoint_from_device);
     EXPECT_GE(st.checkpoint_interval_s, 0.5);
+}
+
+// phi at x from every body not exactly at x, in double.
+double reference_potential(const HostState& s, const Vec4<double>& x, const Params& p) {
+    double sum = 0;
+    for (const auto& b : s.pos_mass) {
+        const double dx = b.x - x.x, dy = b.y - x.y, dz = b.z - x.z;
+        if (dx == 0 && dy == 0 && dz == 0) continue;
+        sum += b.w / std::sqrt(dx * dx + dy * dy + dz * dz + p.softening * p.softening);
+    }
+    return -p.G * sum;
+}
+
+// The potential view and the picked body's energy come from the backend's own field evaluation (what
+// cuda runs on the GPU): exact on a double CPU backend, also for a body's own position (itself left out).
+TEST(SimSession, PotentialsComeFromTheBackendsFieldEvaluation) {
+    const HostState s = test::random_bodies(300, 4);
+    Params p;
+    p.softening = 0.05;
+    p.G = 1.5;
+    for (const char* backend : {"serial", "openmp"}) {
+        SimSession session(s, p, backend, Precision::f64);
+        session.set_paused(true);
+        const std::vector<Vec4<double>> targets = {{0.1, -0.2, 0.3, 0}, {2, 2, 2, 0}, s.pos_mass[7]};
+        const std::vector<double> phi = session.potentials_at(targets);
+        ASSERT_EQ(phi.size(), targets.size());
+        for (std::size_t t = 0; t < targets.size(); ++t) {
+            const double want = reference_potential(s, targets[t], p);
+            EXPECT_NEAR(phi[t], want, 1e-12 * std::abs(want)) << backend << " target " << t;
+        }
+        for (std::size_t i : {0u, 7u, 299u}) {
+            const std::optional<double> e = session.body_potential_energy(i);
+            ASSERT_TRUE(e.has_value()) << backend << " body " << i;
+            const double want = s.pos_mass[i].w * reference_potential(s, s.pos_mass[i], p);
+            EXPECT_NEAR(*e, want, 1e-12 * std::abs(want)) << backend << " body " << i;
+        }
+        EXPECT_FALSE(session.body_potential_energy(300).has_value());
+        EXPECT_TRUE(session.potentials_at({}).empty());
+    }
+    // float: the body's own position rounds to itself, so it is still left out (no -G m / eps term).
+    SimSession f32(s, p, "serial", Precision::f32);
+    f32.set_paused(true);
+    const std::optional<double> e = f32.body_potential_energy(3);
+    ASSERT_TRUE(e.has_value());
+    const double want = s.pos_mass[3].w * reference_potential(s, s.pos_mass[3], p);
+    EXPECT_NEAR(*e, want, 1e-5 * std::abs(want));
+}
+
+// A field request is applied between steps like any other: asked while a step runs (the GPU-like draw
+// path), it is answered once that step ends, with the bodies as they are then.
+TEST(SimSession, FieldRequestsAreAnsweredBetweenSteps) {
+    Fixture f(true);
+    f.session->frame_tick();
+    ASSERT_TRUE(f.gate->wait_entered(1));
+    auto phi = std::async(std::launch::async, [&] { return f.session->potentials_at({{0, 0, 0, 0}}); });
+    f.gate->permit(1 << 30);
+    const std::vector<double> got = phi.get();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_LT(got[0], 0.0);
+    EXPECT_TRUE(std::isfinite(got[0]));
+}
+
+// Acceleration arrows on a host backend: the snapshot carries the accelerations once asked for (also
+// while paused), equal to the backend's own; not before.
+TEST(SimSession, SnapshotCarriesAccelerationsOnlyWhenAsked) {
+    const HostState s = test::random_bodies(200, 6);
+    Params p;
+    p.softening = 0.05;
+    SimSession session(s, p, "serial", Precision::f32);
+    session.set_paused(true);
+    auto acc_of = [&](bool force) {
+        std::vector<Vec4<float>> out;
+        session.with_newest_bodies(force, [&](Backend*, const Vec4<float>*, const Vec4<float>*,
+                                              const Vec4<float>* acc, std::size_t n) {
+            if (acc) out.assign(acc, acc + n);
+        });
+        return out;
+    };
+    EXPECT_TRUE(acc_of(true).empty());
+    session.set_draw_accelerations(true);
+    session.wait_for_requests();
+    const std::vector<Vec4<float>> got = acc_of(false);  // republished: something new to draw
+    ASSERT_EQ(got.size(), s.size());
+    auto ref = create_backend("serial", Precision::f32);
+    ref->set_state(s);
+    const std::vector<Vec4<double>> want = ref->accelerations(p);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        EXPECT_EQ(got[i].x, float(want[i].x)) << i;
+        EXPECT_EQ(got[i].z, float(want[i].z)) << i;
+        EXPECT_EQ(got[i].w, 0.0f) << i;
+    }
+    session.set_draw_accelerations(false);
+    EXPECT_TRUE(acc_of(true).empty());
 }
 
 }  // namespace
