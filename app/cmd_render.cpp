@@ -333,6 +333,7 @@ int run_render_command(const RenderOptions& o) {
         float crowd = std::min(1.0f, std::cbrt(64.0f / float(std::max<std::size_t>(sc.state.size(), 1))));
         r.os.vector_scale = 0.1f * crowd * view_h / std::max(r.scene.particles.stats.speed_scale, 1e-30f);
         r.os.accel_scale = 0.1f * crowd * view_h / std::max(r.scene.particles.stats.accel_scale, 1e-30f);
+        r.os.accel_cap = 0.2f * crowd * view_h;
     }
 
     auto backend = create_backend(sc.backend, sc.precision);

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -157,6 +158,12 @@ struct WindowApp {
     double potential_launched = -1e9, potential_interval = 0.4;
     std::future<PickJob> pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
+    // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
+    // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
+    // next frame instead (see on_key).
+    GLFWkeyfun imgui_key_callback = nullptr;
+    std::vector<int> pressed_this_frame;
+    std::vector<std::array<int, 4>> held_releases;  // key, scancode, action, mods
 
     void open(const WindowOptions& o);
     void start(const Scenario& sc, std::int64_t n);
@@ -191,7 +198,29 @@ struct WindowApp {
         model.tone.white = l.white;
     }
     void close();
+    void on_key(int key, int scancode, int action, int mods);
+    void release_held_keys();
 };
+
+void WindowApp::on_key(int key, int scancode, int action, int mods) {
+    if (action == GLFW_PRESS) pressed_this_frame.push_back(key);
+    if (action == GLFW_RELEASE &&
+        std::find(pressed_this_frame.begin(), pressed_this_frame.end(), key) != pressed_this_frame.end()) {
+        held_releases.push_back({key, scancode, action, mods});
+        return;
+    }
+    if (imgui_key_callback) imgui_key_callback(window, key, scancode, action, mods);
+}
+
+// Call before polling the next frame's events: the taps of the last frame have been seen down once.
+void WindowApp::release_held_keys() {
+    pressed_this_frame.clear();
+    std::vector<std::array<int, 4>> held;
+    held.swap(held_releases);
+    for (const auto& k : held) {
+        if (imgui_key_callback) imgui_key_callback(window, k[0], k[1], k[2], k[3]);
+    }
+}
 
 void WindowApp::open(const WindowOptions& o) {
     const char* x11 = std::getenv("DISPLAY");
@@ -238,6 +267,10 @@ void WindowApp::open(const WindowOptions& o) {
     // Keys, mouse and wheel all reach the app through ImGui's IO (app/keys, handle_mouse), so tests can
     // drive them the same way.
     ImGui_ImplGlfw_InitForOpenGL(window, true);
+    imgui_key_callback =
+        glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
+            static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_key(key, scancode, action, mods);
+        });
     ImGui_ImplOpenGL3_Init("#version 450 core");
 
     scene.init();
@@ -653,6 +686,7 @@ OverlaySettings WindowApp::overlay_settings() const {
     // Accelerations the same way, from the scenario's typical acceleration.
     os.accelerations = model.accel_vectors;
     os.accel_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.accel_scale, 1e-30f);
+    os.accel_cap = model.vector_scale * 0.2f * crowd * view_h;  // at most ~2 typical lengths
     os.trail_light = scene.particles.count <= 4096 ? 0.6f : 0.3f;
     return os;
 }
@@ -1035,6 +1069,7 @@ int run_window_app(const WindowOptions& o) {
         }
         app.last_frame = now_s();
         for (app.frame = 1; !glfwWindowShouldClose(app.window); ++app.frame) {
+            app.release_held_keys();
             glfwPollEvents();
             app.take_results();
             app.run_script();

@@ -74,6 +74,7 @@ void OverlayRenderer::draw(const ParticleRenderer& bodies, const Camera& cam, co
             if (!(kind == 0 ? s.vectors : acc)) continue;
             glProgramUniform1f(vector_program, vector_loc::scale, kind == 0 ? s.vector_scale : s.accel_scale);
             glProgramUniform1i(vector_program, vector_loc::kind, kind);
+            glProgramUniform1f(vector_program, vector_loc::cap, kind == 0 ? 0.0f : s.accel_cap);
             glDrawArrays(GL_LINES, 0, GLsizei(6 * bodies.count));
         }
     }

@@ -20,6 +20,7 @@ struct OverlaySettings {
     float vector_scale = 1.0f;   // world units of arrow per unit of speed
     bool accelerations = false;  // acceleration arrows (ParticleRenderer::acc_vbo, when it is filled)
     float accel_scale = 1.0f;    // world units of arrow per unit of acceleration
+    float accel_cap = 0.0f;      // > 0: acceleration arrows saturate softly at this length (world units)
     bool potential = false;      // blend SceneRenderer::potential's last grid over the picture
 };
 

@@ -46,6 +46,7 @@ inline constexpr GLint light = 36;
 namespace vector_loc {
 inline constexpr GLint scale = 40;
 inline constexpr GLint kind = 41;  // 0 velocity, 1 acceleration
+inline constexpr GLint cap = 42;
 }  // namespace vector_loc
 
 // shaders/potential.frag.

@@ -7,6 +7,7 @@ layout(std430, binding = 2) readonly restrict buffer Acc { vec4 acc[]; };
 
 layout(location = 40) uniform float u_vec_scale;
 layout(location = 41) uniform int u_vec_kind;  // 0: velocity, in the body's colour; 1: acceleration
+layout(location = 42) uniform float u_vec_cap;  // > 0: lengths saturate softly at this (world units)
 
 out vec3 v_color;
 
@@ -17,7 +18,12 @@ void main() {
     vec3 v = vel[body].xyz;
     vec3 arrow = u_vec_kind == 1 ? acc[body].xyz : v;
     vec3 tail = (u_view * vec4(pm.xyz, 1.0)).xyz;
-    vec3 tip = (u_view * vec4(pm.xyz + arrow * u_vec_scale, 1.0)).xyz;
+    vec3 w = arrow * u_vec_scale;
+    // Accelerations span decades (1/r^2 near a star): linear for typical ones, then saturating, so the
+    // inner bodies' arrows do not cover the picture.
+    float len = length(w);
+    if (u_vec_cap > 0.0 && len > 0.0) w *= u_vec_cap * tanh(len / u_vec_cap) / len;
+    vec3 tip = (u_view * vec4(pm.xyz + w, 1.0)).xyz;
     vec3 d = tip - tail;
     // The barbs lie in the screen plane: across the shaft and the view direction.
     vec3 side = cross(d, vec3(0.0, 0.0, 1.0));
