@@ -81,8 +81,10 @@ float default_sprite_size(std::size_t n) {
 DefaultLook default_look(std::size_t n) {
     DefaultLook l;
     l.size_px = default_sprite_size(n);
-    l.min_px = n <= 4096 ? 3.0f : 1.5f;
-    l.min_light = n <= 4096 ? 0.5f : 0.0f;
+    // A handful of bodies (a planet beside its star: a mass ratio of 1e-6) must each show as a clear dot
+    // with its glow; a few thousand as small visible points; beyond that, sub-pixel bodies fade.
+    l.min_px = n <= 64 ? 8.0f : n <= 4096 ? 3.0f : 1.5f;
+    l.min_light = n <= 64 ? 1.0f : n <= 4096 ? 0.5f : 0.0f;
     l.white = std::clamp(std::sqrt(float(n)) * 0.25f, 2.0f, 64.0f);
     return l;
 }

@@ -11,6 +11,34 @@ namespace nbody {
 namespace {
 constexpr float kRadiansPerPixel = 0.005f;
 constexpr float kMaxPitch = 1.55f;
+// The coordinate `axis` (0..2) below which half the bodies' mass lies (|m|; the plain median when the
+// masses sum to 0).
+float weighted_median(const Vec4<float>* pos_mass, std::size_t n, int axis) {
+    std::vector<std::pair<float, float>> v(n);  // coordinate, mass
+    double total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Vec4<float>& p = pos_mass[i];
+        v[i] = {axis == 0 ? p.x : axis == 1 ? p.y : p.z, std::abs(p.w)};
+        total += v[i].second;
+    }
+    if (!(total > 0)) {
+        std::vector<float> xs(n);
+        for (std::size_t i = 0; i < n; ++i) xs[i] = v[i].first;
+        return median(xs);
+    }
+    std::sort(v.begin(), v.end());
+    double below = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        below += v[i].second;
+        if (below >= 0.5 * total) {
+            // Exactly half below (an even count of equal masses): the middle of the two, as median() does.
+            if (below == 0.5 * total && i + 1 < n) return 0.5f * (v[i].first + v[i + 1].first);
+            return v[i].first;
+        }
+    }
+    return v.back().first;
+}
+
 }  // namespace
 
 void Camera::orbit(float dx_px, float dy_px) {
@@ -39,14 +67,10 @@ void Camera::fit(const Vec4<float>* pos_mass, std::size_t n) {
         set_home();
         return;
     }
-    // Median per axis and a 95th-percentile radius: a few escapers must not shrink the view to a dot.
-    std::vector<float> xs(n), ys(n), zs(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        xs[i] = pos_mass[i].x;
-        ys[i] = pos_mass[i].y;
-        zs[i] = pos_mass[i].z;
-    }
-    glm::vec3 c(median(xs), median(ys), median(zs));
+    // Mass-weighted median per axis and a 95th-percentile radius: a few escapers must not shrink the view
+    // to a dot, and a star with its planets is framed around the star, not halfway to the outer planet.
+    glm::vec3 c(weighted_median(pos_mass, n, 0), weighted_median(pos_mass, n, 1),
+                weighted_median(pos_mass, n, 2));
     std::vector<float> r(n);
     for (std::size_t i = 0; i < n; ++i) {
         r[i] = glm::length(glm::vec3(pos_mass[i].x, pos_mass[i].y, pos_mass[i].z) - c);

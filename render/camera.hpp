@@ -23,8 +23,8 @@ struct Camera {
     void pan(float dx_px, float dy_px, int viewport_h);
     // Wheel zoom: each step moves 15% closer (positive) or further (negative).
     void zoom(float steps);
-    // Frames the bodies robustly: centre on their median point, distance so that the 95th percentile of
-    // distances from it fits in view (far outliers and escapers are ignored).
+    // Frames the bodies robustly: centre on their mass-weighted median point, distance so that the 95th
+    // percentile of distances from it fits in view (far outliers and escapers are ignored).
     void fit(const Vec4<float>* pos_mass, std::size_t n);
     // Remembers the current view as the one reset() returns to.
     void set_home();

@@ -89,6 +89,21 @@ Camera looking_down_z(float distance) {
     return c;
 }
 
+// A star with one planet is framed around the star (the mass-weighted median), not halfway to the planet;
+// equal masses keep the plain median.
+TEST(Camera, FitCentresOnTheMassNotBetweenStarAndPlanet) {
+    std::vector<Vec4<float>> b = {{0, 0, 0, 1.0f}, {1, 0, 0, 3e-6f}};
+    Camera c;
+    c.fit(b.data(), b.size());
+    EXPECT_EQ(c.target.x, 0.0f);
+    b[0].w = 1e-6f;  // now the planet holds most of the mass
+    c.fit(b.data(), b.size());
+    EXPECT_EQ(c.target.x, 1.0f);
+    b[0].w = b[1].w = 1.0f;
+    c.fit(b.data(), b.size());
+    EXPECT_EQ(c.target.x, 0.5f);
+}
+
 TEST_F(Offscreen, ContextIsOpenGL45Core) {
     open(16, 16);
     EXPECT_TRUE(gl_at_least(4, 5)) << gl_description();
