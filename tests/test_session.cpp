@@ -217,7 +217,7 @@ TEST(SimSession, BlowUpIsReportedAndNotDrawn) {
     EXPECT_TRUE(session.paused());
     std::size_t drawn = 0, finite = 0;
     EXPECT_TRUE(session.with_newest_bodies(
-        true, [&](Backend*, const Vec4<float>* pos, const Vec4<float>*, std::size_t n) {
+        true, [&](Backend*, const Vec4<float>* pos, const Vec4<float>*, const Vec4<float>*, std::size_t n) {
             drawn = n;
             for (std::size_t i = 0; i < n; ++i) {
                 finite += std::isfinite(pos[i].x) && std::isfinite(pos[i].y) && std::isfinite(pos[i].z) &&
