@@ -201,7 +201,9 @@ TEST(CudaTree, DefaultThetaMeetsTheErrorTargets) {
 // The GPU tree against the CPU tree (sim/octree.hpp, sim/tree_walk.hpp) on the same float bodies: the same
 // cells, opening rule and groups (group_cut = 0: the spec's plain runs of 32) leave only float round-off
 // between them (the CPU sums its moments in double, the GPU in float, and the two add in other orders). A
-// different tree or rule would differ by the tree's own error, ~1e-4.
+// different tree or rule would differ by the tree's own error, ~1e-4. With the GPU's default groups (cut at
+// big cells' children) the two are different approximations: their p99 difference is of the order of the
+// tree's own p99 error (~3e-3 on the cube at 65536 since far cells became monopoles), held to 5e-3.
 TEST(CudaTree, AgreesWithTheCpuTree) {
     SKIP_WITHOUT_DEVICE();
     for (const char* preset : {"plummer", "cube", "disk"}) {
@@ -231,7 +233,7 @@ TEST(CudaTree, AgreesWithTheCpuTree) {
                 preset, cut, d.median, d.p99, d.max, double(r.stats.interactions) / double(n),
                 double(counts.total()) / double(n));
             EXPECT_LE(d.median, cut == 0 ? 2e-5 : 1e-4) << preset << " cut " << cut;
-            EXPECT_LE(d.p99, 1e-3) << preset << " cut " << cut;
+            EXPECT_LE(d.p99, cut == 0 ? 1e-4 : 5e-3) << preset << " cut " << cut;
             if (cut ==
                 0) {  // the same groups and the same rule: the same interaction count, to round-off flips
                 EXPECT_NEAR(double(r.stats.interactions), double(counts.total()),
