@@ -86,12 +86,14 @@ void plot(const char* label, const History& h, const char* fmt, bool log10 = fal
 // input (a click, a 2-pixel drag, a drag past either end) maps outside. ImGui 1.86's own logarithmic
 // mode derives a "zero" epsilon from the format's precision and breaks with %e formats (dt = 10 with a
 // maximum of 1). zero_at_left: the far left means exactly 0 (softening).
+// zero_at_left: the far left is 0 (shown as zero_text if given).
 bool log_slider(const char* label, double& v, double lo, double hi, const char* fmt,
-                bool zero_at_left = false) {
+                bool zero_at_left = false, const char* zero_text = nullptr) {
     const double l0 = std::log10(lo), l1 = std::log10(hi);
     float t = v <= 0 ? 0.0f : float((std::log10(std::clamp(v, lo, hi)) - l0) / (l1 - l0));
     char text[48];
     std::snprintf(text, sizeof text, fmt, v);
+    if (zero_at_left && zero_text && v <= 0) std::snprintf(text, sizeof text, "%s", zero_text);
     // The shown text is the value, escaped so the slider prints it literally.
     std::string shown;
     for (const char* c = text; *c; ++c) shown += *c == '%' ? std::string("%%") : std::string(1, *c);
@@ -214,8 +216,10 @@ void n_slider(PanelModel& m) {
     tooltip_for_last("Drag the slider (logarithmic) or type N; Regenerate applies it.");
     m.n_edit = std::clamp<std::int64_t>(m.n_edit, 1, kMaxSliderN);
     std::string mem = format_bytes(double(host_bytes_needed(std::size_t(m.n_edit), m.precision)));
-    ImGui::TextDisabled("needs %s host memory; %.2g interactions/step", mem.c_str(),
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("needs %s host memory; %.2g interactions/step by direct sum", mem.c_str(),
                         double(m.n_edit) * double(m.n_edit));
+    ImGui::PopTextWrapPos();
 }
 
 void scene_tab(PanelModel& m, PanelActions& a) {
@@ -280,7 +284,7 @@ void scene_tab(PanelModel& m, PanelActions& a) {
         ImGui::EndPopup();
     }
     ImGui::Separator();
-    log_slider("new body mass", m.add_mass, 1e-6, 10.0, "%.3g", true);
+    log_slider("new body mass", m.add_mass, 1e-6, 10.0, "%.3g", true, "median mass");
     tooltip_for_last(
         "Shift + left drag in the view drops a body here with the dragged velocity "
         "(far left: the median mass).");
