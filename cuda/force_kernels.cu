@@ -10,7 +10,6 @@
 #include "cuda/force_choice.hpp"
 #include "cuda/force_kernels.hpp"
 #include "cuda/launch.cuh"
-#include "cuda/partial_sums.cuh"
 #include "sim/error.hpp"
 #include "sim/interaction.hpp"
 
@@ -100,6 +99,21 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+// acc[i] = sum over splits of partial[s][i], in split order (deterministic).
+template <typename T>
+__global__ void sum_partials(const Vec4<T>* __restrict__ partial, Vec4<T>* __restrict__ acc, std::size_t n,
+                             unsigned parts, const unsigned long long* __restrict__ bad,
+                             unsigned long long bad_before) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n || (bad && *bad < bad_before)) return;
+    T x = 0, y = 0, z = 0;
+    for (unsigned s = 0; s < parts; ++s) {
+        const Vec4<T> p = partial[std::size_t(s) * n + i];
+        x += p.x, y += p.y, z += p.z;
+    }
+    acc[i] = Vec4<T>{x, y, z, T(0)};
+}
+
 template <typename T, int K, bool kGuard>
 void launch_tiled(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* out, std::size_t n, T G, T eps2,
                   const unsigned long long* bad, unsigned long long bad_before, cudaStream_t stream) {
@@ -180,13 +194,6 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
         req.kernel = c.kernel;
         if (req.bodies_per_thread == 0) req.bodies_per_thread = c.bodies_per_thread;
         if (req.block == 0) req.block = c.block;
-        if (req.kernel == ForceKernel::pairwise_grid) {
-            const ForceLaunch g{ForceKernel::pairwise_grid, req.bodies_per_thread ? req.bodies_per_thread : 4,
-                                req.block ? req.block : 128, 1};
-            const double bytes = double(force_scratch_count(g, n)) *
-                                 (p == Precision::f32 ? sizeof(Vec4<float>) : sizeof(Vec4<double>));
-            if (bytes > max_pairwise_grid_bytes()) req.kernel = ForceKernel::pairwise;
-        }
     }
     if (req.kernel == ForceKernel::pairwise || req.kernel == ForceKernel::pairwise_grid) {
         if (req.bodies_per_thread != 0 && req.bodies_per_thread != 2 && req.bodies_per_thread != 4 &&
@@ -199,8 +206,20 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
         if (req.block != 0 && (req.block % 32 != 0 || req.block < 32 || req.block > 256)) {
             throw Error("force kernel: block size must be a multiple of 32 in [32, 256]");
         }
-        return {req.kernel, req.bodies_per_thread ? req.bodies_per_thread : 4, req.block ? req.block : 128,
-                1};
+        if (req.splits < 0) throw Error("force kernel: splits must be >= 0");
+        ForceLaunch l{req.kernel, req.bodies_per_thread ? req.bodies_per_thread : 4,
+                      req.block ? req.block : 128, 1};
+        if (l.kernel == ForceKernel::pairwise_grid) {
+            // Tiles per band: the most whose partial sums (band x N bodies) fit the scratch budget.
+            const std::size_t tile = std::size_t(l.block) * l.bodies_per_thread;
+            const std::size_t tiles = std::max<std::size_t>(1, (n + tile - 1) / tile);
+            const double body_bytes = p == Precision::f32 ? sizeof(Vec4<float>) : sizeof(Vec4<double>);
+            const double fit = max_pairwise_grid_bytes() / (double(std::max<std::size_t>(n, 1)) * body_bytes);
+            const std::size_t band =
+                req.splits > 0 ? std::size_t(req.splits) : std::size_t(std::max(fit, 1.0));
+            l.splits = int(std::min(band, tiles));
+        }
+        return l;
     }
     if (req.bodies_per_thread != 0 && req.bodies_per_thread != 1 && req.bodies_per_thread != 2 &&
         req.bodies_per_thread != 4 && req.bodies_per_thread != 8) {
@@ -250,13 +269,14 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
 double max_pairwise_grid_bytes() {
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    return double(total_bytes) / 16;
+    return std::min(double(total_bytes) / 16, double(std::size_t(2) << 30));
 }
 
 std::string to_string(const ForceLaunch& l) {
     if (l.kernel == ForceKernel::pairwise || l.kernel == ForceKernel::pairwise_grid) {
         return std::string(l.kernel == ForceKernel::pairwise ? "pairwise" : "pairwise-grid") +
-               " K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block);
+               " K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block) +
+               (l.kernel == ForceKernel::pairwise_grid ? " band=" + std::to_string(l.splits) : "");
     }
     return "tuned K=" + std::to_string(l.bodies_per_thread) + " block=" + std::to_string(l.block) +
            " splits=" + std::to_string(l.splits);

@@ -15,7 +15,8 @@ enum class ForceKernel {
     automatic,      // resolve_force_launch picks from the measured table in cuda/force_choice.hpp
     tuned,          // cuda/force_kernels.cu: one-sided tiles, K bodies per thread, optional j-splits
     pairwise,       // cuda/pairwise_forces.cu: each pair once, one launch per tournament round (no scratch)
-    pairwise_grid,  // the same tile pairs in one launch, partial sums per partner tile (T x N scratch)
+    pairwise_grid,  // the same tile pairs in bands of `splits` tiles, partial sums per partner tile, few
+                    // launches
 };
 
 // A launch shape. Zero fields are chosen by resolve_force_launch from N, the precision and the device.
@@ -23,7 +24,8 @@ struct ForceLaunch {
     ForceKernel kernel = ForceKernel::automatic;
     int bodies_per_thread = 0;  // K: 1, 2, 4 or 8
     int block = 0;              // threads per block: a multiple of 32 in [32, 256]
-    int splits = 0;             // blocks sharing one body's j-sum (1 = no partial sums)
+    int splits = 0;             // tuned: blocks sharing one body's j-sum (1 = no partial sums);
+                                // pairwise_grid: tiles per band (partial sums kept per body at once)
 };
 
 // Fills the zero fields of `req` for n bodies on the current device; throws nbody::Error on a bad
@@ -52,17 +54,18 @@ void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<
 
 // The pairwise kernels (cuda/pairwise_forces.cu), called by launch_forces for ForceKernel::pairwise (a
 // diagonal launch, then one launch per round of a round-robin tournament over the tiles) and
-// ForceKernel::pairwise_grid (all tile pairs in one launch into scratch, then a fixed-order sum).
+// ForceKernel::pairwise_grid (all tile pairs in passes over bands of tiles, partial sums into scratch, a
+// fixed-order sum after each pass).
 template <typename T>
 void launch_pairwise_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch,
                             std::size_t n, T G, T eps2, bool guard, const unsigned long long* bad,
                             unsigned long long bad_before, void* stream);
 
-// Vec4 elements of scratch a pairwise launch needs: tiles x n for pairwise_grid, else 0.
+// Vec4 elements of scratch a pairwise launch needs: band tiles x n for pairwise_grid, else 0.
 std::size_t pairwise_scratch_count(const ForceLaunch& l, std::size_t n);
 
-// The most scratch bytes the automatic choice gives the grid schedule on the current device (1/16 of its
-// memory); above it the tournament rounds run instead.
+// The scratch budget of the grid schedule's partial sums on the current device (1/16 of its memory, at
+// most 2 GiB): the automatic band size is the most tiles whose partial sums fit it.
 double max_pairwise_grid_bytes();
 
 }  // namespace nbody

@@ -11,10 +11,14 @@
 //   a round every tile belongs to exactly one block, which ADDS its results into both tiles with plain
 //   loads and stores. Kernel boundaries order the rounds. Needs no scratch, but a round has only T / 2
 //   blocks: few at moderate N.
-// - grid: one launch of all T (T - 1) / 2 pairs plus the T diagonal tiles; the block for (A, B) WRITES
-//   A's sums to partial[B][A's bodies] and B's to partial[A][B's bodies] (the diagonal tile A writes
-//   partial[A][A's bodies]), so every slot is written exactly once; sum_partials then adds the T slots
-//   of each body in tile order. T x N scratch, every SM busy from N ~ 32K.
+// - grid (in bands): the tiles are grouped into G bands of M consecutive tiles. Pass 0 launches, in one
+//   go, every tile pair inside each band and the T diagonal tiles; pass r (1 <= r < G', G' = G rounded up
+//   to even) launches the M x M tile pairs of the band pairs of round r - 1 of a tournament over the bands.
+//   The block for (A, B) WRITES A's sums to partial[B mod M][A's bodies] and B's to partial[A mod M][B's
+//   bodies] (a diagonal tile A writes partial[A mod M][A's bodies]): within a pass every slot is written
+//   once, no atomics. After each pass sum_band adds each body's slots in slot order into acc (pass 0
+//   writes acc). M x N scratch; with one band (M = T) this is a single launch over all T (T + 1) / 2
+//   blocks, and M is the largest the scratch budget allows, so every pass fills the device.
 //
 // Inside a block for the pair (A, B): lane l of warp w holds K bodies of A in registers. B streams
 // through shared memory in chunks of W x 32 bodies (K chunks). In phase p warp w takes sub-tile
@@ -24,11 +28,11 @@
 // sub-tile per phase, barriers between phases, a fixed order.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cfloat>
 
 #include "cuda/force_kernels.hpp"
 #include "cuda/launch.cuh"
-#include "cuda/partial_sums.cuh"
 #include "sim/error.hpp"
 #include "sim/interaction.hpp"
 
@@ -229,8 +233,18 @@ __global__ void __launch_bounds__(256)
     tile_pair<T, K, kGuard, true>(pos, n, ta, tb, acc, acc, G, eps2, spos, jacc);
 }
 
-// Every tile pair and diagonal tile in one launch: blocks [0, n_pairs) take the pairs (heavier: first),
-// the rest the diagonal tiles; results go to partial[partner tile][body].
+// The band partner of band g in round r of the tournament over gp (even) bands (see round_pair).
+__device__ __forceinline__ unsigned band_partner(unsigned g, unsigned r, unsigned gp) {
+    const unsigned m = gp - 1;
+    if (g == m) return r;
+    if (g == r) return m;
+    return (2 * r + m - g) % m;
+}
+
+// The grid schedule with one band (M = T): every tile pair and diagonal tile in one launch, blocks
+// [0, n_pairs) the pairs (heavier: first), the rest the diagonal tiles. The multi-band pass-0 kernel below
+// does the same per band but measured 3-4% slower at one band in fp32 (another ptxas schedule), so one
+// band keeps this kernel.
 template <typename T, int K, bool kGuard>
 __global__ void __launch_bounds__(256)
     pairwise_grid(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ partial, std::size_t n,
@@ -250,9 +264,90 @@ __global__ void __launch_bounds__(256)
     }
 }
 
+// Pass 0 of the grid schedule (see the top of the file): band blockIdx.y of m tiles (the bodies from
+// `start` on, written as a smaller problem of its own): its m (m - 1) / 2 tile pairs, then its m diagonal
+// tiles. (ptxas: with the band decoded from a 1-D block index this kernel took 128-137 registers in fp32
+// K = 8, a block of 128 less per SM, where the 2-D grid gives ~105.)
+template <typename T, int K, bool kGuard>
+__global__ void __launch_bounds__(256)
+    pairwise_band_inner(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ partial, std::size_t n,
+                        unsigned n_tiles, unsigned m, T G, T eps2, const unsigned long long* __restrict__ bad,
+                        unsigned long long bad_before) {
+    __shared__ Vec4<T> spos[64 * kMaxWarps];
+    __shared__ T jacc[3][32 * kMaxWarps];
+    if (bad && *bad < bad_before) return;
+    const unsigned inner = m * (m - 1) / 2, g = blockIdx.y, k = blockIdx.x;
+    const std::size_t start = std::size_t(g) * m * (blockDim.x * K);
+    const unsigned tiles = min(m, n_tiles - g * m);
+    const Vec4<T>* band_pos = pos + start;  // partial[slot][body] keeps its stride n
+    Vec4<T>* band_partial = partial + start;
+    const std::size_t band_n = n - start;
+    if (k < inner) {
+        unsigned ta = 0, tb = 0;
+        grid_pair(k, ta, tb);
+        if (tb >= tiles) return;  // the last band may be short
+        tile_pair<T, K, kGuard, false>(band_pos, band_n, ta, tb, band_partial + std::size_t(tb) * n,
+                                       band_partial + std::size_t(ta) * n, G, eps2, spos, jacc);
+    } else {
+        const unsigned t = k - inner;
+        if (t >= tiles) return;
+        diagonal_tile<T, K, kGuard>(band_pos, band_n, t, band_partial + std::size_t(t) * n, G, eps2, spos);
+    }
+}
+
+// Pass r >= 1: the m x m tile pairs of band pair blockIdx.y of round r - 1 of the tournament over gp (even)
+// bands.
+template <typename T, int K, bool kGuard>
+__global__ void __launch_bounds__(256)
+    pairwise_band_pair(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ partial, std::size_t n,
+                       unsigned n_tiles, unsigned m, unsigned gp, unsigned round, T G, T eps2,
+                       const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
+    __shared__ Vec4<T> spos[64 * kMaxWarps];
+    __shared__ T jacc[3][32 * kMaxWarps];
+    if (bad && *bad < bad_before) return;
+    unsigned ga = 0, gb = 0;
+    round_pair(round, blockIdx.y, gp, ga, gb);
+    const unsigned la = blockIdx.x % m, lb = blockIdx.x / m;       // consecutive blocks share tile b
+    if (ga * m + la >= n_tiles || gb * m + lb >= n_tiles) return;  // past the last tile, or a bye band
+    tile_pair<T, K, kGuard, false>(pos, n, ga * m + la, gb * m + lb, partial + std::size_t(lb) * n,
+                                   partial + std::size_t(la) * n, G, eps2, spos, jacc);
+}
+
+// After pass `pass`: acc[i] (pass 0: =, later: +=) the sum of body i's slots from its partner band, in
+// slot order. Bodies whose band had a bye in this pass are left alone.
+template <typename T>
+__global__ void sum_band(const Vec4<T>* __restrict__ partial, Vec4<T>* __restrict__ acc, std::size_t n,
+                         std::size_t tile_size, unsigned n_tiles, unsigned m, unsigned gp, unsigned pass,
+                         const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n || (bad && *bad < bad_before)) return;
+    const unsigned g = unsigned(i / tile_size) / m;
+    const unsigned partner = pass == 0 ? g : band_partner(g, pass - 1, gp);
+    if (std::size_t(partner) * m >= n_tiles) return;  // a bye
+    const unsigned slots = min(m, n_tiles - partner * m);
+    T x = 0, y = 0, z = 0;
+    for (unsigned s = 0; s < slots; ++s) {
+        const Vec4<T> p = partial[std::size_t(s) * n + i];
+        x += p.x, y += p.y, z += p.z;
+    }
+    if (pass == 0) {
+        acc[i] = Vec4<T>{x, y, z, T(0)};
+    } else {
+        Vec4<T> a = acc[i];
+        a.x += x, a.y += y, a.z += z;
+        acc[i] = a;
+    }
+}
+
 std::size_t tile_count(const ForceLaunch& l, std::size_t n) {
     const std::size_t S = std::size_t(l.block) * l.bodies_per_thread;
     return (n + S - 1) / S;
+}
+
+// Tiles per band of the grid schedule (ForceLaunch::splits, resolved), at most the tile count.
+std::size_t band_tiles(const ForceLaunch& l, std::size_t n) {
+    return std::max<std::size_t>(1,
+                                 std::min<std::size_t>(std::size_t(std::max(l.splits, 1)), tile_count(l, n)));
 }
 
 template <typename T, int K, bool kGuard>
@@ -262,11 +357,24 @@ void launch_schedule(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec
     const unsigned block = unsigned(l.block);
     const unsigned n_tiles = unsigned(tile_count(l, n));
     if (l.kernel == ForceKernel::pairwise_grid) {
-        const unsigned n_pairs = unsigned(std::size_t(n_tiles) * (n_tiles - 1) / 2);
-        launch_kernel(pairwise_grid<T, K, kGuard>, dim3(n_pairs + n_tiles), dim3(block), 0, stream, pos,
-                      scratch, n, n_pairs, G, eps2, bad, bad_before);
-        launch_kernel(sum_partials<T>, dim3(blocks_for(n, 256)), dim3(256), 0, stream, scratch, acc, n,
-                      n_tiles, bad, bad_before);
+        const unsigned m = unsigned(std::min<std::size_t>(band_tiles(l, n), n_tiles));
+        const unsigned bands = (n_tiles + m - 1) / m, gp = bands + (bands & 1u);
+        const std::size_t S = std::size_t(block) * K;
+        for (unsigned pass = 0; pass < (bands == 1 ? 1u : gp); ++pass) {
+            if (bands == 1) {
+                const unsigned n_pairs = unsigned(std::size_t(n_tiles) * (n_tiles - 1) / 2);
+                launch_kernel(pairwise_grid<T, K, kGuard>, dim3(n_pairs + n_tiles), dim3(block), 0, stream,
+                              pos, scratch, n, n_pairs, G, eps2, bad, bad_before);
+            } else if (pass == 0) {
+                launch_kernel(pairwise_band_inner<T, K, kGuard>, dim3(m * (m - 1) / 2 + m, bands),
+                              dim3(block), 0, stream, pos, scratch, n, n_tiles, m, G, eps2, bad, bad_before);
+            } else {
+                launch_kernel(pairwise_band_pair<T, K, kGuard>, dim3(m * m, gp / 2), dim3(block), 0, stream,
+                              pos, scratch, n, n_tiles, m, gp, pass - 1, G, eps2, bad, bad_before);
+            }
+            launch_kernel(sum_band<T>, dim3(blocks_for(n, 256)), dim3(256), 0, stream, scratch, acc, n, S,
+                          n_tiles, m, gp, pass, bad, bad_before);
+        }
         return;
     }
     launch_kernel(pairwise_diagonal<T, K, kGuard>, dim3(n_tiles), dim3(block), 0, stream, pos, acc, n, G,
@@ -303,7 +411,7 @@ void launch_k(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* s
 }  // namespace
 
 std::size_t pairwise_scratch_count(const ForceLaunch& l, std::size_t n) {
-    return l.kernel == ForceKernel::pairwise_grid && n > 0 ? tile_count(l, n) * n : 0;
+    return l.kernel == ForceKernel::pairwise_grid && n > 0 ? band_tiles(l, n) * n : 0;
 }
 
 template <typename T>

@@ -82,6 +82,9 @@ std::vector<ForceLaunch> all_launches(Precision p) {
         for (int b : {32, 64, 128, 256}) v.push_back({ForceKernel::pairwise, k, b, 0});
         for (int b : {32, 128, 256}) v.push_back({ForceKernel::pairwise_grid, k, b, 0});
     }
+    // Several bands: an even and an odd band count (a bye), a short last band, one tile per band.
+    for (int band : {1, 2, 3, 5}) v.push_back({ForceKernel::pairwise_grid, 2, 32, band});
+    v.push_back({ForceKernel::pairwise_grid, 4, 64, 2});
     return v;
 }
 
@@ -138,7 +141,9 @@ TEST(Cuda, AccelerationsAreDeterministic) {
                                   {Precision::f32, ForceLaunch{ForceKernel::pairwise, 2, 64, 0}},
                                   {Precision::f32, ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0}},
                                   {Precision::f64, ForceLaunch{ForceKernel::pairwise, 2, 64, 0}},
-                                  {Precision::f64, ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0}}}) {
+                                  {Precision::f64, ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0}},
+                                  {Precision::f32, ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 3}},
+                                  {Precision::f64, ForceLaunch{ForceKernel::pairwise_grid, 4, 32, 4}}}) {
         SCOPED_TRACE(to_string(l) + " " + to_string(prec));
         auto b = make_cuda_backend(prec, l);
         b->set_state(test::random_bodies(5000, 3));
@@ -212,8 +217,8 @@ TEST_P(CudaVsSerial, HundredStepsMatch) {
 }
 
 // The pairwise kernels (8 tiles of 128 or 16 of 64, a partial last tile: diagonal, rounds and a
-// bye-free tournament, or the one-launch grid) over 100 leapfrog steps against the serial backend, as
-// above, in both precisions.
+// bye-free tournament, or the grid in one band or in 3 bands of 3, 3 and 2 tiles: a bye) over 100
+// leapfrog steps against the serial backend, as above, in both precisions.
 TEST(Cuda, PairwiseHundredStepsMatchSerial) {
     SKIP_WITHOUT_DEVICE();
     Params p;
@@ -224,7 +229,8 @@ TEST(Cuda, PairwiseHundredStepsMatchSerial) {
         const RunResult cpu = run(create_backend("serial", prec), in, p, 100);
         for (const ForceLaunch l :
              {ForceLaunch{ForceKernel::pairwise, 2, 64, 0}, ForceLaunch{ForceKernel::pairwise, 4, 32, 0},
-              ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0}}) {
+              ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0},
+              ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 3}}) {
             SCOPED_TRACE(to_string(l) + " " + to_string(prec));
             const RunResult gpu = run(make_cuda_backend(prec, l), in, p, 100);
             ASSERT_TRUE(gpu.report.finite);
@@ -515,19 +521,12 @@ TEST(Cuda, BadLaunchAndHugeAllocationThrow) {
     EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 1, 0, 0}, 10, Precision::f32), Error);
     EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise_grid, 2, 48, 0}, 10, Precision::f64), Error);
     EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 8, 128, 0}, 10, Precision::f64), Error);
-    // The automatic choice follows the table row by row, from each row's first N; the grid schedule
-    // falls back to the rounds where its scratch would pass the limit.
+    // The automatic choice follows the table row by row, from each row's first N; the grid's bands keep its
+    // scratch within the budget at any N.
     for (const ForceChoice& c : kForceChoices) {
         const ForceLaunch l = resolve_force_launch({}, std::max<std::size_t>(c.min_n, 1), c.precision);
         SCOPED_TRACE(to_string(l));
-        const double bytes =
-            double(force_scratch_count(l, c.min_n)) * (c.precision == Precision::f32 ? 16 : 32);
-        EXPECT_LE(bytes, max_pairwise_grid_bytes());
-        if (c.kernel == ForceKernel::pairwise_grid) {
-            EXPECT_TRUE(l.kernel == ForceKernel::pairwise_grid || l.kernel == ForceKernel::pairwise);
-        } else {
-            EXPECT_EQ(l.kernel, c.kernel);
-        }
+        EXPECT_EQ(l.kernel, c.kernel);
         if (c.bodies_per_thread) {
             EXPECT_EQ(l.bodies_per_thread, c.bodies_per_thread);
         }
@@ -535,7 +534,14 @@ TEST(Cuda, BadLaunchAndHugeAllocationThrow) {
             EXPECT_EQ(l.block, c.block);
         }
     }
-    EXPECT_EQ(resolve_force_launch({}, 1 << 20, Precision::f32).kernel, ForceKernel::pairwise);
+    for (const std::size_t n : {std::size_t(1000), std::size_t(1) << 20, std::size_t(1) << 23}) {
+        const ForceLaunch l =
+            resolve_force_launch({ForceKernel::pairwise_grid, 8, 128, 0}, n, Precision::f32);
+        EXPECT_LE(double(force_scratch_count(l, n)) * 16, max_pairwise_grid_bytes()) << n;
+        EXPECT_GE(l.splits, 1);
+    }
+    EXPECT_EQ(resolve_force_launch({ForceKernel::pairwise_grid, 2, 32, 5}, 1000, Precision::f32).splits, 5);
+    EXPECT_EQ(resolve_force_launch({ForceKernel::pairwise_grid, 2, 32, 99}, 1000, Precision::f32).splits, 16);
     try {
         DeviceBuffer<char> huge(std::size_t(1) << 50);
         FAIL() << "a 1 PiB allocation succeeded";
