@@ -155,6 +155,8 @@ std::string resolve_output_path(const std::string& path) {
 
 void check_output_path(const std::string& path, const std::string& flag) {
     const std::string what = flag.empty() ? "cannot write '" + path + "'" : flag + " '" + path + "'";
+    // "--output 'x' is a FIFO", but "cannot write 'x': it is a FIFO" where no flag names the file.
+    const std::string subject = flag.empty() ? what + ": it" : what;
     if (path.empty()) {
         throw Error(flag.empty() ? "cannot write a file with an empty name" : flag + " needs a file name");
     }
@@ -162,13 +164,14 @@ void check_output_path(const std::string& path, const std::string& flag) {
     const fs::path dir = directory_of(target);
     std::error_code ec;
     const fs::file_status st = fs::status(target, ec);
-    if (st.type() == fs::file_type::directory) throw Error(what + " is a directory, not a file");
+    if (st.type() == fs::file_type::directory) throw Error(subject + " is a directory, not a file");
     if (!fs::is_directory(dir, ec)) throw Error(what + ": directory '" + dir.string() + "' does not exist");
     if (fs::exists(st)) {
         if (!fs::is_regular_file(st)) {
-            throw Error(what + " is " + kind_of(st.type()) + ", not a regular file (refusing to replace it)");
+            throw Error(subject + " is " + kind_of(st.type()) +
+                        ", not a regular file (refusing to replace it)");
         }
-        if (::access(target.c_str(), W_OK) != 0) throw Error(what + " is not writable");
+        if (::access(target.c_str(), W_OK) != 0) throw Error(subject + " is not writable");
     }
     if (::access(dir.c_str(), W_OK) != 0)
         throw Error(what + ": directory '" + dir.string() + "' is not writable");

@@ -1,12 +1,13 @@
 #include "snapshot_hdf5.hpp"
 
 #include <hdf5.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <type_traits>
@@ -619,9 +620,11 @@ std::mutex g_hdf5;
 }  // namespace
 
 Snapshot read_hdf5_snapshot(const std::string& path) {
-    // A FIFO would block libhdf5's open() and a device has no end: regular files only.
-    std::error_code exists_ec;
-    if (std::filesystem::exists(path, exists_ec)) check_input_path(path);
+    // A FIFO would block libhdf5's open() and a device has no end: regular files only. A missing file is
+    // said in one short line, not in libhdf5's ("unable to open file: name = ..., errno = 2, ...").
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open: " + std::strerror(errno));
+    check_input_path(path);
     // libhdf5 is not robust against corrupt files (see docs/SNAPSHOTS.md, "Bad files"): a file from
     // anywhere is read in a child process, and a crash there becomes one error line here.
     const std::lock_guard lock(g_hdf5);

@@ -178,7 +178,8 @@ TEST_F(AtomicFileTest, RefusesToReplaceWhatIsNotARegularFile) {
     ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
     ::close(fd);
 
-    EXPECT_NE(error_of([&] { AtomicFile f(fifo); }).find("is a FIFO, not a regular file"), std::string::npos);
+    EXPECT_EQ(error_of([&] { AtomicFile f(fifo); }),
+              "cannot write '" + fifo + "': it is a FIFO, not a regular file (refusing to replace it)");
     EXPECT_NE(error_of([&] { AtomicFile f(sock); }).find("is a socket"), std::string::npos);
     EXPECT_NE(error_of([&] { AtomicFile f(dir_.string()); }).find("is a directory"), std::string::npos);
     EXPECT_TRUE(fs::is_fifo(fifo));

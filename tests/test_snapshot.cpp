@@ -233,7 +233,8 @@ TEST_F(SnapshotTest, Hdf5BadFilesGetOneClearError) {
     const std::string text = write_bytes("text.h5", {'h', 'e', 'l', 'l', 'o'});
     EXPECT_EQ(error_of([&] { read_snapshot(text); }), text + ": not an HDF5 file");
     const std::string missing = file("missing.h5");
-    EXPECT_EQ(error_of([&] { read_snapshot(missing); }).rfind(missing + ": ", 0), 0u);
+    EXPECT_EQ(error_of([&] { read_snapshot(missing); }),
+              missing + ": cannot open: No such file or directory");
 
     // NaN, Inf and negative masses name the dataset and the index.
     auto bad_value = [&](auto edit) {
