@@ -1,13 +1,10 @@
 #include "plot.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -16,6 +13,7 @@
 #include "process_pipe.hpp"
 #include "sim/atomic_file.hpp"
 #include "sim/error.hpp"
+#include "sim/input_file.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -251,6 +249,7 @@ void check_plot_output(const std::string& path, const std::string& flag) {
     if (!fs::is_directory(dir, ec)) {
         throw Error(flag + " '" + path + "': directory '" + dir.string() + "' does not exist");
     }
+    check_output_path(path, flag);  // an existing FIFO, device or directory is refused before any work
     if (!on_path("gnuplot")) {
         throw Error(
             "plotting needs gnuplot, which is not on PATH: install it (apt-get install gnuplot-nox, "
@@ -259,9 +258,15 @@ void check_plot_output(const std::string& path, const std::string& flag) {
 }
 
 void plot_csv(const PlotRequest& request) {
-    std::ifstream in(request.input, std::ios::binary);
-    if (!in) throw Error("cannot open '" + request.input + "': " + std::strerror(errno));
-    render_plot(parse_table(in, request.input), request.input, request);
+    // Through InputFile, as every other input: a FIFO with no writer reads as empty instead of blocking
+    // forever, a device (/dev/zero) is refused instead of read until memory runs out, lines are bounded.
+    InputFile in(request.input);
+    std::string text, line;
+    for (std::size_t line_no = 1; in.read_line(line, line_no); ++line_no) {
+        text += line;
+        text += '\n';
+    }
+    plot_csv_text(text, request.input, request);
 }
 
 void plot_csv_text(const std::string& text, const std::string& what, const PlotRequest& request) {

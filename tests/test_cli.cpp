@@ -793,6 +793,20 @@ TEST_F(CliTest, PlotRejectsBadInputWithOneLine) {
     expect_error({"plot", log, "-o", path("x.png"), "--width", "wide"}, "--width", inputs);
     if (on_path("gnuplot")) expect_error({"plot", other, "-o", path("x.png")}, "not an energy log", inputs);
     expect_error({"run", "--n", "8", "--plot", path("x.png")}, "give --energy-log", inputs);
+    // Hostile paths: a FIFO with no writer as the input is empty, not a hang; a device is refused, not read
+    // until memory runs out; a FIFO as the image is refused before any work (bench: before benchmarking).
+    const std::string fifo = path("fifo.csv"), fifo_png = path("fifo.png");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    ASSERT_EQ(::mkfifo(fifo_png.c_str(), 0600), 0);
+    const std::vector<std::string> with_fifos{log, other, fifo, fifo_png};
+    expect_error({"plot", fifo, "-o", path("x.png")}, fifo, with_fifos);
+    expect_error({"plot", "/dev/zero", "-o", path("x.png")}, "character device", with_fifos);
+    expect_error({"plot", log, "-o", fifo_png}, "-o '" + fifo_png + "' is a FIFO", with_fifos);
+    expect_error({"bench", "--backend", "serial", "--n", "8", "--steps", "1", "--repeats", "1", "--quiet",
+                  "--plot", fifo_png},
+                 "--plot '" + fifo_png + "' is a FIFO", with_fifos);
+    ::unlink(fifo.c_str());
+    ::unlink(fifo_png.c_str());
     {
         ScopedEnv no_path("PATH", "/nonexistent");
         expect_error({"plot", log, "-o", path("x.png")}, "plotting needs gnuplot", inputs);

@@ -189,6 +189,32 @@ TEST_F(IoTest, MissingFileAndDirectory) {
 }
 
 // Each bad file is rejected with its line number and the problem named.
+// The CSV fuzzer's seeds and whatever it has found (tests/fuzz/seeds_csv, tests/fuzz/regressions_csv):
+// each file gives bodies or one nbody::Error line, and never more bodies than lines. Under
+// scripts/sanitize.sh this replays them with ASan and UBSan.
+TEST_F(IoTest, FuzzCorpusGivesBodiesOrOneError) {
+    int files = 0;
+    for (const char* sub : {"seeds_csv", "regressions_csv"}) {
+        const std::filesystem::path dir = std::filesystem::path(NBODY_FUZZ_DIR) / sub;
+        if (!std::filesystem::exists(dir)) continue;
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            SCOPED_TRACE(entry.path().string());
+            ++files;
+            try {
+                BodySource source;
+                const HostState s = read_bodies_csv(entry.path().string(), &source);
+                EXPECT_EQ(source.lines.size(), s.size());
+                EXPECT_GT(s.size(), 0u);
+            } catch (const Error& e) {
+                const std::string what = e.what();
+                EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+                EXPECT_LE(what.size(), 1024u) << what;
+            }
+        }
+    }
+    EXPECT_GE(files, 6);
+}
+
 TEST_F(IoTest, BadInputNamesLineAndProblem) {
     const std::string p = file("bodies.csv");
     const std::string header = "x,y,z,vx,vy,vz,m\n";

@@ -486,6 +486,24 @@ TEST_F(SnapshotTest, WithoutHdf5TheErrorSaysSo) {
 // 2k steps in one go, against k steps, a snapshot written and read back into a new backend, k more.
 // The new backend recomputes the leapfrog's cached acceleration from the restored positions; the force
 // sum is deterministic for a given N and backend, so the continuation is bit-identical.
+// Inputs the fuzzers found (tests/fuzz/regressions_hdf5/): files on which Debian's libhdf5 1.10.8 itself
+// crashes. Read in a child process, each gives one "FILE: ..." error; read in this process, the first
+// would end the test binary with a segmentation fault.
+TEST_F(SnapshotTest, Hdf5FilesThatCrashLibhdf5GiveOneError) {
+    SKIP_WITHOUT_HDF5();
+    const std::filesystem::path dir = std::filesystem::path(NBODY_FUZZ_DIR) / "regressions_hdf5";
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        SCOPED_TRACE(entry.path().filename().string());
+        const std::string copy = file("regression.h5");  // the reader goes by extension
+        std::filesystem::copy_file(entry.path(), copy, std::filesystem::copy_options::overwrite_existing);
+        const std::string e = error_of([&] { read_snapshot(copy); });
+        EXPECT_EQ(e.rfind(copy + ": ", 0), 0u) << e;
+        ++files;
+    }
+    EXPECT_GT(files, 0);
+}
+
 void expect_exact_restart(const std::string& backend, Precision precision, Integrator integrator,
                           const std::string& path) {
     SCOPED_TRACE(backend + " " + to_string(precision) + " " + to_string(integrator));

@@ -3,7 +3,9 @@
 # snapshot readers and runs them (the CSV corpus starts from tests/fuzz/seeds_csv). Not part of CI:
 # fuzzing takes long and needs clang's fuzzer runtime (Debian: clang,
 # libclang-rt-dev).
-#   tests/fuzz/run_fuzz.sh [csv|tipsy|hdf5|all] [RUNS]  default: all, 1000000 runs each
+#   tests/fuzz/run_fuzz.sh [csv|tipsy|hdf5|hdf5-plain|all] [RUNS]  default: all, 1000000 runs each
+#     hdf5-plain: the HDF5 reader without ASan, stopping at the first crash: a crash a normal build has
+#     too (inside libhdf5), for tests/fuzz/regressions_hdf5 (not part of "all")
 #   FUZZ_SECONDS=N      also stop each fuzzer after N seconds (default: no limit)
 #   FUZZ_DIR=dir        build and corpus directory (default: build-fuzz)
 # A crash leaves crash-* files in FUZZ_DIR; re-run one with: FUZZ_DIR/fuzz_tipsy FUZZ_DIR/crash-...
@@ -16,25 +18,56 @@ mkdir -p "$out/corpus_csv" "$out/corpus_tipsy" "$out/corpus_hdf5"
 cd "$root"
 
 cxx=${CXX_FUZZ:-clang++}
-common=(-std=c++20 -O1 -g -I"$root" -fno-omit-frame-pointer)
-sanitize=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
-hdf5_flags=$(pkg-config --cflags hdf5)
-hdf5_libs=$(pkg-config --libs hdf5)
-hdf5_sources=(sim/snapshot_hdf5.cpp sim/input_file.cpp sim/validate.cpp sim/memory.cpp sim/state.cpp sim/params.cpp)
+common=(-std=c++20 -O1 -g -I"$root" -fno-omit-frame-pointer -fopenmp)
+asan=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
+# shellcheck disable=SC2206  # pkg-config output is a list of flags
+hdf5_flags=($(pkg-config --cflags hdf5))
+# shellcheck disable=SC2206
+hdf5_libs=($(pkg-config --libs hdf5))
+
+# All of sim/ as one library per instrumentation (the readers call into params, validation, the force
+# registry...: listing files by hand broke whenever a dependency was added), rebuilt where a source is
+# newer than its object. "asan": coverage + ASan + UBSan; "plain": coverage only, so that a crash is one
+# that a normal build has too (what fuzz_hdf5_plain looks for inside libhdf5).
+sim_library() {
+    local variant=$1
+    shift
+    local dir="$out/obj-$variant" objs=() src o newest_header
+    newest_header=$(ls -t sim/*.hpp | head -1)
+    mkdir -p "$dir"
+    for src in sim/*.cpp; do
+        [[ $src == sim/snapshot_hdf5_none.cpp ]] && continue
+        o="$dir/$(basename "$src" .cpp).o"
+        if [[ ! $o -nt $src || ! $o -nt $newest_header ]]; then
+            "$cxx" "${common[@]}" "$@" -fsanitize=fuzzer-no-link "${hdf5_flags[@]}" -c "$src" -o "$o"
+        fi
+        objs+=("$o")
+    done
+    rm -f "$dir/libsim.a"
+    ar qc "$dir/libsim.a" "${objs[@]}"
+}
 
 echo "run_fuzz: building in $out"
-# shellcheck disable=SC2086  # pkg-config output is a list of flags
-"$cxx" "${common[@]}" $hdf5_flags tests/fuzz/make_seeds.cpp sim/tipsy_io.cpp "${hdf5_sources[@]}" $hdf5_libs \
-    -o "$out/make_seeds"
-"$out/make_seeds" "$out/corpus_tipsy" "$out/corpus_hdf5"
-cp -n tests/fuzz/seeds_csv/*.csv "$out/corpus_csv/"
-"$cxx" "${common[@]}" "${sanitize[@]}" tests/fuzz/fuzz_csv.cpp sim/csv_io.cpp sim/input_file.cpp sim/atomic_file.cpp \
-    sim/validate.cpp sim/state.cpp sim/params.cpp sim/memory.cpp -o "$out/fuzz_csv"
-"$cxx" "${common[@]}" "${sanitize[@]}" tests/fuzz/fuzz_tipsy.cpp sim/tipsy_io.cpp sim/input_file.cpp \
-    -o "$out/fuzz_tipsy"
-# shellcheck disable=SC2086
-"$cxx" "${common[@]}" "${sanitize[@]}" $hdf5_flags tests/fuzz/fuzz_hdf5.cpp "${hdf5_sources[@]}" $hdf5_libs \
-    -o "$out/fuzz_hdf5"
+if [[ $which == hdf5-plain ]]; then
+    sim_library plain
+    # (linked with the ASan runtime only for its coverage callbacks: the library is not ASan-instrumented)
+    "$cxx" "${common[@]}" "${asan[@]}" tests/fuzz/make_seeds.cpp "$out/obj-plain/libsim.a" "${hdf5_libs[@]}" \
+        -o "$out/make_seeds"
+    mkdir -p "$out/corpus_hdf5_plain"
+    "$out/make_seeds" "$out/corpus_tipsy" "$out/corpus_hdf5_plain"
+    "$cxx" "${common[@]}" -fsanitize=fuzzer tests/fuzz/fuzz_hdf5.cpp "$out/obj-plain/libsim.a" "${hdf5_libs[@]}" \
+        -o "$out/fuzz_hdf5_plain"
+else
+    sim_library asan "${asan[@]}"
+    "$cxx" "${common[@]}" "${asan[@]}" tests/fuzz/make_seeds.cpp "$out/obj-asan/libsim.a" "${hdf5_libs[@]}" \
+        -o "$out/make_seeds"
+    "$out/make_seeds" "$out/corpus_tipsy" "$out/corpus_hdf5"
+    cp -n tests/fuzz/seeds_csv/*.csv "$out/corpus_csv/"
+    for name in csv tipsy hdf5; do
+        "$cxx" "${common[@]}" "${asan[@]}" -fsanitize=fuzzer "tests/fuzz/fuzz_$name.cpp" "$out/obj-asan/libsim.a" \
+            "${hdf5_libs[@]}" -o "$out/fuzz_$name"
+    done
+fi
 
 limit=()
 if [[ -n "${FUZZ_SECONDS:-}" ]]; then limit=(-max_total_time="$FUZZ_SECONDS"); fi
@@ -52,6 +85,8 @@ if [[ $which == tipsy || $which == all ]]; then fuzz tipsy 4096; fi
 # (1.10.8) itself reads out of bounds on some corrupt object headers, so this fuzzer runs in fork mode and
 # carries on past crashes; each crash is then triaged: ours if a frame of our code is the first one
 # outside the sanitizer runtime, else inside libhdf5.
+# Stops at the first crash, which a normal build has too: keep it in tests/fuzz/regressions_hdf5/.
+if [[ $which == hdf5-plain ]]; then fuzz hdf5_plain 16384 -detect_leaks=0; fi
 if [[ $which == hdf5 || $which == all ]]; then
     fuzz hdf5 16384 -detect_leaks=0 -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1
     ours=0 theirs=0 alone=0
