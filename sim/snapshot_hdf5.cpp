@@ -628,9 +628,14 @@ Snapshot read_hdf5_snapshot(const std::string& path) {
     // libhdf5 is not robust against corrupt files (see docs/SNAPSHOTS.md, "Bad files"): a file from
     // anywhere is read in a child process, and a crash there becomes one error line here.
     const std::lock_guard lock(g_hdf5);
+    // The child may map 2 GiB + 64 x the file beyond the parent: the values a few times over (as stored,
+    // widened, as bodies, encoded) and libhdf5's caches. A crafted file on which libhdf5 allocates without
+    // end (the fuzzer found one) then fails an allocation instead of taking the machine's memory.
+    const std::uint64_t allowance = (std::uint64_t(2) << 30) + 64 * std::uint64_t(st.st_size);
     const std::string bytes = run_in_child([&] { return encode(read_path(path)); }, path,
                                            "the HDF5 library crashed reading this file (corrupt or crafted "
-                                           "file?); nothing was read");
+                                           "file?); nothing was read",
+                                           allowance);
     return decode(bytes, path);
 }
 

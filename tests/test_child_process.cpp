@@ -63,6 +63,26 @@ TEST(ChildProcessTest, AnExitWithoutAnAnswerBecomesOneError) {
     EXPECT_EQ(e, "x.h5: gone (the reading process exited with status 3 without an answer)");
 }
 
+// A library that allocates without end fails in the child, within the limit given: the child answers
+// "out of memory" (or, under a sanitizer whose allocator aborts instead, dies), never the parent.
+TEST(ChildProcessTest, TheMemoryLimitStopsARunawayChild) {
+    const std::string e = error_of([] {
+        run_in_child(
+            [] {
+                // 4 GiB, over the 256 MiB allowed; never touched (without the limit it would just succeed),
+                // and kept through a volatile pointer so the allocation cannot be optimised away.
+                static char* volatile sink = nullptr;
+                sink = new char[std::size_t(4) << 30];
+                delete[] sink;
+                return std::string("allocated");
+            },
+            "x.h5", "crashed", std::uint64_t(256) << 20);
+    });
+    EXPECT_TRUE(e == "x.h5: reading it needed more memory than allowed (corrupt file?)" ||
+                e.rfind("x.h5: crashed (", 0) == 0)
+        << e;
+}
+
 // The signal handlers that remove temporaries are inherited by the child; a crash there must not remove
 // the parent's file in progress (the window may be saving a snapshot while it opens another).
 TEST(ChildProcessTest, ACrashingChildLeavesTheParentsTemporaries) {
