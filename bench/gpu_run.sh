@@ -74,11 +74,11 @@ if has sass; then
   echo "== SASS opcode mix, fp32 K=8 (whole kernel)"
   grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9T] )?[A-Z0-9.]+' /tmp/sass_f32_k8.txt | awk '{print $NF}' |
     sed 's/\..*//' | sort | uniq -c | sort -rn | head -12
-  awk '/Function : .*pairwise_roundILi4ELb0E/{p=1} p&&/Function : /&&!/pairwise_roundILi4ELb0E/{p=0} p' /tmp/all.sass \
-    > /tmp/sass_pw_k4.txt
-  cat /tmp/sass_pw_k4.txt >> "$out/sass.txt"
-  echo "== SASS opcode mix, fp32 pairwise round K=4 (whole kernel)"
-  grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9T] )?[A-Z0-9.]+' /tmp/sass_pw_k4.txt | awk '{print $NF}' |
+  awk '/Function : .*pairwise_gridIfLi8ELb0E/{p=1} p&&/Function : /&&!/pairwise_gridIfLi8ELb0E/{p=0} p' /tmp/all.sass \
+    > /tmp/sass_pw_k8.txt
+  cat /tmp/sass_pw_k8.txt >> "$out/sass.txt"
+  echo "== SASS opcode mix, fp32 pairwise grid K=8 (whole kernel)"
+  grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9T] )?[A-Z0-9.]+' /tmp/sass_pw_k8.txt | awk '{print $NF}' |
     sed 's/\..*//' | sort | uniq -c | sort -rn | head -14
   echo "== SASS opcode mix, fp64 K=2 (whole kernel)"
   grep -oE '^\s+/\*[0-9a-f]+\*/\s+(@!?P[0-9T] )?[A-Z0-9.]+' /tmp/sass_f64_k2.txt | awk '{print $NF}' |
