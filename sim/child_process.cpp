@@ -1,12 +1,14 @@
 #include "child_process.hpp"
 
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -69,8 +71,12 @@ void limit_address_space(std::uint64_t extra) {
     ::setrlimit(RLIMIT_AS, &r);
 }
 
-[[noreturn]] void serve(int fd, const std::function<std::string()>& work, std::uint64_t extra_address_space) {
+[[noreturn]] void serve(int fd, const std::function<std::string()>& work, std::uint64_t extra_address_space,
+                        pid_t parent) {
     forget_temp_files();
+    // A parent killed outright (SIGKILL) takes the child with it: no orphan left reading a crafted file.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);  // it died before the line above
     limit_address_space(extra_address_space);
     char tag = '+';
     std::string body;
@@ -102,9 +108,10 @@ std::string run_in_child(const std::function<std::string()>& work, const std::st
                          const std::string& crashed, std::uint64_t extra_address_space) {
     const Fd answer{::memfd_create("nbody-child-answer", MFD_CLOEXEC)};
     if (answer.fd < 0) throw Error(what + ": cannot create a memory file: " + std::strerror(errno));
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) throw Error(what + ": cannot start a reading process: " + std::strerror(errno));
-    if (pid == 0) serve(answer.fd, work, extra_address_space);
+    if (pid == 0) serve(answer.fd, work, extra_address_space, parent);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) throw Error(what + ": lost the reading process: " + std::strerror(errno));
