@@ -391,12 +391,25 @@ int run_render_command(const RenderOptions& o) {
         ++written;
     };
 
+    // Frames already written stay when a later step blows up or a later snapshot is bad (each is
+    // complete, and they show the run up to the failure); the error says so. A video is removed instead.
+    auto frames_kept = [&](const Error& e) {
+        if (pipe || every == 0 || written == 0) return Error(e.what());
+        char last[32];
+        std::snprintf(last, sizeof last, "frame_%05d.png", written - 1);
+        return Error(std::string(e.what()) + "; the " + std::to_string(written) +
+                     " frames before it stay in '" + o.out + "' (frame_00000.png to " + last + ")");
+    };
     std::int64_t done = 0;
     if (every > 0) emit(false);
     for (std::size_t i = 1; i < replay_files.size(); ++i) {
-        Snapshot snap = read_snapshot(replay_files[i]);
-        validate_state(snap.state, sc.params, sc.precision);
-        backend->set_state(snap.state);
+        try {
+            Snapshot snap = read_snapshot(replay_files[i]);
+            validate_state(snap.state, sc.params, sc.precision);
+            backend->set_state(snap.state);
+        } catch (const Error& e) {
+            throw frames_kept(e);
+        }
         emit(false);
     }
     const double n = static_cast<double>(backend->size());
@@ -416,12 +429,7 @@ int run_render_command(const RenderOptions& o) {
         try {
             step_checked(*backend, sc.params, chunk, done);
         } catch (const Error& e) {
-            // Frames already written stay (each is complete, and they show the run up to the blow-up).
-            if (pipe || every == 0 || written == 0) throw;
-            char last[32];
-            std::snprintf(last, sizeof last, "frame_%05d.png", written - 1);
-            throw Error(std::string(e.what()) + "; the " + std::to_string(written) +
-                        " frames before it stay in '" + o.out + "' (frame_00000.png to " + last + ")");
+            throw frames_kept(e);
         }
         chunk_seconds = now_s() - start;
         done += chunk;
