@@ -4,9 +4,13 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_force_solver.hpp"
 #include "cuda/field_kernel.hpp"
+#include "cuda/force_kernels.hpp"
 
 namespace nbody {
 namespace {
+
+// From here on the tuned kernel has 256 or more blocks of 512 (float) targets: two per SM of an H100/H200.
+constexpr std::size_t kTunedTargetsFrom = 131072;
 
 template <typename T>
 class DeviceDirectSolver final : public DeviceForceSolver<T> {
@@ -34,7 +38,14 @@ class DeviceDirectSolver final : public DeviceForceSolver<T> {
 
     void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,
                      const Params& p, Vec4<T>* acc, T* potential, void* stream) override {
-        launch_field<T>(pos, n, targets, m, T(p.G), T(p.softening * p.softening), acc, potential, stream);
+        const T eps2 = T(p.softening * p.softening);
+        // Accelerations alone at many targets (a rank's slice under MPI) take the tuned tiled kernel;
+        // potentials, or few targets (a pick, a view's grid), the field kernel, which splits the sources.
+        if (potential == nullptr && m >= kTunedTargetsFrom) {
+            launch_forces_at_targets<T>(pos, n, targets, m, acc, T(p.G), eps2, stream);
+        } else {
+            launch_field<T>(pos, n, targets, m, T(p.G), eps2, acc, potential, stream);
+        }
     }
 
   private:

@@ -47,9 +47,9 @@ __device__ __forceinline__ void interact(const Vec4<T>& pj, T xi, T yi, T zi, T 
 // out = acc when gridDim.y == 1, else the partial sums [split][n].
 template <typename T, int K, bool kGuard>
 __global__ void __launch_bounds__(256)
-    tiled_forces(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ out, std::size_t n,
-                 unsigned tiles_per_split, T G, T eps2, const unsigned long long* __restrict__ bad,
-                 unsigned long long bad_before) {
+    tiled_forces(const Vec4<T>* __restrict__ pos, std::size_t n, const Vec4<T>* __restrict__ targets,
+                 std::size_t m, Vec4<T>* __restrict__ out, unsigned tiles_per_split, T G, T eps2,
+                 const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
     extern __shared__ __align__(32) unsigned char smem_raw[];
     Vec4<T>* tile = reinterpret_cast<Vec4<T>*>(smem_raw);
     if (bad && *bad < bad_before) return;  // the same for the whole block: no barrier is skipped by half
@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         const std::size_t i = base + std::size_t(k) * B;
-        const Vec4<T> p = pos[i < n ? i : n - 1];
+        const Vec4<T> p = targets[i < m ? i : m - 1];
         xi[k] = p.x, yi[k] = p.y, zi[k] = p.z;
         ax[k] = ay[k] = az[k] = T(0);
     }
@@ -91,11 +91,11 @@ __global__ void __launch_bounds__(256)
         __syncthreads();
     }
 
-    Vec4<T>* dst = out + std::size_t(blockIdx.y) * n;
+    Vec4<T>* dst = out + std::size_t(blockIdx.y) * m;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         const std::size_t i = base + std::size_t(k) * B;
-        if (i < n) dst[i] = Vec4<T>{G * ax[k], G * ay[k], G * az[k], T(0)};
+        if (i < m) dst[i] = Vec4<T>{G * ax[k], G * ay[k], G * az[k], T(0)};
     }
 }
 
@@ -122,7 +122,7 @@ void launch_tiled(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* out, std::s
     const unsigned tiles_per_split = unsigned((n_tiles + l.splits - 1) / l.splits);
     const unsigned used_splits = unsigned((n_tiles + tiles_per_split - 1) / tiles_per_split);
     const dim3 grid(unsigned((n + std::size_t(B) * K - 1) / (std::size_t(B) * K)), used_splits);
-    launch_kernel(tiled_forces<T, K, kGuard>, grid, dim3(B), B * sizeof(Vec4<T>), stream, pos, out, n,
+    launch_kernel(tiled_forces<T, K, kGuard>, grid, dim3(B), B * sizeof(Vec4<T>), stream, pos, n, pos, n, out,
                   tiles_per_split, G, eps2, bad, bad_before);
 }
 
@@ -320,6 +320,25 @@ void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<
                       unsigned(splits), bad, bad_before);
     }
 }
+
+template <typename T>
+void launch_forces_at_targets(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,
+                              Vec4<T>* acc, T G, T eps2, void* stream) {
+    if (m == 0) return;
+    // K = 4 in float, 2 in double: the shapes the tuned table picks at large N (register budget).
+    constexpr int K = sizeof(T) == 4 ? 4 : 2;
+    constexpr unsigned B = 128;
+    const dim3 grid(unsigned((m + std::size_t(B) * K - 1) / (std::size_t(B) * K)), 1);
+    const unsigned all_tiles = unsigned(std::max<std::size_t>(1, (n + B - 1) / B));
+    launch_kernel(tiled_forces<T, K, true>, grid, dim3(B), B * sizeof(Vec4<T>),
+                  static_cast<cudaStream_t>(stream), pos, n, targets, m, acc, all_tiles, G, eps2, nullptr,
+                  0ull);
+}
+
+template void launch_forces_at_targets<float>(const Vec4<float>*, std::size_t, const Vec4<float>*,
+                                              std::size_t, Vec4<float>*, float, float, void*);
+template void launch_forces_at_targets<double>(const Vec4<double>*, std::size_t, const Vec4<double>*,
+                                               std::size_t, Vec4<double>*, double, double, void*);
 
 template void launch_forces<float>(const ForceLaunch&, const Vec4<float>*, Vec4<float>*, Vec4<float>*,
                                    std::size_t, float, float, bool, const unsigned long long*,

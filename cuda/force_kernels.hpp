@@ -52,6 +52,15 @@ void launch_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<
                    T G, T eps2, bool guard, const unsigned long long* bad, unsigned long long bad_before,
                    void* stream);
 
+// acc[i] = G * sum_j m_j (x_j - targets_i) / (|x_j - targets_i|^2 + eps2)^(3/2) for m targets that are
+// not the sources (a rank's own slice against every body under MPI): the tuned tiled kernel, several
+// targets per thread, one launch, no scratch. A source exactly at a target adds 0 (the guard is always
+// on: the sources' largest mass is not known here). Worth it from a few thousand targets; fewer leave
+// SMs idle (use launch_field, which splits the sources).
+template <typename T>
+void launch_forces_at_targets(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,
+                              Vec4<T>* acc, T G, T eps2, void* stream);
+
 // The pairwise kernels (cuda/pairwise_forces.cu), called by launch_forces for ForceKernel::pairwise (a
 // diagonal launch, then one launch per round of a round-robin tournament over the tiles) and
 // ForceKernel::pairwise_grid (all tile pairs in passes over bands of tiles, partial sums into scratch, a
