@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 
 #include "sim/error.hpp"
 #include "sim/util.hpp"
@@ -142,43 +144,39 @@ CLI::Option* add_thread_option(CLI::App& app, int& target) {
                                   " (8 per core, at least 64; default: OMP_NUM_THREADS or every core)");
 }
 
-CLI::Option* add_integer_option(CLI::App& app, const std::string& names, std::int64_t& target,
-                                std::int64_t min, std::int64_t max, const std::string& help) {
+namespace {
+
+// The one integer flag: parsed by parse_integer (one error line naming the flag), handed to `set`.
+CLI::Option* integer_flag(CLI::App& app, const std::string& names, std::int64_t min, std::int64_t max,
+                          const std::string& help, std::function<void(std::int64_t)> set) {
     const std::string flag = first_name(names);
     return app
         .add_option_function<std::string>(
-            names,
-            [flag, &target, min, max](const std::string& s) { target = parse_integer(flag, s, min, max); },
+            names, [flag, set, min, max](const std::string& s) { set(parse_integer(flag, s, min, max)); },
             help)
-        ->type_name("K")
+        ->type_name("K");
+}
+
+}  // namespace
+
+CLI::Option* add_integer_option(CLI::App& app, const std::string& names, std::int64_t& target,
+                                std::int64_t min, std::int64_t max, const std::string& help) {
+    return integer_flag(app, names, min, max, help, [&target](std::int64_t v) { target = v; })
         ->default_str(std::to_string(target));
 }
 
 CLI::Option* add_integer_option(CLI::App& app, const std::string& names, int& target, std::int64_t min,
                                 std::int64_t max, const std::string& help) {
-    const std::string flag = first_name(names);
     min = std::max<std::int64_t>(min, std::numeric_limits<int>::min());
     max = std::min<std::int64_t>(max, std::numeric_limits<int>::max());
-    return app
-        .add_option_function<std::string>(
-            names,
-            [flag, &target, min, max](const std::string& s) {
-                target = static_cast<int>(parse_integer(flag, s, min, max));
-            },
-            help)
-        ->type_name("K")
+    return integer_flag(app, names, min, max, help,
+                        [&target](std::int64_t v) { target = static_cast<int>(v); })
         ->default_str(std::to_string(target));
 }
 
 CLI::Option* add_integer_option(CLI::App& app, const std::string& names, std::optional<std::int64_t>& target,
                                 std::int64_t min, std::int64_t max, const std::string& help) {
-    const std::string flag = first_name(names);
-    return app
-        .add_option_function<std::string>(
-            names,
-            [flag, &target, min, max](const std::string& s) { target = parse_integer(flag, s, min, max); },
-            help)
-        ->type_name("K");
+    return integer_flag(app, names, min, max, help, [&target](std::int64_t v) { target = v; });
 }
 
 CLI::Option* add_real_option(CLI::App& app, const std::string& names, float& target, RealRange range,

@@ -29,7 +29,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cfloat>
+#include <cuda/std/limits>
 
 #include "cuda/force_kernels.hpp"
 #include "cuda/launch.cuh"
@@ -41,17 +41,6 @@ namespace {
 
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr unsigned kMaxWarps = 8;  // blocks of up to 256 threads
-
-template <typename T>
-__device__ __forceinline__ T largest();
-template <>
-__device__ __forceinline__ float largest<float>() {
-    return FLT_MAX;
-}
-template <>
-__device__ __forceinline__ double largest<double>() {
-    return DBL_MAX;
-}
 
 // Pair index k of round r of the circle method over tp (even) tiles: tile tp - 1 stays fixed.
 __device__ __forceinline__ void round_pair(unsigned r, unsigned k, unsigned tp, unsigned& a, unsigned& b) {
@@ -84,7 +73,9 @@ __device__ __forceinline__ void pair(const Vec4<T>& pj, T xi, T yi, T zi, T mi, 
     const T inv = inv_sqrt(softened_distance2(dx, dy, dz, eps2));
     const T inv3 = inv * (inv * inv);
     T si = pj.w * inv3, sj = mi * inv3;
-    if constexpr (kGuard) si = fmin(si, largest<T>()), sj = fmin(sj, largest<T>());
+    if constexpr (kGuard)
+        si = fmin(si, cuda::std::numeric_limits<T>::max()),
+        sj = fmin(sj, cuda::std::numeric_limits<T>::max());
     ax = fma(dx, si, ax);
     ay = fma(dy, si, ay);
     az = fma(dz, si, az);
@@ -140,7 +131,7 @@ __device__ __forceinline__ void diagonal_tile(const Vec4<T>* __restrict__ pos, s
                 T r2 = softened_distance2(dx, dy, dz, eps2);
                 if (c0 + jj == idx[k]) r2 = T(1);  // the self-term: r = 0, so it adds exactly 0
                 T s = interaction_weight(pj.w, inv_sqrt(r2));
-                if constexpr (kGuard) s = fmin(s, largest<T>());
+                if constexpr (kGuard) s = fmin(s, cuda::std::numeric_limits<T>::max());
                 ax[k] = fma(dx, s, ax[k]);
                 ay[k] = fma(dy, s, ay[k]);
                 az[k] = fma(dz, s, az[k]);
