@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ostream>
 
+#include "sim/atomic_file.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -89,6 +90,7 @@ void Progress::update(std::int64_t done) {
         // Carriage return, the line, then erase what a longer earlier line left to its right.
         out_ << '\r' << text << "\x1b[K" << std::flush;
         live_line_open_ = true;
+        set_live_terminal_line(true);
     } else {
         out_ << "nbody " << text << '\n' << std::flush;
     }
@@ -97,7 +99,10 @@ void Progress::update(std::int64_t done) {
 void Progress::finish() {
     if (finished_) return;
     finished_ = true;
-    if (live_line_open_) out_ << "\r\x1b[K" << std::flush;  // the summary replaces the live line
+    if (live_line_open_) {
+        out_ << "\r\x1b[K" << std::flush;  // the summary replaces the live line
+        set_live_terminal_line(false);
+    }
 }
 
 std::int64_t next_chunk(std::int64_t previous_steps, double previous_seconds, std::int64_t remaining,

@@ -89,8 +89,14 @@ constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 constexpr int kMaxSignal = 65;
 struct sigaction g_previous[kMaxSignal];  // the crash signals' handlers from before ours
 
+volatile std::sig_atomic_t g_live_terminal_line = 0;  // see set_live_terminal_line
+
 void on_exit_signal(int sig) {
     remove_registered_temps();
+    if (g_live_terminal_line) {
+        const char newline = '\n';
+        [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, &newline, 1);
+    }
     ::_exit(128 + sig);
 }
 
@@ -193,6 +199,10 @@ SignalCleanup& SignalCleanup::operator=(SignalCleanup&& other) noexcept {
 void SignalCleanup::release() {
     unregister_temp(slot_);
     slot_ = -1;
+}
+
+void set_live_terminal_line(bool open) {
+    g_live_terminal_line = open ? 1 : 0;
 }
 
 void remove_temp_files_on_signal() {

@@ -89,6 +89,11 @@ void commit_all(const std::vector<AtomicFile*>& files);
 // from a fixed table. Meant for programs (nbody's commands), not for libraries; safe to call twice.
 void remove_temp_files_on_signal();
 
+// While a line is being redrawn in place on the terminal (app/progress: "\r...", no newline), those
+// handlers end it with a newline on stderr before they exit, so the shell's prompt and the "^C" the
+// terminal echoed do not end up on the last progress line. Async-signal-safe to read; set by Progress.
+void set_live_terminal_line(bool open);
+
 // In a forked child: unregisters every temporary without removing it, so that a signal ending the child
 // (a crash in a library it was isolated for) leaves the parent's temporaries alone.
 void forget_temp_files();

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -162,6 +163,20 @@ TEST_F(AtomicFileTest, SignalRemovesTemporariesAndExits) {
         EXPECT_EXIT(interrupted_run(), ::testing::ExitedWithCode(128 + sig), "");
         EXPECT_EQ(listing(), std::vector<std::string>{"a.csv"});
         fs::remove(file("a.csv"));
+    }
+}
+
+TEST_F(AtomicFileTest, SignalEndsTheLiveTerminalLine) {
+    // A progress line redrawn in place has no newline; Ctrl-C ends it so the prompt starts a line.
+    for (const bool live : {true, false}) {
+        auto interrupted_run = [&] {
+            remove_temp_files_on_signal();
+            set_live_terminal_line(live);
+            std::fputs("\rrun: step 5/10", stderr);
+            std::fflush(stderr);
+            std::raise(SIGINT);
+        };
+        EXPECT_EXIT(interrupted_run(), ::testing::ExitedWithCode(130), live ? "step 5/10\n$" : "step 5/10$");
     }
 }
 
