@@ -185,15 +185,19 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
         if (req.block == 0) req.block = c.block;
     }
     if (req.kernel == ForceKernel::pairwise || req.kernel == ForceKernel::pairwise_grid) {
-        if (req.bodies_per_thread != 0 && req.bodies_per_thread != 2 && req.bodies_per_thread != 4 &&
-            req.bodies_per_thread != 8) {
-            throw Error("force kernel: pairwise bodies per thread must be 2, 4 or 8");
+        const int k = req.bodies_per_thread;
+        if (k != 0 && k != 2 && k != 4 && k != 8 && k != 12) {
+            throw Error("force kernel: pairwise bodies per thread must be 2, 4, 8 or 12");
         }
-        if (p == Precision::f64 && req.bodies_per_thread == 8) {
+        if (p == Precision::f64 && k >= 8) {
             throw Error("force kernel: pairwise bodies per thread must be 2 or 4 in double (8 spills)");
         }
         if (req.block != 0 && (req.block % 32 != 0 || req.block < 32 || req.block > 256)) {
             throw Error("force kernel: block size must be a multiple of 32 in [32, 256]");
+        }
+        // K = 12 is compiled for 4 blocks of at most 128 threads per SM (its registers capped at 128).
+        if (k == 12 && req.block > 128) {
+            throw Error("force kernel: pairwise K = 12 needs a block of at most 128 threads");
         }
         if (req.splits < 0) throw Error("force kernel: splits must be >= 0");
         ForceLaunch l{req.kernel, req.bodies_per_thread ? req.bodies_per_thread : 4,

@@ -22,15 +22,15 @@ enum class ForceKernel {
 // A launch shape. Zero fields are chosen by resolve_force_launch from N, the precision and the device.
 struct ForceLaunch {
     ForceKernel kernel = ForceKernel::automatic;
-    int bodies_per_thread = 0;  // K: 1, 2, 4 or 8
+    int bodies_per_thread = 0;  // K: 1, 2, 4 or 8; the pairwise kernels 2, 4, 8 or 12 (fp32)
     int block = 0;              // threads per block: a multiple of 32 in [32, 256]
     int splits = 0;             // tuned: blocks sharing one body's j-sum (1 = no partial sums);
                                 // pairwise_grid: tiles per band (partial sums kept per body at once)
 };
 
 // Fills the zero fields of `req` for n bodies on the current device; throws nbody::Error on a bad
-// explicit value (K not in {1,2,4,8}, or {2,4,8} for the pairwise kernels, block not a multiple of 32 in
-// [32, 256], splits < 0).
+// explicit value (K not in {1,2,4,8}, or {2,4,8,12} for the pairwise kernels (8 and 12 in fp32 only, 12
+// with blocks of at most 128), block not a multiple of 32 in [32, 256], splits < 0).
 ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p);
 
 // "tuned K=4 block=128 splits=8".

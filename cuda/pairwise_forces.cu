@@ -42,6 +42,16 @@ namespace {
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr unsigned kMaxWarps = 8;  // blocks of up to 256 threads
 
+// __launch_bounds__ per K. K <= 8: blocks of up to 256 threads, registers left to ptxas (fp32 K = 8: 103
+// in the one-band grid kernel, 126 in the band pairs: 4 blocks of 128 per SM). K = 12 (fp32 only): blocks
+// of up to 128 threads, 4 per SM, i.e. at most 128 registers (127, no spills in the band pairs), where
+// ptxas left alone takes 184-255 and halves the blocks per SM (CUDA_NOTES v12). A minimum of 0 blocks
+// is the same as none: ptxas keeps its K <= 8 schedules unchanged.
+template <int K>
+constexpr unsigned kPairMaxThreads = K > 8 ? 128 : 32 * kMaxWarps;
+template <int K>
+constexpr unsigned kPairMinBlocks = K > 8 ? 4 : 0;
+
 // Pair index k of round r of the circle method over tp (even) tiles: tile tp - 1 stays fixed.
 __device__ __forceinline__ void round_pair(unsigned r, unsigned k, unsigned tp, unsigned& a, unsigned& b) {
     const unsigned m = tp - 1;
@@ -201,7 +211,7 @@ __device__ __forceinline__ void tile_pair(const Vec4<T>* __restrict__ pos, std::
 }
 
 template <typename T, int K, bool kGuard>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kPairMaxThreads<K>, kPairMinBlocks<K>)
     pairwise_diagonal(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ acc, std::size_t n, T G, T eps2,
                       const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
     __shared__ Vec4<T> tile[32 * kMaxWarps];
@@ -211,7 +221,7 @@ __global__ void __launch_bounds__(256)
 
 // One round of the tournament: block k takes the tile pair k of round r and adds both sides into acc.
 template <typename T, int K, bool kGuard>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kPairMaxThreads<K>, kPairMinBlocks<K>)
     pairwise_round(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ acc, std::size_t n,
                    unsigned n_tiles, unsigned tp, unsigned round, T G, T eps2,
                    const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
@@ -237,7 +247,7 @@ __device__ __forceinline__ unsigned band_partner(unsigned g, unsigned r, unsigne
 // does the same per band but measured 3-4% slower at one band in fp32 (another ptxas schedule), so one
 // band keeps this kernel.
 template <typename T, int K, bool kGuard>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kPairMaxThreads<K>, kPairMinBlocks<K>)
     pairwise_grid(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ partial, std::size_t n,
                   unsigned n_pairs, T G, T eps2, const unsigned long long* __restrict__ bad,
                   unsigned long long bad_before) {
@@ -260,7 +270,7 @@ __global__ void __launch_bounds__(256)
 // tiles. (ptxas: with the band decoded from a 1-D block index this kernel took 128-137 registers in fp32
 // K = 8, a block of 128 less per SM, where the 2-D grid gives ~105.)
 template <typename T, int K, bool kGuard>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kPairMaxThreads<K>, kPairMinBlocks<K>)
     pairwise_band_inner(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ partial, std::size_t n,
                         unsigned n_tiles, unsigned m, T G, T eps2, const unsigned long long* __restrict__ bad,
                         unsigned long long bad_before) {
@@ -289,7 +299,7 @@ __global__ void __launch_bounds__(256)
 // Pass r >= 1: the m x m tile pairs of band pair blockIdx.y of round r - 1 of the tournament over gp (even)
 // bands.
 template <typename T, int K, bool kGuard>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kPairMaxThreads<K>, kPairMinBlocks<K>)
     pairwise_band_pair(const Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ partial, std::size_t n,
                        unsigned n_tiles, unsigned m, unsigned gp, unsigned round, T G, T eps2,
                        const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
@@ -386,16 +396,22 @@ void launch_k(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* s
             return launch_schedule<T, 2, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, stream);
         case 4:
             return launch_schedule<T, 4, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, stream);
+        // fp64 at K = 8 needs ~255 registers and spills: K = 8 and 12 are not instantiated in double
+        // (resolve_force_launch refuses them).
         case 8:
-            // fp64 at K = 8 needs ~255 registers and spills: not instantiated (resolve_force_launch refuses
-            // it).
             if constexpr (sizeof(T) == 4) {
                 return launch_schedule<T, 8, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before,
                                                      stream);
             }
             [[fallthrough]];
+        case 12:
+            if constexpr (sizeof(T) == 4) {
+                return launch_schedule<T, 12, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before,
+                                                      stream);
+            }
+            [[fallthrough]];
         default:
-            throw Error("force kernel: pairwise bodies per thread must be 2, 4 or 8");
+            throw Error("force kernel: pairwise bodies per thread must be 2, 4, 8 or 12");
     }
 }
 

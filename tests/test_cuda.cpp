@@ -85,6 +85,13 @@ std::vector<ForceLaunch> all_launches(Precision p) {
     // Several bands: an even and an odd band count (a bye), a short last band, one tile per band.
     for (int band : {1, 2, 3, 5}) v.push_back({ForceKernel::pairwise_grid, 2, 32, band});
     v.push_back({ForceKernel::pairwise_grid, 4, 64, 2});
+    if (p == Precision::f32) {  // K = 12: blocks of at most 128
+        for (int b : {32, 128}) {
+            v.push_back({ForceKernel::pairwise, 12, b, 0});
+            v.push_back({ForceKernel::pairwise_grid, 12, b, 0});
+        }
+        v.push_back({ForceKernel::pairwise_grid, 12, 64, 3});
+    }
     return v;
 }
 
@@ -578,6 +585,10 @@ TEST(Cuda, BadLaunchAndHugeAllocationThrow) {
     EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 1, 0, 0}, 10, Precision::f32), Error);
     EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise_grid, 2, 48, 0}, 10, Precision::f64), Error);
     EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 8, 128, 0}, 10, Precision::f64), Error);
+    EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise_grid, 12, 128, 0}, 10, Precision::f64), Error);
+    EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise_grid, 12, 256, 0}, 10, Precision::f32), Error);
+    EXPECT_THROW(resolve_force_launch({ForceKernel::pairwise, 6, 128, 0}, 10, Precision::f32), Error);
+    EXPECT_EQ(resolve_force_launch({ForceKernel::pairwise_grid, 12, 0, 0}, 10, Precision::f32).block, 128);
     // The automatic choice follows the table row by row, from each row's first N; the grid's bands keep its
     // scratch within the budget at any N.
     for (const ForceChoice& c : kForceChoices) {
