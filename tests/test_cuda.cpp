@@ -150,7 +150,8 @@ TEST(Cuda, AccelerationsAreDeterministic) {
                                   {Precision::f64, ForceLaunch{ForceKernel::pairwise, 2, 64, 0}},
                                   {Precision::f64, ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0}},
                                   {Precision::f32, ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 3}},
-                                  {Precision::f64, ForceLaunch{ForceKernel::pairwise_grid, 4, 32, 4}}}) {
+                                  {Precision::f64, ForceLaunch{ForceKernel::pairwise_grid, 4, 32, 4}},
+                                  {Precision::f32, ForceLaunch{ForceKernel::pairwise_grid, 12, 32, 2}}}) {
         SCOPED_TRACE(to_string(l) + " " + to_string(prec));
         auto b = make_cuda_backend(prec, l);
         b->set_state(test::random_bodies(5000, 3));
@@ -224,8 +225,8 @@ TEST_P(CudaVsSerial, HundredStepsMatch) {
 }
 
 // The pairwise kernels (8 tiles of 128 or 16 of 64, a partial last tile: diagonal, rounds and a
-// bye-free tournament, or the grid in one band or in 3 bands of 3, 3 and 2 tiles: a bye) over 100
-// leapfrog steps against the serial backend, as above, in both precisions.
+// bye-free tournament, or the grid in one band or in 3 bands of 3, 3 and 2 tiles: a bye; K = 12 in fp32) over
+// 100 leapfrog steps against the serial backend, as above, in both precisions.
 TEST(Cuda, PairwiseHundredStepsMatchSerial) {
     SKIP_WITHOUT_DEVICE();
     Params p;
@@ -237,7 +238,8 @@ TEST(Cuda, PairwiseHundredStepsMatchSerial) {
         for (const ForceLaunch l :
              {ForceLaunch{ForceKernel::pairwise, 2, 64, 0}, ForceLaunch{ForceKernel::pairwise, 4, 32, 0},
               ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 0},
-              ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 3}}) {
+              ForceLaunch{ForceKernel::pairwise_grid, 2, 64, 3},
+              ForceLaunch{ForceKernel::pairwise_grid, prec == Precision::f32 ? 12 : 4, 32, 0}}) {
             SCOPED_TRACE(to_string(l) + " " + to_string(prec));
             const RunResult gpu = run(make_cuda_backend(prec, l), in, p, 100);
             ASSERT_TRUE(gpu.report.finite);
