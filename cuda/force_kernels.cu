@@ -190,7 +190,8 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
             throw Error("force kernel: pairwise bodies per thread must be 2, 4, 8 or 12");
         }
         if (p == Precision::f64 && k >= 8) {
-            throw Error("force kernel: pairwise bodies per thread must be 2 or 4 in double (8 and 12 would spill)");
+            throw Error(
+                "force kernel: pairwise bodies per thread must be 2 or 4 in double (8 and 12 would spill)");
         }
         if (req.block != 0 && (req.block % 32 != 0 || req.block < 32 || req.block > 256)) {
             throw Error("force kernel: block size must be a multiple of 32 in [32, 256]");
