@@ -61,6 +61,7 @@ class CudaBackend final : public Backend {
         n_ = n;
         time_ = s.t;
         max_mass_ = max_mass;
+        all_max_mass_.reset();
         for (auto& [algorithm, solver] : solvers_) solver->prepare(source_count(), max_mass_);
         pending_ = {};
         acc_for_.reset();
@@ -92,7 +93,7 @@ class CudaBackend final : public Backend {
             // A distributed run's slice: every slice's bodies are the sources, this slice's the targets.
             // A body exactly at a target adds nothing there, which is the self-term for the slice's own.
             const std::size_t total = gather_sources();
-            if (n_ > 0) {
+            if (!shared_forces(p, total) && n_ > 0) {
                 solver(p.force).evaluate_at(sources_.data(), total, pos_.data(), n_, p, acc_.data(), nullptr,
                                             nullptr);
             }
@@ -259,13 +260,43 @@ class CudaBackend final : public Backend {
         return total;
     }
 
+    // A distributed run where the solver shares out the pairs of all bodies (the pairwise kernels, each
+    // pair once): this process evaluates its share for every body, the exchange adds the shares up into
+    // each slice. Half the pair evaluations of each slice against all, for one copy of the N
+    // accelerations down and up. Every process decides alike (same N, same solver). False: not shared.
+    bool shared_forces(const Params& p, std::size_t total) {
+        if (exchange_->slices() < 2) return false;
+        if (!all_max_mass_) {
+            double m = 0;
+            for (std::size_t i = 0; i < total; ++i) m = std::max(m, std::abs(double(all_host_.data()[i].w)));
+            all_max_mass_ = m;
+        }
+        acc_all_.resize(total);
+        if (!solver(p.force).accelerations_share(sources_.data(), total, p, *all_max_mass_,
+                                                 exchange_->slice(), exchange_->slices(), acc_all_.data(),
+                                                 nullptr)) {
+            return false;
+        }
+        acc_all_host_.reserve(total);
+        acc_mine_host_.reserve(n_);
+        CUDA_CHECK(cudaMemcpy(acc_all_host_.data(), acc_all_.data(), total * sizeof(Vec4<T>),
+                              cudaMemcpyDeviceToHost));
+        exchange_->sum_into_slices(acc_all_host_.data(), acc_mine_host_.data());
+        if (n_ > 0) {
+            CUDA_CHECK(
+                cudaMemcpy(acc_.data(), acc_mine_host_.data(), n_ * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
+        }
+        return true;
+    }
+
     // Device bytes a state of n bodies needs: position, velocity, acceleration, the solvers' buffers and,
     // for copies to float4, one float4 array.
     void check_device_memory(std::size_t n) {
         double need = double(n) * 3 * sizeof(Vec4<T>) + double(n) * sizeof(Vec4<float>);
         const std::size_t sources = exchange_ ? exchange_->total() : n;
-        if (exchange_) need += double(sources) * sizeof(Vec4<T>);  // the gathered positions
-        solver_for(ForceAlgorithm::direct);                        // the default solver is always counted
+        // The gathered positions and, where the pairs are shared out (shared_forces), the share for all.
+        if (exchange_) need += 2 * double(sources) * sizeof(Vec4<T>);
+        solver_for(ForceAlgorithm::direct);  // the default solver is always counted
         for (auto& [algorithm, s] : solvers_) need += s->device_bytes(sources);
         const double have = double(pos_.bytes() + vel_.bytes() + acc_.bytes() + f4_.bytes());
         std::size_t free_b = 0, total_b = 0;
@@ -352,6 +383,9 @@ class CudaBackend final : public Backend {
     std::shared_ptr<SourceExchange> exchange_;     // set: one slice of a distributed run
     PinnedBuffer<Vec4<T>> local_host_, all_host_;  // staging for the exchange (no CUDA-aware MPI)
     DeviceBuffer<Vec4<T>> sources_;                // every slice's positions+mass, for one evaluation
+    std::optional<double> all_max_mass_;           // the largest |mass| of every slice's bodies
+    DeviceBuffer<Vec4<T>> acc_all_;                // shared_forces: this process's share, every body
+    PinnedBuffer<Vec4<T>> acc_all_host_, acc_mine_host_;
 };
 
 }  // namespace

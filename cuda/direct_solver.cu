@@ -25,6 +25,7 @@ class DeviceDirectSolver final : public DeviceForceSolver<T> {
     void prepare(std::size_t n, double max_mass) override {
         launch_ = resolve_force_launch(requested_, n, precision_of<T>());
         scratch_.resize(force_scratch_count(launch_, n));
+        prepared_n_ = n;
         max_mass_ = max_mass;
     }
 
@@ -34,6 +35,18 @@ class DeviceDirectSolver final : public DeviceForceSolver<T> {
         launch_forces<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), T(eps2),
                          force_needs_guard(eps2, max_mass_, precision_of<T>()), gate.bad, gate.before,
                          stream);
+    }
+
+    // The pairwise grid's passes shared out (force_kernels.hpp); the other kernels evaluate each body's
+    // sum whole, so a process's own bodies against all (evaluate_at) is their split.
+    bool accelerations_share(const Vec4<T>* pos, std::size_t n, const Params& p, double max_mass, int share,
+                             int shares, Vec4<T>* acc, void* stream) override {
+        if (launch_.kernel != ForceKernel::pairwise_grid || n != prepared_n_) return false;
+        const double eps2 = p.softening * p.softening;
+        launch_pairwise_forces_share<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), T(eps2),
+                                        force_needs_guard(eps2, max_mass, precision_of<T>()), share, shares,
+                                        stream);
+        return true;
     }
 
     void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,
@@ -52,6 +65,7 @@ class DeviceDirectSolver final : public DeviceForceSolver<T> {
     ForceLaunch requested_, launch_;
     DeviceBuffer<Vec4<T>> scratch_;
     double max_mass_ = 0;
+    std::size_t prepared_n_ = 0;  // the n launch_ and scratch_ are for
 };
 
 }  // namespace

@@ -70,6 +70,14 @@ void launch_pairwise_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* a
                             std::size_t n, T G, T eps2, bool guard, const unsigned long long* bad,
                             unsigned long long bad_before, void* stream);
 
+// One share of launch_pairwise_forces' work for processes that each hold all n bodies (MPI ranks on their
+// own GPUs): the grid schedule's passes p with p % shares == share, on bands of at most tiles / (2 shares)
+// tiles. acc gets that share's partial sums for all n bodies (0 where it has none): the shares' acc added
+// up are the accelerations. `l` must be a resolved pairwise_grid launch whose scratch is allocated.
+template <typename T>
+void launch_pairwise_forces_share(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch,
+                                  std::size_t n, T G, T eps2, bool guard, int share, int shares,
+                                  void* stream);
 // Vec4 elements of scratch a pairwise launch needs: band tiles x n for pairwise_grid, else 0.
 std::size_t pairwise_scratch_count(const ForceLaunch& l, std::size_t n);
 

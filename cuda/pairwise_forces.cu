@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cuda/std/limits>
 
+#include "cuda/cuda_check.hpp"
 #include "cuda/force_kernels.hpp"
 #include "cuda/launch.cuh"
 #include "sim/error.hpp"
@@ -351,17 +352,20 @@ std::size_t band_tiles(const ForceLaunch& l, std::size_t n) {
                                  std::min<std::size_t>(std::size_t(std::max(l.splits, 1)), tile_count(l, n)));
 }
 
+// `share` of `shares` (grid schedule only): the passes p with p % shares == share; acc starts at zero where
+// this share does not hold pass 0 (which writes acc), so the shares' acc add up to the whole sum.
 template <typename T, int K, bool kGuard>
 void launch_schedule(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch, std::size_t n,
                      T G, T eps2, const unsigned long long* bad, unsigned long long bad_before,
-                     cudaStream_t stream) {
+                     cudaStream_t stream, unsigned share = 0, unsigned shares = 1) {
     const unsigned block = unsigned(l.block);
     const unsigned n_tiles = unsigned(tile_count(l, n));
     if (l.kernel == ForceKernel::pairwise_grid) {
         const unsigned m = unsigned(std::min<std::size_t>(band_tiles(l, n), n_tiles));
         const unsigned bands = (n_tiles + m - 1) / m, gp = bands + (bands & 1u);
         const std::size_t S = std::size_t(block) * K;
-        for (unsigned pass = 0; pass < (bands == 1 ? 1u : gp); ++pass) {
+        if (share != 0) CUDA_CHECK(cudaMemsetAsync(acc, 0, n * sizeof(Vec4<T>), stream));
+        for (unsigned pass = share; pass < (bands == 1 ? 1u : gp); pass += shares) {
             if (bands == 1) {
                 const unsigned n_pairs = unsigned(std::size_t(n_tiles) * (n_tiles - 1) / 2);
                 launch_kernel(pairwise_grid<T, K, kGuard>, dim3(n_pairs + n_tiles), dim3(block), 0, stream,
@@ -390,24 +394,27 @@ void launch_schedule(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec
 
 template <typename T, bool kGuard>
 void launch_k(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch, std::size_t n, T G,
-              T eps2, const unsigned long long* bad, unsigned long long bad_before, cudaStream_t stream) {
+              T eps2, const unsigned long long* bad, unsigned long long bad_before, cudaStream_t stream,
+              unsigned share, unsigned shares) {
     switch (l.bodies_per_thread) {
         case 2:
-            return launch_schedule<T, 2, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, stream);
+            return launch_schedule<T, 2, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, stream,
+                                                 share, shares);
         case 4:
-            return launch_schedule<T, 4, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, stream);
+            return launch_schedule<T, 4, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, stream,
+                                                 share, shares);
         // fp64 at K = 8 needs ~255 registers and spills: K = 8 and 12 are not instantiated in double
         // (resolve_force_launch refuses them).
         case 8:
             if constexpr (sizeof(T) == 4) {
                 return launch_schedule<T, 8, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before,
-                                                     stream);
+                                                     stream, share, shares);
             }
             [[fallthrough]];
         case 12:
             if constexpr (sizeof(T) == 4) {
                 return launch_schedule<T, 12, kGuard>(l, pos, acc, scratch, n, G, eps2, bad, bad_before,
-                                                      stream);
+                                                      stream, share, shares);
             }
             [[fallthrough]];
         default:
@@ -428,9 +435,33 @@ void launch_pairwise_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* a
     if (n == 0) return;
     const auto s = static_cast<cudaStream_t>(stream);
     if (guard) {
-        launch_k<T, true>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s);
+        launch_k<T, true>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s, 0, 1);
     } else {
-        launch_k<T, false>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s);
+        launch_k<T, false>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s, 0, 1);
+    }
+}
+
+template <typename T>
+void launch_pairwise_forces_share(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch,
+                                  std::size_t n, T G, T eps2, bool guard, int share, int shares,
+                                  void* stream) {
+    if (l.kernel != ForceKernel::pairwise_grid || shares < 1 || share < 0 || share >= shares) {
+        throw Error("force kernel: a share of the work needs the pairwise grid and 0 <= share < shares");
+    }
+    if (n == 0) return;
+    // Bands small enough for two passes per share where the tiles allow (the passes are the units that
+    // are shared out; each holds about the same number of tile pairs). Fewer tiles per band need less
+    // scratch than `l` was sized for.
+    ForceLaunch shared = l;
+    const std::size_t tiles = tile_count(l, n), want = 2 * std::size_t(shares);
+    shared.splits = int(std::min(band_tiles(l, n), std::max<std::size_t>(1, (tiles + want - 1) / want)));
+    const auto s = static_cast<cudaStream_t>(stream);
+    if (guard) {
+        launch_k<T, true>(shared, pos, acc, scratch, n, G, eps2, nullptr, 0, s, unsigned(share),
+                          unsigned(shares));
+    } else {
+        launch_k<T, false>(shared, pos, acc, scratch, n, G, eps2, nullptr, 0, s, unsigned(share),
+                           unsigned(shares));
     }
 }
 
@@ -440,5 +471,11 @@ template void launch_pairwise_forces<float>(const ForceLaunch&, const Vec4<float
 template void launch_pairwise_forces<double>(const ForceLaunch&, const Vec4<double>*, Vec4<double>*,
                                              Vec4<double>*, std::size_t, double, double, bool,
                                              const unsigned long long*, unsigned long long, void*);
+template void launch_pairwise_forces_share<float>(const ForceLaunch&, const Vec4<float>*, Vec4<float>*,
+                                                  Vec4<float>*, std::size_t, float, float, bool, int, int,
+                                                  void*);
+template void launch_pairwise_forces_share<double>(const ForceLaunch&, const Vec4<double>*, Vec4<double>*,
+                                                   Vec4<double>*, std::size_t, double, double, bool, int, int,
+                                                   void*);
 
 }  // namespace nbody

@@ -59,7 +59,12 @@ class MpiExchange final : public SourceExchange {
                                " processes is more than 2^31 - 1 bodies per process (MPI counts are int): "
                                "start more processes");
         }
-        counts_.resize(c.size()), displs_.resize(c.size());
+        if (c[0] > std::size_t(INT_MAX / 4)) {
+            throw ClusterError("N = " + std::to_string(n) + " over " + std::to_string(size_) +
+                               " processes is more than 2^29 bodies per process (the sums of forces count "
+                               "floats in int): start more processes");
+        }
+        counts_.resize(c.size()), displs_.resize(c.size()), scalar_counts_.resize(c.size());
         std::size_t offset = 0;
         for (std::size_t r = 0; r < c.size(); ++r) {
             counts_[r] = int(c[r]);
@@ -70,6 +75,7 @@ class MpiExchange final : public SourceExchange {
                                    "offsets are int)");
             }
             displs_[r] = int(offset);
+            scalar_counts_[r] = 4 * counts_[r];
             offset += c[r];
         }
         total_ = n;
@@ -87,6 +93,16 @@ class MpiExchange final : public SourceExchange {
     }
     void gather(const Vec4<double>* local, std::size_t count, Vec4<double>* all) override {
         MPI_Allgatherv(local, int(count), d4_, all, counts_.data(), displs_.data(), d4_, comm_);
+    }
+
+    int slice() const override { return rank_; }
+    int slices() const override { return size_; }
+    // The four components summed as scalars (MPI_SUM is defined on MPI_FLOAT, not on the Vec4 type).
+    void sum_into_slices(const Vec4<float>* all, Vec4<float>* mine) override {
+        MPI_Reduce_scatter(all, mine, scalar_counts_.data(), MPI_FLOAT, MPI_SUM, comm_);
+    }
+    void sum_into_slices(const Vec4<double>* all, Vec4<double>* mine) override {
+        MPI_Reduce_scatter(all, mine, scalar_counts_.data(), MPI_DOUBLE, MPI_SUM, comm_);
     }
 
     // Rank 0's n bodies `all` into each process's `mine` (count() of them).
@@ -108,7 +124,7 @@ class MpiExchange final : public SourceExchange {
     MPI_Comm comm_;
     int rank_ = 0, size_ = 1;
     MPI_Datatype f4_, d4_;
-    std::vector<int> counts_, displs_;
+    std::vector<int> counts_, displs_, scalar_counts_;  // scalar_counts_: 4 per body
     std::size_t total_ = 0, first_ = 0;
 };
 

@@ -5,6 +5,7 @@
 // the transport: the gather may be MPI, or anything that fills the array in global order.
 #include <cstddef>
 
+#include "error.hpp"
 #include "state.hpp"
 
 namespace nbody {
@@ -21,6 +22,19 @@ class SourceExchange {
     // are host memory (a GPU backend stages through pinned buffers).
     virtual void gather(const Vec4<float>* local, std::size_t count, Vec4<float>* all) = 0;
     virtual void gather(const Vec4<double>* local, std::size_t count, Vec4<double>* all) = 0;
+
+    // This slice's index among slices() (one per process). A backend whose solver can split one
+    // evaluation of all the bodies into shares (the CUDA pairwise kernels) takes share slice() of
+    // slices() and adds the shares up with sum_into_slices; the others evaluate their own bodies.
+    virtual int slice() const { return 0; }
+    virtual int slices() const { return 1; }
+    // Collective: adds up every slice's `all` (total() values each) and leaves this slice's part of the
+    // sum, [first(), first() + its count), in `mine`. Host memory. Only where slices() > 1.
+    virtual void sum_into_slices(const Vec4<float>* /*all*/, Vec4<float>* /*mine*/) { unsupported(); }
+    virtual void sum_into_slices(const Vec4<double>* /*all*/, Vec4<double>* /*mine*/) { unsupported(); }
+
+  private:
+    [[noreturn]] static void unsupported() { throw Error("this source exchange cannot sum into slices"); }
 };
 
 }  // namespace nbody

@@ -29,6 +29,7 @@
 #include "bench/baseline_kernel.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/device_force_solver.hpp"
 #include "cuda/force_choice.hpp"
 #endif
 
@@ -571,6 +572,63 @@ TEST(Cuda, BaselineKernelMatchesFloat64AndIsComparedThroughTheRegistry) {
 
 // The pairwise kernels form eps^-3 before the mass multiplies it: the unguarded form needs it finite
 // however small the masses are (a zero-mass padding body must add exactly 0).
+// A distributed run with one GPU per process shares out the pairwise grid's passes
+// (DeviceForceSolver::accelerations_share): the shares' partial sums must add up to the whole evaluation,
+// for 2 and 3 shares, and every share must hold some of the work.
+template <typename T>
+void check_shares_add_up(const ForceLaunch& launch, double tolerance) {
+    const std::size_t n = 20000;
+    const HostState s = test::random_bodies(n, 5);
+    std::vector<Vec4<T> > host(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& q = s.pos_mass[i];
+        host[i] = {T(q.x), T(q.y), T(q.z), T(q.w)};
+    }
+    DeviceBuffer<Vec4<T> > pos(n), acc(n);
+    pos.copy_from_host(host.data(), n);
+    auto solver = make_device_direct_solver<T>(launch);
+    solver->prepare(n, 1.0);
+    Params p;
+    p.softening = 0.01;
+    solver->accelerations(pos.data(), n, p, acc.data(), {}, nullptr);
+    std::vector<Vec4<T> > whole(n), part(n);
+    acc.copy_to_host(whole.data(), n);
+    double scale = 0;
+    for (const auto& a : whole) scale = std::max(scale, std::abs(double(a.x)));
+    for (const int shares : {2, 3}) {
+        std::vector<Vec4<double> > sum(n, Vec4<double>{0, 0, 0, 0});
+        for (int share = 0; share < shares; ++share) {
+            ASSERT_TRUE(
+                solver->accelerations_share(pos.data(), n, p, 1.0, share, shares, acc.data(), nullptr));
+            acc.copy_to_host(part.data(), n);
+            double largest = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                sum[i].x += part[i].x, sum[i].y += part[i].y, sum[i].z += part[i].z;
+                largest = std::max(largest, std::abs(double(part[i].x)));
+            }
+            EXPECT_GT(largest, 0.0) << "share " << share << " of " << shares << " did nothing";
+        }
+        double worst = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            worst = std::max({worst, std::abs(sum[i].x - whole[i].x), std::abs(sum[i].y - whole[i].y),
+                              std::abs(sum[i].z - whole[i].z)});
+        }
+        EXPECT_LE(worst, tolerance * scale) << shares << " shares";
+    }
+}
+
+TEST(Cuda, SharesOfThePairwiseGridAddUpToTheWhole) {
+    SKIP_WITHOUT_DEVICE();
+    check_shares_add_up<float>({ForceKernel::pairwise_grid, 12, 64, 0}, 1e-5);
+    check_shares_add_up<float>({ForceKernel::pairwise_grid, 8, 128, 0}, 1e-5);
+    check_shares_add_up<double>({ForceKernel::pairwise_grid, 4, 128, 0}, 1e-12);
+    // The other kernels sum each body whole: no shares (a slice then evaluates its own bodies).
+    auto tuned = make_device_direct_solver<float>({ForceKernel::tuned, 4, 128, 1});
+    tuned->prepare(1000, 1.0);
+    DeviceBuffer<Vec4<float> > pos(1000), acc(1000);
+    EXPECT_FALSE(tuned->accelerations_share(pos.data(), 1000, Params{}, 1.0, 0, 2, acc.data(), nullptr));
+}
+
 TEST(Cuda, GuardCoversTheInverseCube) {
     EXPECT_FALSE(force_needs_guard(1e-4, 1e-6, Precision::f32));
     EXPECT_TRUE(force_needs_guard(1e-22, 1e-6, Precision::f32));  // m / eps^3 = 1e27, but eps^-3 = 1e33
