@@ -53,8 +53,7 @@ class CudaBackend final : public Backend {
         if (n >= (std::size_t(1) << 32)) throw Error("cuda backend: N must be below 2^32");
         check_device_memory(n);
         State<T> host = convert_state<T>(s);
-        double max_mass = 0;
-        for (const auto& p : host.pos_mass) max_mass = std::max(max_mass, std::abs(double(p.w)));
+        const double max_mass = largest_mass(host.pos_mass.data(), n);
         pos_.resize(n), vel_.resize(n), acc_.resize(n);
         pos_.copy_from_host(host.pos_mass.data(), n);
         vel_.copy_from_host(host.vel.data(), n);
@@ -265,18 +264,12 @@ class CudaBackend final : public Backend {
     // each slice. Half the pair evaluations of each slice against all, for one copy of the N
     // accelerations down and up. Every process decides alike (same N, same solver). False: not shared.
     bool shared_forces(const Params& p, std::size_t total) {
-        if (exchange_->slices() < 2) return false;
-        if (!all_max_mass_) {
-            double m = 0;
-            for (std::size_t i = 0; i < total; ++i) m = std::max(m, std::abs(double(all_host_.data()[i].w)));
-            all_max_mass_ = m;
-        }
+        DeviceForceSolver<T>& s = solver(p.force);
+        if (!exchange_->can_sum_into_slices() || !s.can_share(total)) return false;
+        if (!all_max_mass_) all_max_mass_ = largest_mass(all_host_.data(), total);
         acc_all_.resize(total);
-        if (!solver(p.force).accelerations_share(sources_.data(), total, p, *all_max_mass_,
-                                                 exchange_->slice(), exchange_->slices(), acc_all_.data(),
-                                                 nullptr)) {
-            return false;
-        }
+        s.accelerations_share(sources_.data(), total, p, *all_max_mass_, exchange_->slice(),
+                              exchange_->slices(), acc_all_.data(), nullptr);
         acc_all_host_.reserve(total);
         acc_mine_host_.reserve(n_);
         CUDA_CHECK(cudaMemcpy(acc_all_host_.data(), acc_all_.data(), total * sizeof(Vec4<T>),
@@ -287,6 +280,12 @@ class CudaBackend final : public Backend {
                 cudaMemcpy(acc_.data(), acc_mine_host_.data(), n_ * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
         }
         return true;
+    }
+
+    static double largest_mass(const Vec4<T>* bodies, std::size_t n) {
+        double m = 0;
+        for (std::size_t i = 0; i < n; ++i) m = std::max(m, std::abs(double(bodies[i].w)));
+        return m;
     }
 
     // Device bytes a state of n bodies needs: position, velocity, acceleration, the solvers' buffers and,

@@ -35,16 +35,16 @@ class DeviceForceSolver {
     // target adds nothing to it.
     virtual void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,
                              const Params& p, Vec4<T>* acc, T* potential, void* stream) = 0;
+    // Whether accelerations_share can split an evaluation of n bodies (the same answer on every process
+    // of a distributed run). Where it cannot, a process evaluates its own bodies against all (evaluate_at).
+    virtual bool can_share(std::size_t /*n*/) const { return false; }
     // One process's share (`share` of `shares`) of accelerations() for processes that each hold all n
     // bodies (a distributed run, one GPU per process): acc[0, n) gets the partial sums over this share's
     // pairs, and the shares' acc added up are the accelerations. `max_mass`: the largest |mass| of all n
-    // bodies. Returns false, acc untouched, where the solver does not split its work this way (the caller
-    // then evaluates its own bodies against all with evaluate_at).
-    virtual bool accelerations_share(const Vec4<T>* /*pos*/, std::size_t /*n*/, const Params& /*p*/,
+    // bodies. Only where can_share(n).
+    virtual void accelerations_share(const Vec4<T>* /*pos*/, std::size_t /*n*/, const Params& /*p*/,
                                      double /*max_mass*/, int /*share*/, int /*shares*/, Vec4<T>* /*acc*/,
-                                     void* /*stream*/) {
-        return false;
-    }
+                                     void* /*stream*/) {}
     // Interactions the last accelerations() evaluated, read from the device (synchronises the stream);
     // nullopt where that is N^2 by construction (the direct sum).
     virtual std::optional<std::uint64_t> last_interactions(void* /*stream*/) { return std::nullopt; }

@@ -5,6 +5,7 @@
 #include "cuda/device_force_solver.hpp"
 #include "cuda/field_kernel.hpp"
 #include "cuda/force_kernels.hpp"
+#include "sim/error.hpp"
 
 namespace nbody {
 namespace {
@@ -38,15 +39,23 @@ class DeviceDirectSolver final : public DeviceForceSolver<T> {
     }
 
     // The pairwise grid's passes shared out (force_kernels.hpp); the other kernels evaluate each body's
-    // sum whole, so a process's own bodies against all (evaluate_at) is their split.
-    bool accelerations_share(const Vec4<T>* pos, std::size_t n, const Params& p, double max_mass, int share,
+    // sum whole, so a process's own bodies against all (evaluate_at) is their split. The kernel comes from
+    // the table (N and precision alone), so every process answers alike.
+    bool can_share(std::size_t n) const override {
+        return launch_.kernel == ForceKernel::pairwise_grid && n == prepared_n_;
+    }
+
+    void accelerations_share(const Vec4<T>* pos, std::size_t n, const Params& p, double max_mass, int share,
                              int shares, Vec4<T>* acc, void* stream) override {
-        if (launch_.kernel != ForceKernel::pairwise_grid || n != prepared_n_) return false;
+        if (!can_share(n)) throw Error("direct solver: this launch cannot share out its work");
+        // The shares' bands are cut alike on every device, so their scratch may differ from the
+        // single-process one (the bands are usually smaller).
+        const std::size_t need = pairwise_share_scratch_count(launch_, n, shares, precision_of<T>());
+        if (scratch_.size() < need) scratch_.resize(need);
         const double eps2 = p.softening * p.softening;
         launch_pairwise_forces_share<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), T(eps2),
                                         force_needs_guard(eps2, max_mass, precision_of<T>()), share, shares,
                                         stream);
-        return true;
     }
 
     void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,

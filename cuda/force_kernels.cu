@@ -181,7 +181,10 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
         // The measured table (cuda/force_choice.hpp); explicit K / block in the request still win.
         const ForceLaunch c = table_choice(n, p);
         req.kernel = c.kernel;
-        if (req.bodies_per_thread == 0) req.bodies_per_thread = c.bodies_per_thread;
+        // K = 12 runs blocks of at most 128: an explicit larger block keeps the row's kernel at K = 8.
+        if (req.bodies_per_thread == 0) {
+            req.bodies_per_thread = c.bodies_per_thread == 12 && req.block > 128 ? 8 : c.bodies_per_thread;
+        }
         if (req.block == 0) req.block = c.block;
     }
     if (req.kernel == ForceKernel::pairwise || req.kernel == ForceKernel::pairwise_grid) {

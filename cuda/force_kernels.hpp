@@ -22,7 +22,8 @@ enum class ForceKernel {
 // A launch shape. Zero fields are chosen by resolve_force_launch from N, the precision and the device.
 struct ForceLaunch {
     ForceKernel kernel = ForceKernel::automatic;
-    int bodies_per_thread = 0;  // K: 1, 2, 4 or 8; the pairwise kernels 2, 4, 8 or 12 (fp32)
+    int bodies_per_thread = 0;  // K: 1, 2, 4 or 8; the pairwise kernels 2, 4, 8 or 12 (8 and 12: fp32;
+                                // 12: blocks of at most 128)
     int block = 0;              // threads per block: a multiple of 32 in [32, 256]
     int splits = 0;             // tuned: blocks sharing one body's j-sum (1 = no partial sums);
                                 // pairwise_grid: tiles per band (partial sums kept per body at once)
@@ -71,13 +72,16 @@ void launch_pairwise_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* a
                             unsigned long long bad_before, void* stream);
 
 // One share of launch_pairwise_forces' work for processes that each hold all n bodies (MPI ranks on their
-// own GPUs): the grid schedule's passes p with p % shares == share, on bands of at most tiles / (2 shares)
-// tiles. acc gets that share's partial sums for all n bodies (0 where it has none): the shares' acc added
-// up are the accelerations. `l` must be a resolved pairwise_grid launch whose scratch is allocated.
+// own GPUs): the grid schedule's passes p with p % shares == share, on bands of about tiles / (2 shares)
+// tiles (about two passes per share; fewer where the tiles are few) whatever the device, so that every
+// process cuts the same passes. acc gets that share's partial sums for all n bodies (0 where it has none):
+// the shares' acc added up are the accelerations. `l`: a resolved pairwise_grid launch; scratch holds
+// pairwise_share_scratch_count(l, n, shares, precision) items.
 template <typename T>
 void launch_pairwise_forces_share(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch,
                                   std::size_t n, T G, T eps2, bool guard, int share, int shares,
                                   void* stream);
+std::size_t pairwise_share_scratch_count(const ForceLaunch& l, std::size_t n, int shares, Precision p);
 // Vec4 elements of scratch a pairwise launch needs: band tiles x n for pairwise_grid, else 0.
 std::size_t pairwise_scratch_count(const ForceLaunch& l, std::size_t n);
 

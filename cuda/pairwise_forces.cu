@@ -422,23 +422,52 @@ void launch_k(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* s
     }
 }
 
+// The launch for one share (launch_pairwise_forces_share): bands of about tiles / (2 shares) tiles, so
+// that each share gets about two passes, and at most kShareScratchBytes of partial sums. Every process
+// must cut the same passes, so nothing here depends on the device (the single-process band does: its
+// budget is a share of the device's memory).
+constexpr double kShareScratchBytes = 2.0 * (1u << 30);
+
+ForceLaunch share_launch(const ForceLaunch& l, std::size_t n, int shares, std::size_t body_bytes) {
+    ForceLaunch shared = l;
+    const std::size_t tiles = tile_count(l, n), want = 2 * std::size_t(shares);
+    const std::size_t fit = std::size_t(std::max(1.0, kShareScratchBytes / (double(n) * double(body_bytes))));
+    shared.splits = int(std::min({tiles, fit, std::max<std::size_t>(1, (tiles + want - 1) / want)}));
+    return shared;
+}
+
+template <typename T>
+void launch_guarded(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch, std::size_t n,
+                    T G, T eps2, bool guard, const unsigned long long* bad, unsigned long long bad_before,
+                    void* stream, int share, int shares) {
+    if (n == 0) return;
+    const auto s = static_cast<cudaStream_t>(stream);
+    if (guard) {
+        launch_k<T, true>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s, unsigned(share),
+                          unsigned(shares));
+    } else {
+        launch_k<T, false>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s, unsigned(share),
+                           unsigned(shares));
+    }
+}
+
 }  // namespace
 
 std::size_t pairwise_scratch_count(const ForceLaunch& l, std::size_t n) {
     return l.kernel == ForceKernel::pairwise_grid && n > 0 ? band_tiles(l, n) * n : 0;
 }
 
+std::size_t pairwise_share_scratch_count(const ForceLaunch& l, std::size_t n, int shares, Precision p) {
+    if (l.kernel != ForceKernel::pairwise_grid || n == 0) return 0;
+    const std::size_t body_bytes = p == Precision::f32 ? sizeof(Vec4<float>) : sizeof(Vec4<double>);
+    return std::size_t(share_launch(l, n, shares, body_bytes).splits) * n;
+}
+
 template <typename T>
 void launch_pairwise_forces(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* scratch,
                             std::size_t n, T G, T eps2, bool guard, const unsigned long long* bad,
                             unsigned long long bad_before, void* stream) {
-    if (n == 0) return;
-    const auto s = static_cast<cudaStream_t>(stream);
-    if (guard) {
-        launch_k<T, true>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s, 0, 1);
-    } else {
-        launch_k<T, false>(l, pos, acc, scratch, n, G, eps2, bad, bad_before, s, 0, 1);
-    }
+    launch_guarded<T>(l, pos, acc, scratch, n, G, eps2, guard, bad, bad_before, stream, 0, 1);
 }
 
 template <typename T>
@@ -448,21 +477,8 @@ void launch_pairwise_forces_share(const ForceLaunch& l, const Vec4<T>* pos, Vec4
     if (l.kernel != ForceKernel::pairwise_grid || shares < 1 || share < 0 || share >= shares) {
         throw Error("force kernel: a share of the work needs the pairwise grid and 0 <= share < shares");
     }
-    if (n == 0) return;
-    // Bands small enough for two passes per share where the tiles allow (the passes are the units that
-    // are shared out; each holds about the same number of tile pairs). Fewer tiles per band need less
-    // scratch than `l` was sized for.
-    ForceLaunch shared = l;
-    const std::size_t tiles = tile_count(l, n), want = 2 * std::size_t(shares);
-    shared.splits = int(std::min(band_tiles(l, n), std::max<std::size_t>(1, (tiles + want - 1) / want)));
-    const auto s = static_cast<cudaStream_t>(stream);
-    if (guard) {
-        launch_k<T, true>(shared, pos, acc, scratch, n, G, eps2, nullptr, 0, s, unsigned(share),
-                          unsigned(shares));
-    } else {
-        launch_k<T, false>(shared, pos, acc, scratch, n, G, eps2, nullptr, 0, s, unsigned(share),
-                           unsigned(shares));
-    }
+    launch_guarded<T>(share_launch(l, n, shares, sizeof(Vec4<T>)), pos, acc, scratch, n, G, eps2, guard,
+                      nullptr, 0, stream, share, shares);
 }
 
 template void launch_pairwise_forces<float>(const ForceLaunch&, const Vec4<float>*, Vec4<float>*,

@@ -1,6 +1,8 @@
 // The distributed run's backend: each process steps its own contiguous slice of the bodies on its own
 // backend; every force evaluation gathers all positions and masses with MPI_Allgatherv, so each slice's
-// bodies are summed over exactly the source array a single process would hold, in the same order.
+// bodies are summed over exactly the source array a single process would hold, in the same order (the CPU
+// backends). The CUDA pairwise kernels instead share out the pairs of all bodies and add the shares up
+// with MPI_Reduce_scatter (sum_into_slices): each pair once, in another order.
 // docs/ARCHITECTURE.md ("Many processes") says why Allgatherv rather than a ring.
 #include "mpi/distributed_backend.hpp"
 
@@ -59,11 +61,6 @@ class MpiExchange final : public SourceExchange {
                                " processes is more than 2^31 - 1 bodies per process (MPI counts are int): "
                                "start more processes");
         }
-        if (c[0] > std::size_t(INT_MAX / 4)) {
-            throw ClusterError("N = " + std::to_string(n) + " over " + std::to_string(size_) +
-                               " processes is more than 2^29 bodies per process (the sums of forces count "
-                               "floats in int): start more processes");
-        }
         counts_.resize(c.size()), displs_.resize(c.size()), scalar_counts_.resize(c.size());
         std::size_t offset = 0;
         for (std::size_t r = 0; r < c.size(); ++r) {
@@ -75,7 +72,8 @@ class MpiExchange final : public SourceExchange {
                                    "offsets are int)");
             }
             displs_[r] = int(offset);
-            scalar_counts_[r] = 4 * counts_[r];
+            // Four scalars a body for sum_into_slices; unused (0) where they would not fit an int.
+            scalar_counts_[r] = can_sum(n) ? 4 * counts_[r] : 0;
             offset += c[r];
         }
         total_ = n;
@@ -97,6 +95,8 @@ class MpiExchange final : public SourceExchange {
 
     int slice() const override { return rank_; }
     int slices() const override { return size_; }
+    // MPI_Reduce_scatter counts scalars in int, and Open MPI adds all the counts up (4 N) in an int too.
+    bool can_sum_into_slices() const override { return size_ > 1 && can_sum(total_); }
     // The four components summed as scalars (MPI_SUM is defined on MPI_FLOAT, not on the Vec4 type).
     void sum_into_slices(const Vec4<float>* all, Vec4<float>* mine) override {
         MPI_Reduce_scatter(all, mine, scalar_counts_.data(), MPI_FLOAT, MPI_SUM, comm_);
@@ -121,6 +121,8 @@ class MpiExchange final : public SourceExchange {
     }
 
   private:
+    static bool can_sum(std::size_t n) { return n <= std::size_t(INT_MAX) / 4; }
+
     MPI_Comm comm_;
     int rank_ = 0, size_ = 1;
     MPI_Datatype f4_, d4_;

@@ -25,11 +25,13 @@ class SourceExchange {
 
     // This slice's index among slices() (one per process). A backend whose solver can split one
     // evaluation of all the bodies into shares (the CUDA pairwise kernels) takes share slice() of
-    // slices() and adds the shares up with sum_into_slices; the others evaluate their own bodies.
+    // slices() and adds the shares up with sum_into_slices, where can_sum_into_slices(); the others
+    // evaluate their own bodies. Every slice gets the same answer from can_sum_into_slices().
     virtual int slice() const { return 0; }
     virtual int slices() const { return 1; }
+    virtual bool can_sum_into_slices() const { return false; }
     // Collective: adds up every slice's `all` (total() values each) and leaves this slice's part of the
-    // sum, [first(), first() + its count), in `mine`. Host memory. Only where slices() > 1.
+    // sum, [first(), first() + its count), in `mine`. Host memory. Only where can_sum_into_slices().
     virtual void sum_into_slices(const Vec4<float>* /*all*/, Vec4<float>* /*mine*/) { unsupported(); }
     virtual void sum_into_slices(const Vec4<double>* /*all*/, Vec4<double>* /*mine*/) { unsupported(); }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "sim/presets.hpp"
 #include "sim/snapshot.hpp"
 #include "tests/reference.hpp"
+#include "tests/thread_exchange.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -570,8 +572,6 @@ TEST(Cuda, BaselineKernelMatchesFloat64AndIsComparedThroughTheRegistry) {
     EXPECT_FALSE(k.production_launch.empty());
 }
 
-// The pairwise kernels form eps^-3 before the mass multiplies it: the unguarded form needs it finite
-// however small the masses are (a zero-mass padding body must add exactly 0).
 // A distributed run with one GPU per process shares out the pairwise grid's passes
 // (DeviceForceSolver::accelerations_share): the shares' partial sums must add up to the whole evaluation,
 // for 2 and 3 shares, and every share must hold some of the work.
@@ -598,8 +598,8 @@ void check_shares_add_up(const ForceLaunch& launch, double tolerance) {
     for (const int shares : {2, 3}) {
         std::vector<Vec4<double> > sum(n, Vec4<double>{0, 0, 0, 0});
         for (int share = 0; share < shares; ++share) {
-            ASSERT_TRUE(
-                solver->accelerations_share(pos.data(), n, p, 1.0, share, shares, acc.data(), nullptr));
+            ASSERT_TRUE(solver->can_share(n));
+            solver->accelerations_share(pos.data(), n, p, 1.0, share, shares, acc.data(), nullptr);
             acc.copy_to_host(part.data(), n);
             double largest = 0;
             for (std::size_t i = 0; i < n; ++i) {
@@ -625,10 +625,59 @@ TEST(Cuda, SharesOfThePairwiseGridAddUpToTheWhole) {
     // The other kernels sum each body whole: no shares (a slice then evaluates its own bodies).
     auto tuned = make_device_direct_solver<float>({ForceKernel::tuned, 4, 128, 1});
     tuned->prepare(1000, 1.0);
-    DeviceBuffer<Vec4<float> > pos(1000), acc(1000);
-    EXPECT_FALSE(tuned->accelerations_share(pos.data(), 1000, Params{}, 1.0, 0, 2, acc.data(), nullptr));
+    EXPECT_FALSE(tuned->can_share(1000));
 }
 
+// Two CUDA backends as the two slices of one system (threads standing in for MPI processes, sharing the
+// one GPU): at N = 20,000 the direct solver runs the pairwise grid, so the slices share out its passes and
+// add them up through the exchange (CudaBackend's shared_forces). 10 leapfrog steps against one backend.
+TEST(Cuda, SlicesShareThePairsAndStepLikeTheWholeSystem) {
+    SKIP_WITHOUT_DEVICE();
+    const std::size_t n = 20000, counts[] = {10001, 9999};
+    const HostState s = test::random_bodies(n, 17);
+    Params p;
+    p.softening = 0.01;
+    p.dt = 1e-3;
+    for (Precision prec : {Precision::f32, Precision::f64}) {
+        SCOPED_TRACE(to_string(prec));
+        auto whole = make_cuda_backend(prec);
+        whole->set_state(s);
+        ASSERT_TRUE(whole->step(p, 10).finite);
+        const HostState want = whole->get_state();
+        test::ThreadExchange::Shared shared(2, n);
+        std::vector<HostState> got(2);
+        std::vector<std::thread> threads;
+        for (int k = 0; k < 2; ++k) {
+            const std::size_t first = k == 0 ? 0 : counts[0];
+            threads.emplace_back([&, k, first] {
+                auto b = make_cuda_backend(prec);
+                b->set_source_exchange(
+                    std::make_shared<test::ThreadExchange>(shared, n, first, counts[k], k, 2));
+                HostState mine;
+                mine.resize(counts[k]);
+                for (std::size_t i = 0; i < counts[k]; ++i) {
+                    mine.pos_mass[i] = s.pos_mass[first + i], mine.vel[i] = s.vel[first + i];
+                }
+                b->set_state(mine);
+                b->step(p, 10);
+                got[std::size_t(k)] = b->get_state();
+            });
+        }
+        for (auto& t : threads) t.join();
+        EXPECT_GE(shared.sums, 10);  // the pairs were shared out at every force evaluation
+        double worst = 0, r2 = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& a = i < counts[0] ? got[0].pos_mass[i] : got[1].pos_mass[i - counts[0]];
+            const auto& b = want.pos_mass[i];
+            worst = std::max({worst, std::abs(a.x - b.x), std::abs(a.y - b.y), std::abs(a.z - b.z)});
+            r2 += b.x * b.x + b.y * b.y + b.z * b.z;
+        }
+        EXPECT_LE(worst / std::sqrt(r2 / double(n)), prec == Precision::f32 ? 1e-5 : 1e-12);
+    }
+}
+
+// The pairwise kernels form eps^-3 before the mass multiplies it: the unguarded form needs it finite
+// however small the masses are (a zero-mass padding body must add exactly 0).
 TEST(Cuda, GuardCoversTheInverseCube) {
     EXPECT_FALSE(force_needs_guard(1e-4, 1e-6, Precision::f32));
     EXPECT_TRUE(force_needs_guard(1e-22, 1e-6, Precision::f32));  // m / eps^3 = 1e27, but eps^-3 = 1e33

@@ -12,6 +12,7 @@
 #include "sim/force_solver.hpp"
 #include "sim/source_exchange.hpp"
 #include "sim/validate.hpp"
+#include "thread_exchange.hpp"
 
 namespace nbody {
 namespace {
@@ -232,39 +233,6 @@ TEST(HostSolvers, SlicesOfTheDirectSumAreItsRowsBitForBit) {
     }
 }
 
-// Slices of one system on threads: the exchange is one shared array and a barrier (what MPI_Allgatherv
-// does across processes in mpi/).
-class ThreadExchange final : public SourceExchange {
-  public:
-    struct Shared {
-        explicit Shared(std::ptrdiff_t slices) : sync(slices) {}
-        std::barrier<> sync;
-        std::vector<Vec4<float>> f;
-        std::vector<Vec4<double>> d;
-    };
-    ThreadExchange(Shared& shared, std::size_t total, std::size_t first)
-        : shared_(shared), total_(total), first_(first) {}
-    std::size_t total() const override { return total_; }
-    std::size_t first() const override { return first_; }
-    void gather(const Vec4<float>* local, std::size_t count, Vec4<float>* all) override {
-        gather_into(shared_.f, local, count, all);
-    }
-    void gather(const Vec4<double>* local, std::size_t count, Vec4<double>* all) override {
-        gather_into(shared_.d, local, count, all);
-    }
-
-  private:
-    template <typename T>
-    void gather_into(std::vector<Vec4<T>>& shared, const Vec4<T>* local, std::size_t count, Vec4<T>* all) {
-        std::copy(local, local + count, shared.begin() + std::ptrdiff_t(first_));
-        shared_.sync.arrive_and_wait();
-        std::copy(shared.begin(), shared.end(), all);
-        shared_.sync.arrive_and_wait();
-    }
-    Shared& shared_;
-    std::size_t total_, first_;
-};
-
 TEST(Backends, SlicesWithASourceExchangeStepLikeTheWholeSystem) {
     // Below the OpenMP row threshold (512 sources): the slices' threads run no parallel regions.
     const HostState s = test::random_bodies(401, 23);
@@ -281,8 +249,8 @@ TEST(Backends, SlicesWithASourceExchangeStepLikeTheWholeSystem) {
             const Diagnostics want_d = whole->diagnostics(p, true);
 
             const std::size_t counts[] = {134, 134, 133};
-            ThreadExchange::Shared shared(3);
-            shared.f.resize(s.size()), shared.d.resize(s.size());
+            // (The CPU backends never share out pairs: sum_into_slices stays unused here.)
+            test::ThreadExchange::Shared shared(3, s.size());
             std::vector<HostState> got(3);
             std::vector<Diagnostics> shares(3);
             std::vector<std::thread> threads;
@@ -290,8 +258,8 @@ TEST(Backends, SlicesWithASourceExchangeStepLikeTheWholeSystem) {
             for (int k = 0; k < 3; ++k) {
                 threads.emplace_back([&, k, first] {
                     auto b = make_cpu_backend(CpuKind::openmp, precision);
-                    ASSERT_TRUE(
-                        b->set_source_exchange(std::make_shared<ThreadExchange>(shared, s.size(), first)));
+                    ASSERT_TRUE(b->set_source_exchange(
+                        std::make_shared<test::ThreadExchange>(shared, s.size(), first, counts[k], k, 3)));
                     HostState mine;
                     mine.resize(counts[k]);
                     for (std::size_t i = 0; i < counts[k]; ++i) {
