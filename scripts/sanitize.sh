@@ -7,8 +7,8 @@
 #           suppressed (tests/sanitizers/tsan.supp).
 #   NBODY_SANITIZE_DIR=dir   build directories are dir-asan, dir-tsan (default: build-asan, build-tsan)
 #   NBODY_TEST_REGEX=re      run only the matching tests (ctest -R)
-# Known leaks of the system's libraries (Mesa's eglInitialize, libgomp's thread pool...) are suppressed
-# by name in tests/sanitizers/lsan.supp, never by turning leak detection off. CUDA is not built: the
+# Known leaks of the system's libraries (Mesa's drivers, Open MPI's components) are suppressed by name
+# in tests/sanitizers/lsan.supp, never by turning leak detection off. CUDA is not built: the
 # sanitizers do not see into the device, and the CUDA runtime's own allocations would need suppressing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -89,11 +89,11 @@ constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 constexpr int kMaxSignal = 65;
 struct sigaction g_previous[kMaxSignal];  // the crash signals' handlers from before ours
 
-volatile std::sig_atomic_t g_live_terminal_line = 0;  // see set_live_terminal_line
+std::atomic<int> g_live_terminal_line{0};  // see set_live_terminal_line (lock-free: checked above)
 
 void on_exit_signal(int sig) {
     remove_registered_temps();
-    if (g_live_terminal_line) {
+    if (g_live_terminal_line.load() != 0) {
         const char newline = '\n';
         [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, &newline, 1);
     }
@@ -202,7 +202,7 @@ void SignalCleanup::release() {
 }
 
 void set_live_terminal_line(bool open) {
-    g_live_terminal_line = open ? 1 : 0;
+    g_live_terminal_line.store(open ? 1 : 0);
 }
 
 void remove_temp_files_on_signal() {
