@@ -79,7 +79,7 @@ if [[ $which == tsan || $which == all ]]; then
     # ask for threads themselves (--threads 2) still start workers: tsan.supp covers those.
     export TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=1:second_deadlock_stack=1:history_size=7"
     export OMP_NUM_THREADS=1
-    NBODY_TEST_REGEX=${NBODY_TEST_REGEX:-"SimSession|window|Cli"} run_tests "$base-tsan" || status=1
+    NBODY_TEST_REGEX=${NBODY_TEST_REGEX:-"^SimSession\.|^window_|CliTest\."} run_tests "$base-tsan" || status=1
 fi
 if [[ $status -ne 0 ]]; then echo "sanitize: FAILED"; else echo "sanitize: ok"; fi
 exit $status
