@@ -266,7 +266,7 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
 double max_pairwise_grid_bytes() {
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    return std::min(double(total_bytes) / 16, double(std::size_t(2) << 30));
+    return std::min(double(total_bytes) / 16, kMaxPairwiseScratchBytes);
 }
 
 std::string to_string(const ForceLaunch& l) {

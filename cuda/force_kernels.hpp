@@ -88,5 +88,7 @@ std::size_t pairwise_scratch_count(const ForceLaunch& l, std::size_t n);
 // The scratch budget of the grid schedule's partial sums on the current device (1/16 of its memory, at
 // most 2 GiB): the automatic band size is the most tiles whose partial sums fit it.
 double max_pairwise_grid_bytes();
+// The most partial sums any grid launch keeps at once (its single-process budget's cap, and a share's).
+inline constexpr double kMaxPairwiseScratchBytes = 2.0 * (1u << 30);
 
 }  // namespace nbody

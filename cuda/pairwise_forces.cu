@@ -423,15 +423,15 @@ void launch_k(const ForceLaunch& l, const Vec4<T>* pos, Vec4<T>* acc, Vec4<T>* s
 }
 
 // The launch for one share (launch_pairwise_forces_share): bands of about tiles / (2 shares) tiles, so
-// that each share gets about two passes, and at most kShareScratchBytes of partial sums. Every process
-// must cut the same passes, so nothing here depends on the device (the single-process band does: its
-// budget is a share of the device's memory).
-constexpr double kShareScratchBytes = 2.0 * (1u << 30);
+// that each share gets about two passes, and at most kMaxPairwiseScratchBytes of partial sums. Every
+// process must cut the same passes, so nothing here depends on the device (the single-process band does:
+// its budget is a share of the device's memory).
 
 ForceLaunch share_launch(const ForceLaunch& l, std::size_t n, int shares, std::size_t body_bytes) {
     ForceLaunch shared = l;
     const std::size_t tiles = tile_count(l, n), want = 2 * std::size_t(shares);
-    const std::size_t fit = std::size_t(std::max(1.0, kShareScratchBytes / (double(n) * double(body_bytes))));
+    const std::size_t fit =
+        std::size_t(std::max(1.0, kMaxPairwiseScratchBytes / (double(n) * double(body_bytes))));
     shared.splits = int(std::min({tiles, fit, std::max<std::size_t>(1, (tiles + want - 1) / want)}));
     return shared;
 }

@@ -653,12 +653,7 @@ TEST(Cuda, SlicesShareThePairsAndStepLikeTheWholeSystem) {
                 auto b = make_cuda_backend(prec);
                 b->set_source_exchange(
                     std::make_shared<test::ThreadExchange>(shared, n, first, counts[k], k, 2));
-                HostState mine;
-                mine.resize(counts[k]);
-                for (std::size_t i = 0; i < counts[k]; ++i) {
-                    mine.pos_mass[i] = s.pos_mass[first + i], mine.vel[i] = s.vel[first + i];
-                }
-                b->set_state(mine);
+                b->set_state(test::slice_of(s, first, counts[k]));
                 b->step(p, 10);
                 got[std::size_t(k)] = b->get_state();
             });

@@ -260,12 +260,7 @@ TEST(Backends, SlicesWithASourceExchangeStepLikeTheWholeSystem) {
                     auto b = make_cpu_backend(CpuKind::openmp, precision);
                     ASSERT_TRUE(b->set_source_exchange(
                         std::make_shared<test::ThreadExchange>(shared, s.size(), first, counts[k], k, 3)));
-                    HostState mine;
-                    mine.resize(counts[k]);
-                    for (std::size_t i = 0; i < counts[k]; ++i) {
-                        mine.pos_mass[i] = s.pos_mass[first + i], mine.vel[i] = s.vel[first + i];
-                    }
-                    b->set_state(mine);
+                    b->set_state(test::slice_of(s, first, counts[k]));
                     b->step(p, 20);
                     got[std::size_t(k)] = b->get_state();
                     shares[std::size_t(k)] = b->diagnostics(p, true);

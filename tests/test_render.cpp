@@ -435,13 +435,20 @@ TEST_F(Offscreen, BufferGenerationChangesWithEveryAllocation) {
     EXPECT_NE(particles.generation, g2);
 }
 
+// The CUDA interop tests run only where the CUDA backend is built and has a device.
+#define SKIP_WITHOUT_CUDA_INTEROP()                                                              \
+    do {                                                                                         \
+        const BackendInfo* cuda_info = find_backend("cuda");                                     \
+        if (!interop_built() || !cuda_info || !cuda_info->available) {                           \
+            GTEST_SKIP() << "no CUDA backend here: "                                             \
+                         << (cuda_info ? cuda_info->unavailable_reason : "not built with CUDA"); \
+        }                                                                                        \
+    } while (false)
+
 // On a CUDA machine: interop writes the same bytes and renders the same image as the host path, and
 // copies nothing device -> host.
 TEST_F(Offscreen, CudaInteropMatchesHostPath) {
-    const BackendInfo* cuda = find_backend("cuda");
-    if (!interop_built() || !cuda || !cuda->available) {
-        GTEST_SKIP() << "no CUDA backend here: " << (cuda ? cuda->unavailable_reason : "not built with CUDA");
-    }
+    SKIP_WITHOUT_CUDA_INTEROP();
     open(480, 270);
     HostState hs = make_preset(presets().front().name, 65536, 11);
     auto backend = create_backend("cuda", Precision::f32);
@@ -496,10 +503,7 @@ TEST_F(Offscreen, CudaInteropMatchesHostPath) {
 // On a CUDA machine: acceleration arrows get the device's accelerations through interop, with nothing
 // copied to the host, equal to the backend's own copy.
 TEST_F(Offscreen, CudaInteropWritesAccelerations) {
-    const BackendInfo* cuda = find_backend("cuda");
-    if (!interop_built() || !cuda || !cuda->available) {
-        GTEST_SKIP() << "no CUDA backend here: " << (cuda ? cuda->unavailable_reason : "not built with CUDA");
-    }
+    SKIP_WITHOUT_CUDA_INTEROP();
     open(64, 64);
     HostState hs = make_preset(presets().front().name, 5000, 8);
     auto backend = create_backend("cuda", Precision::f32);
@@ -525,10 +529,7 @@ TEST_F(Offscreen, CudaInteropWritesAccelerations) {
 // On a CUDA machine: the buffers grow (deleted and recreated, names often reused) and interop still writes
 // the new buffers, not a stale registration of the old ones.
 TEST_F(Offscreen, CudaInteropFollowsBufferReallocation) {
-    const BackendInfo* cuda = find_backend("cuda");
-    if (!interop_built() || !cuda || !cuda->available) {
-        GTEST_SKIP() << "no CUDA backend here: " << (cuda ? cuda->unavailable_reason : "not built with CUDA");
-    }
+    SKIP_WITHOUT_CUDA_INTEROP();
     open(64, 64);
     for (std::size_t n : {1000u, 50000u, 70000u}) {
         HostState hs = make_preset(presets().front().name, n, 5);

@@ -10,6 +10,16 @@
 
 namespace nbody::test {
 
+// Bodies [first, first + count) of s: one slice's state.
+inline HostState slice_of(const HostState& s, std::size_t first, std::size_t count) {
+    HostState mine;
+    mine.resize(count);
+    std::copy_n(s.pos_mass.begin() + std::ptrdiff_t(first), count, mine.pos_mass.begin());
+    std::copy_n(s.vel.begin() + std::ptrdiff_t(first), count, mine.vel.begin());
+    mine.t = s.t;
+    return mine;
+}
+
 class ThreadExchange final : public SourceExchange {
   public:
     // What the slices' threads share: one per slice, `total` bodies in all.
