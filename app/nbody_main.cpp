@@ -4,17 +4,17 @@
 #include <string>
 #include <vector>
 
-#include "cmd_bench.hpp"
-#include "cmd_plot.hpp"
-#include "cmd_run.hpp"
+#include "app/cli/cmd_bench.hpp"
+#include "app/cli/cmd_plot.hpp"
+#include "app/cli/cmd_run.hpp"
 #include "commands.hpp"
 #include "mpi/cluster.hpp"
-#include "sim/atomic_file.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
 
 #ifdef NBODY_HAVE_WINDOW
-#include "cmd_render.hpp"
-#include "window_app.hpp"
+#include "app/cli/cmd_render.hpp"
+#include "app/window/window_app.hpp"
 #endif
 
 #ifndef NBODY_VERSION

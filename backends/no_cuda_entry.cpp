@@ -1,5 +1,5 @@
 // The registry entry "cuda" of a build without the CUDA backend: listed, never available.
-#include "backends/registry.hpp"
+#include "registry.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

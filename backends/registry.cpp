@@ -1,4 +1,4 @@
-#include "backends/registry.hpp"
+#include "registry.hpp"
 
 #include "sim/cpu_backend.hpp"
 #include "sim/error.hpp"

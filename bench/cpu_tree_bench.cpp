@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "sim/error.hpp"
-#include "sim/force_error.hpp"
-#include "sim/kernels_cpu.hpp"
-#include "sim/octree.hpp"
+#include "sim/gravity/force_error.hpp"
+#include "sim/gravity/kernels_cpu.hpp"
+#include "sim/gravity/octree.hpp"
 #include "sim/presets.hpp"
-#include "sim/tree_walk.hpp"
+#include "sim/gravity/tree_walk.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/baseline_kernel.hpp"
+#include "cuda/baseline_kernel.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "sim/error.hpp"
-#include "sim/interaction.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "sim/params.hpp"
 
 namespace {

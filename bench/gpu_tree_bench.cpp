@@ -21,14 +21,14 @@
 #include "cuda/device_tree.hpp"
 #include "cuda/step_kernels.hpp"
 #include "sim/error.hpp"
-#include "sim/force_error.hpp"
+#include "sim/gravity/force_error.hpp"
 #include "sim/presets.hpp"
 
 namespace {
 
 using namespace nbody;
 
-// The relative force error over `sample` against the float64 direct sum on the sample (sim/force_error.hpp,
+// The relative force error over `sample` against the float64 direct sum on the sample (sim/gravity/force_error.hpp,
 // the project's one statistic).
 ForceErrorStats sample_errors(const std::vector<Vec4<float>>& bodies, const std::vector<Vec4<float>>& acc,
                               const std::vector<std::size_t>& sample, double G, double eps) {

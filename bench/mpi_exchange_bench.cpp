@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "sim/kernels_cpu.hpp"
+#include "sim/gravity/kernels_cpu.hpp"
 #include "sim/presets.hpp"
 #include "sim/util.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "sim/presets.hpp"
-#include "sim/snapshot.hpp"
+#include "sim/io/snapshot.hpp"
 
 namespace {
 

@@ -7,15 +7,15 @@
 #include <map>
 #include <vector>
 
-#include "cuda/cuda_backend.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/device_force_solver.hpp"
-#include "cuda/pinned_buffer.hpp"
-#include "cuda/step_kernels.hpp"
+#include "cuda_backend.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "device_force_solver.hpp"
+#include "pinned_buffer.hpp"
+#include "step_kernels.hpp"
 #include "sim/error.hpp"
-#include "sim/force_solver.hpp"
-#include "sim/memory.hpp"
+#include "sim/gravity/force_solver.hpp"
+#include "sim/platform/memory.hpp"
 
 namespace nbody {
 namespace {

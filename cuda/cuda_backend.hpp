@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "cuda/force_kernels.hpp"
+#include "force_kernels.hpp"
 #include "sim/backend.hpp"
 
 namespace nbody {

@@ -1,12 +1,12 @@
 #pragma once
-// Force solvers on the GPU: the device-side counterpart of sim/force_solver.hpp. All pointers are device
+// Force solvers on the GPU: the device-side counterpart of sim/gravity/force_solver.hpp. All pointers are device
 // pointers, `stream` is a cudaStream_t; no CUDA headers here.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 
-#include "cuda/force_kernels.hpp"
+#include "force_kernels.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/device_tree.hpp"
-#include "cuda/tree_detail.cuh"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
+#include "device_tree.hpp"
+#include "tree_detail.cuh"
 #include "sim/error.hpp"
 
 namespace nbody {

@@ -8,12 +8,12 @@
 // (one launch per level, children found by binary search on the sorted keys), moments bottom-up (mass,
 // centre of mass, traceless quadrupole, opening radius l / theta + s), then a walk in which one warp
 // walks once for 32 consecutive targets in key order, gathering interaction lists in shared memory and
-// evaluating them with sim/interaction.hpp. Results land in the caller's order.
+// evaluating them with sim/gravity/interaction.hpp. Results land in the caller's order.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
-#include "sim/multipole.hpp"  // kMonopolePower
+#include "sim/gravity/multipole.hpp"  // kMonopolePower
 #include "sim/state.hpp"
 
 namespace nbody {
@@ -26,7 +26,7 @@ struct DeviceTreeSettings {
     // gets a box spanning the system and walks it as a direct sum; see docs/CUDA_NOTES.md.
     int group_cut = 1024;
     // Accepted cells beyond the opening rule at theta^monopole_power are evaluated as monopoles alone, as
-    // on the CPU tree (sim/multipole.hpp); <= 0: always with the quadrupole.
+    // on the CPU tree (sim/gravity/multipole.hpp); <= 0: always with the quadrupole.
     double monopole_power = kMonopolePower;
     // Walk kernel variant, for experiments (docs/CUDA_NOTES.md): 0 default, 1 cell loop unrolled 8 times.
     int walk_variant = 0;

@@ -1,10 +1,10 @@
 // The CUDA direct-sum force solver: the launch shape resolved per N, its scratch, the self-term guard.
 #include <cmath>
 
-#include "cuda/device_buffer.hpp"
-#include "cuda/device_force_solver.hpp"
-#include "cuda/field_kernel.hpp"
-#include "cuda/force_kernels.hpp"
+#include "device_buffer.hpp"
+#include "device_force_solver.hpp"
+#include "field_kernel.hpp"
+#include "force_kernels.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

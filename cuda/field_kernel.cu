@@ -8,10 +8,10 @@
 
 #include <algorithm>
 
-#include "cuda/device_buffer.hpp"
-#include "cuda/field_kernel.hpp"
-#include "cuda/launch.cuh"
-#include "sim/interaction.hpp"
+#include "device_buffer.hpp"
+#include "field_kernel.hpp"
+#include "launch.cuh"
+#include "sim/gravity/interaction.hpp"
 
 namespace nbody {
 namespace {

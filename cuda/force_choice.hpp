@@ -6,7 +6,7 @@
 // on another device.
 #include <cstddef>
 
-#include "cuda/force_kernels.hpp"
+#include "force_kernels.hpp"
 
 namespace nbody {
 

@@ -6,17 +6,17 @@
 #include <cmath>
 #include <cuda/std/limits>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/force_choice.hpp"
-#include "cuda/force_kernels.hpp"
-#include "cuda/launch.cuh"
+#include "cuda_check.hpp"
+#include "force_choice.hpp"
+#include "force_kernels.hpp"
+#include "launch.cuh"
 #include "sim/error.hpp"
-#include "sim/interaction.hpp"
+#include "sim/gravity/interaction.hpp"
 
 namespace nbody {
 namespace {
 
-// One body-body interaction of sim/interaction.hpp (20 FLOPs by the CUDA sample's convention).
+// One body-body interaction of sim/gravity/interaction.hpp (20 FLOPs by the CUDA sample's convention).
 // kGuard: the self-term (r = 0, eps = 0) gives s = m * inf^3 or 0 * inf = NaN; fmin(NaN or inf, MAX)
 // returns MAX, and r * MAX = 0 exactly, so the self-term drops out at the cost of one FMNMX.
 template <typename T, bool kGuard>

@@ -5,9 +5,9 @@
 #include <random>
 #include <vector>
 
-#include "cuda/cuda_backend.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_buffer.hpp"
+#include "cuda_backend.hpp"
+#include "cuda_check.hpp"
+#include "device_buffer.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

@@ -2,7 +2,7 @@
 // The one way kernels are launched: skips empty grids and checks the launch.
 #include <cuda_runtime.h>
 
-#include "cuda/cuda_check.hpp"
+#include "cuda_check.hpp"
 
 namespace nbody {
 

@@ -31,11 +31,11 @@
 #include <algorithm>
 #include <cuda/std/limits>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/force_kernels.hpp"
-#include "cuda/launch.cuh"
+#include "cuda_check.hpp"
+#include "force_kernels.hpp"
+#include "launch.cuh"
 #include "sim/error.hpp"
-#include "sim/interaction.hpp"
+#include "sim/gravity/interaction.hpp"
 
 namespace nbody {
 namespace {

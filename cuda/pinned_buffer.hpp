@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "cuda/cuda_check.hpp"
-#include "sim/memory.hpp"
+#include "cuda_check.hpp"
+#include "sim/platform/memory.hpp"
 
 namespace nbody {
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "cuda/launch.cuh"
-#include "cuda/step_kernels.hpp"
+#include "launch.cuh"
+#include "step_kernels.hpp"
 #include "sim/error.hpp"
-#include "sim/interaction.hpp"
+#include "sim/gravity/interaction.hpp"
 
 namespace nbody {
 namespace {

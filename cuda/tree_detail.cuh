@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "sim/morton.hpp"
+#include "sim/gravity/morton.hpp"
 
 namespace nbody::tree_gpu {
 

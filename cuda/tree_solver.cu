@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "cuda/device_buffer.hpp"
-#include "cuda/device_force_solver.hpp"
-#include "cuda/device_tree.hpp"
+#include "device_buffer.hpp"
+#include "device_force_solver.hpp"
+#include "device_tree.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

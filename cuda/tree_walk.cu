@@ -1,7 +1,7 @@
 // The GPU tree walk: one warp walks once for a group of 32 consecutive targets in key order (their
 // bounding box is what the opening rule tests against), gathering accepted cells (with their quadrupole,
 // or far ones as monopoles alone) and opened leaves' bodies in shared-memory ring lists and evaluating them
-// 32 at a time with sim/multipole.hpp (which builds on sim/interaction.hpp). Warps are persistent: each takes
+// 32 at a time with sim/gravity/multipole.hpp (which builds on sim/gravity/interaction.hpp). Warps are persistent: each takes
 // the next group from a counter.
 //
 // Traversal: a depth-first stack of node indices, its bottom kSharedStack entries in shared memory and
@@ -14,10 +14,10 @@
 #include <cfloat>
 #include <cstdint>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/launch.cuh"
-#include "cuda/tree_detail.cuh"
-#include "sim/multipole.hpp"
+#include "cuda_check.hpp"
+#include "launch.cuh"
+#include "tree_detail.cuh"
+#include "sim/gravity/multipole.hpp"
 
 namespace nbody::tree_gpu {
 namespace {

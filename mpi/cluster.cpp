@@ -1,9 +1,9 @@
 // The single process (no mpirun, or a build without MPI) and what every cluster shares.
-#include "mpi/cluster.hpp"
+#include "cluster.hpp"
 
 #include <cstdlib>
 
-#include "mpi/launch.hpp"
+#include "launch.hpp"
 
 namespace nbody {
 namespace {

@@ -6,9 +6,9 @@
 #include <limits>
 #include <memory>
 
-#include "mpi/cluster.hpp"
-#include "mpi/distributed_backend.hpp"
-#include "mpi/launch.hpp"
+#include "cluster.hpp"
+#include "distributed_backend.hpp"
+#include "launch.hpp"
 
 namespace nbody {
 

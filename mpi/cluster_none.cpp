@@ -1,8 +1,8 @@
 // A build without MPI: every run is one process, whatever launched it.
 #include <iostream>
 
-#include "mpi/cluster.hpp"
-#include "mpi/launch.hpp"
+#include "cluster.hpp"
+#include "launch.hpp"
 
 namespace nbody {
 

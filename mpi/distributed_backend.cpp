@@ -4,14 +4,14 @@
 // backends). The CUDA pairwise kernels instead share out the pairs of all bodies and add the shares up
 // with MPI_Reduce_scatter (sum_into_slices): each pair once, in another order.
 // docs/ARCHITECTURE.md ("Many processes") says why Allgatherv rather than a ring.
-#include "mpi/distributed_backend.hpp"
+#include "distributed_backend.hpp"
 
 #include <climits>
 #include <cstdint>
 #include <limits>
 #include <string>
 
-#include "mpi/cluster.hpp"
+#include "cluster.hpp"
 
 namespace nbody {
 

@@ -1,7 +1,7 @@
-#include "render/body_feed.hpp"
+#include "body_feed.hpp"
 
 #ifdef NBODY_HAVE_CUDA
-#include "render/cuda_interop.hpp"
+#include "cuda_interop.hpp"
 #endif
 
 namespace nbody {

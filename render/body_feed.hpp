@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "render/particle_renderer.hpp"
+#include "particle_renderer.hpp"
 #include "sim/backend.hpp"
 
 namespace nbody {

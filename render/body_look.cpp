@@ -1,4 +1,4 @@
-#include "render/body_look.hpp"
+#include "body_look.hpp"
 
 #include <algorithm>
 #include <cmath>

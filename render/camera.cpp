@@ -1,4 +1,4 @@
-#include "render/camera.hpp"
+#include "camera.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "render/cuda_interop.hpp"
+#include "cuda_interop.hpp"
 
 #include <epoxy/gl.h>
 // After epoxy: cuda_gl_interop.h includes GL/gl.h, which epoxy's guard turns into a no-op.

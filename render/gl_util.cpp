@@ -1,4 +1,4 @@
-#include "render/gl_util.hpp"
+#include "gl_util.hpp"
 
 #include <cstdio>
 #include <string>

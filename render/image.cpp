@@ -1,4 +1,4 @@
-#include "render/image.hpp"
+#include "image.hpp"
 
 #include <stb_image_write.h>
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "sim/atomic_file.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

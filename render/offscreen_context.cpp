@@ -1,4 +1,4 @@
-#include "render/offscreen_context.hpp"
+#include "offscreen_context.hpp"
 
 #include <epoxy/egl.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "render/gl_util.hpp"
+#include "gl_util.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

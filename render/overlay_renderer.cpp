@@ -1,9 +1,9 @@
-#include "render/overlay_renderer.hpp"
+#include "overlay_renderer.hpp"
 
 #include <algorithm>
 
-#include "render/gl_util.hpp"
-#include "render/shader_locations.hpp"
+#include "gl_util.hpp"
+#include "shader_locations.hpp"
 #include "shaders/body_look_glsl.hpp"
 #include "shaders/overlay_frag.hpp"
 #include "shaders/trail_vert.hpp"

@@ -7,8 +7,8 @@
 
 #include <cstddef>
 
-#include "render/camera.hpp"
-#include "render/particle_renderer.hpp"
+#include "camera.hpp"
+#include "particle_renderer.hpp"
 
 namespace nbody {
 

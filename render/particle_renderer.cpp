@@ -1,4 +1,4 @@
-#include "render/particle_renderer.hpp"
+#include "particle_renderer.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -6,8 +6,8 @@
 #include <glm/gtc/type_ptr.hpp>
 #include <vector>
 
-#include "render/gl_util.hpp"
-#include "render/shader_locations.hpp"
+#include "gl_util.hpp"
+#include "shader_locations.hpp"
 #include "shaders/body_look_glsl.hpp"
 #include "shaders/particle_frag.hpp"
 #include "shaders/particle_vert.hpp"

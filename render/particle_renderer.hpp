@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "render/body_look.hpp"
-#include "render/camera.hpp"
+#include "body_look.hpp"
+#include "camera.hpp"
 #include "sim/state.hpp"
 
 namespace nbody {

@@ -1,10 +1,10 @@
-#include "render/pick_renderer.hpp"
+#include "pick_renderer.hpp"
 
 #include <algorithm>
 #include <vector>
 
-#include "render/gl_util.hpp"
-#include "render/shader_locations.hpp"
+#include "gl_util.hpp"
+#include "shader_locations.hpp"
 #include "shaders/body_look_glsl.hpp"
 #include "shaders/pick_frag.hpp"
 #include "shaders/pick_vert.hpp"

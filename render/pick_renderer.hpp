@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "render/camera.hpp"
-#include "render/particle_renderer.hpp"
+#include "camera.hpp"
+#include "particle_renderer.hpp"
 
 namespace nbody {
 

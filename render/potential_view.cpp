@@ -1,10 +1,10 @@
-#include "render/potential_view.hpp"
+#include "potential_view.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "render/gl_util.hpp"
-#include "render/shader_locations.hpp"
+#include "gl_util.hpp"
+#include "shader_locations.hpp"
 #include "shaders/potential_frag.hpp"
 #include "shaders/tonemap_vert.hpp"
 

@@ -1,4 +1,4 @@
-#include "render/scene_renderer.hpp"
+#include "scene_renderer.hpp"
 
 namespace nbody {
 

@@ -3,13 +3,13 @@
 // buffers, drawn as point sprites or by the compute splat, into a float target that is tone-mapped out.
 #include <epoxy/gl.h>
 
-#include "render/camera.hpp"
-#include "render/overlay_renderer.hpp"
-#include "render/particle_renderer.hpp"
-#include "render/pick_renderer.hpp"
-#include "render/potential_view.hpp"
-#include "render/splat_renderer.hpp"
-#include "render/tone_mapper.hpp"
+#include "camera.hpp"
+#include "overlay_renderer.hpp"
+#include "particle_renderer.hpp"
+#include "pick_renderer.hpp"
+#include "potential_view.hpp"
+#include "splat_renderer.hpp"
+#include "tone_mapper.hpp"
 
 namespace nbody {
 

@@ -1,7 +1,7 @@
-#include "render/splat_renderer.hpp"
+#include "splat_renderer.hpp"
 
-#include "render/gl_util.hpp"
-#include "render/shader_locations.hpp"
+#include "gl_util.hpp"
+#include "shader_locations.hpp"
 #include "shaders/body_look_glsl.hpp"
 #include "shaders/splat_comp.hpp"
 #include "shaders/splat_resolve_comp.hpp"

@@ -7,9 +7,9 @@
 
 #include <cstddef>
 
-#include "render/camera.hpp"
-#include "render/particle_renderer.hpp"
-#include "render/tone_mapper.hpp"
+#include "camera.hpp"
+#include "particle_renderer.hpp"
+#include "tone_mapper.hpp"
 
 namespace nbody {
 

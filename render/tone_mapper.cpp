@@ -1,7 +1,7 @@
-#include "render/tone_mapper.hpp"
+#include "tone_mapper.hpp"
 
-#include "render/gl_util.hpp"
-#include "render/shader_locations.hpp"
+#include "gl_util.hpp"
+#include "shader_locations.hpp"
 #include "shaders/tonemap_frag.hpp"
 #include "shaders/tonemap_vert.hpp"
 

@@ -2,7 +2,7 @@
 // The one interface every backend (serial, openmp, cuda) implements. A backend owns the bodies in its own
 // precision and memory (host or device) and offers the primitives an integrator is made of: kick, drift,
 // forces, damping, the finiteness check. The integrators themselves are written once, in
-// sim/integrators.cpp, as sequences of these primitives; step() runs them.
+// sim/integrate/integrators.cpp, as sequences of these primitives; step() runs them.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -62,7 +62,7 @@ class Backend {
     // Copy the bodies out (device -> host for GPU backends).
     virtual HostState get_state() const = 0;
 
-    // Advance `steps` steps of p.integrator with p.dt (sim/stepper.cpp: the same code for every
+    // Advance `steps` steps of p.integrator with p.dt (sim/integrate/stepper.cpp: the same code for every
     // backend); stops early on a non-finite value.
     StepReport step(const Params& p, std::int64_t steps);
 

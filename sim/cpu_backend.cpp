@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "force_solver.hpp"
+#include "sim/gravity/force_solver.hpp"
 #include "validate.hpp"
 
 namespace nbody {

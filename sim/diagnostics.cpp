@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "interaction.hpp"
+#include "sim/gravity/interaction.hpp"
 
 namespace nbody {
 

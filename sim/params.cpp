@@ -1,7 +1,7 @@
 #include "params.hpp"
 
-#include "force_solver.hpp"
-#include "integrators.hpp"
+#include "sim/gravity/force_solver.hpp"
+#include "sim/integrate/integrators.hpp"
 
 namespace nbody {
 

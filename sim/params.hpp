@@ -7,7 +7,7 @@
 
 namespace nbody {
 
-// The time integrators; sim/integrators.hpp describes each (order, force evaluations per step).
+// The time integrators; sim/integrate/integrators.hpp describes each (order, force evaluations per step).
 enum class Integrator {
     leapfrog,          // kick-drift-kick, 2nd order, symplectic; one force evaluation per step
     symplectic_euler,  // v += a dt, then x += v dt; 1st order, symplectic
@@ -16,7 +16,7 @@ enum class Integrator {
 };
 
 // Which algorithm sums the gravity, chosen independently of the backend that runs it
-// (sim/force_solver.hpp lists them).
+// (sim/gravity/force_solver.hpp lists them).
 enum class ForceAlgorithm {
     direct,  // all N^2 pairs
     tree,    // Barnes-Hut octree with quadrupoles, opening angle Params::theta

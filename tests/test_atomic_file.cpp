@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/atomic_file.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

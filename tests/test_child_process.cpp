@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/atomic_file.hpp"
-#include "sim/child_process.hpp"
+#include "sim/platform/atomic_file.hpp"
+#include "sim/platform/child_process.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "app/process_pipe.hpp"
+#include "app/cli/process_pipe.hpp"
 #include "backends/registry.hpp"
-#include "sim/csv_io.hpp"
+#include "sim/io/csv_io.hpp"
 #include "sim/presets.hpp"
-#include "sim/run_metadata.hpp"
+#include "sim/io/run_metadata.hpp"
 
 namespace fs = std::filesystem;
 

@@ -21,14 +21,14 @@
 #include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
-#include "sim/snapshot.hpp"
-#include "tests/reference.hpp"
-#include "tests/thread_exchange.hpp"
+#include "sim/io/snapshot.hpp"
+#include "reference.hpp"
+#include "thread_exchange.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "bench/baseline_kernel.hpp"
+#include "cuda/baseline_kernel.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_force_solver.hpp"

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "sim/error.hpp"
-#include "sim/force_error.hpp"
-#include "sim/octree.hpp"
+#include "sim/gravity/force_error.hpp"
+#include "sim/gravity/octree.hpp"
 #include "sim/presets.hpp"
 #include "sim/state.hpp"
-#include "sim/tree_walk.hpp"
-#include "tests/reference.hpp"
+#include "sim/gravity/tree_walk.hpp"
+#include "reference.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -44,7 +44,7 @@ TEST(CudaTree, Skipped) {
         if (!cuda_device_info()) GTEST_SKIP() << "no CUDA device on this machine"; \
     } while (0)
 
-constexpr float kTheta = float(kDefaultTheta);  // the default opening angle (sim/tree_walk.hpp)
+constexpr float kTheta = float(kDefaultTheta);  // the default opening angle (sim/gravity/tree_walk.hpp)
 
 std::vector<Vec4<float> > to_float(const HostState& s) {
     std::vector<Vec4<float> > v(s.size());
@@ -162,7 +162,7 @@ TEST(CudaTree, ThetaZeroIsTheDirectSum) {
 }
 
 // The opening angle the project uses meets the spec's targets on Plummer and cube at N = 65536, measured
-// with the project's one error statistic (sim/force_error.hpp), for the spec's plain runs of 32 and for
+// with the project's one error statistic (sim/gravity/force_error.hpp), for the spec's plain runs of 32 and for
 // the default cut groups.
 TEST(CudaTree, DefaultThetaMeetsTheErrorTargets) {
     SKIP_WITHOUT_DEVICE();
@@ -198,7 +198,7 @@ TEST(CudaTree, DefaultThetaMeetsTheErrorTargets) {
     }
 }
 
-// The GPU tree against the CPU tree (sim/octree.hpp, sim/tree_walk.hpp) on the same float bodies: the same
+// The GPU tree against the CPU tree (sim/gravity/octree.hpp, sim/gravity/tree_walk.hpp) on the same float bodies: the same
 // cells, opening rule and groups (group_cut = 0: the spec's plain runs of 32) leave only float round-off
 // between them (the CPU sums its moments in double, the GPU in float, and the two add in other orders). A
 // different tree or rule would differ by the tree's own error, ~1e-4. With the GPU's default groups (cut at
@@ -239,7 +239,7 @@ TEST(CudaTree, AgreesWithTheCpuTree) {
                 EXPECT_NEAR(double(r.stats.interactions), double(counts.total()),
                             1e-3 * double(counts.total()))
                     << preset;
-                // ... and the same far cells evaluated as monopoles alone (sim/multipole.hpp).
+                // ... and the same far cells evaluated as monopoles alone (sim/gravity/multipole.hpp).
                 std::printf("[ tree  ] %s monopoles %.1f vs %.1f per body\n", preset,
                             double(r.stats.monopole_interactions) / double(n),
                             double(counts.body_monopole) / double(n));

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "backends/registry.hpp"
-#include "sim/integrators.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/presets.hpp"
 
 namespace nbody {

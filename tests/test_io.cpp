@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/csv_io.hpp"
+#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
 #include "sim/rng.hpp"
 #include "sim/validate.hpp"

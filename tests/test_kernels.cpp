@@ -9,7 +9,7 @@
 #include "backends/registry.hpp"
 #include "reference.hpp"
 #include "sim/cpu_backend.hpp"
-#include "sim/force_solver.hpp"
+#include "sim/gravity/force_solver.hpp"
 #include "sim/source_exchange.hpp"
 #include "sim/validate.hpp"
 #include "thread_exchange.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/csv_io.hpp"
+#include "sim/io/csv_io.hpp"
 #include "sim/params.hpp"
 
 namespace fs = std::filesystem;

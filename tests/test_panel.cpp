@@ -6,8 +6,8 @@
 
 #include <functional>
 
-#include "app/keys.hpp"
-#include "app/panel.hpp"
+#include "app/window/keys.hpp"
+#include "app/window/panel.hpp"
 
 namespace nbody {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/process_pipe.hpp"
+#include "app/cli/process_pipe.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "app/progress.hpp"
+#include "app/cli/progress.hpp"
 
 namespace nbody {
 namespace {

@@ -22,7 +22,7 @@
 #include "render/scene_renderer.hpp"
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
-#include "sim/atomic_file.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
 

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <string>
 
-#include "sim/csv_io.hpp"
+#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
-#include "sim/run_metadata.hpp"
+#include "sim/io/run_metadata.hpp"
 
 namespace nbody {
 namespace {

@@ -1,4 +1,4 @@
-// The window's simulation thread (app/sim_session): requests never wait behind a step, drawing gets the
+// The window's simulation thread (app/window/sim_session): requests never wait behind a step, drawing gets the
 // bodies between long steps, and the NaN-recovery checkpoint is counted. A gated backend makes "a step
 // in progress" a state the test controls, so nothing here depends on timing.
 #include <gtest/gtest.h>
@@ -11,11 +11,11 @@
 #include <mutex>
 #include <thread>
 
-#include "app/sim_session.hpp"
+#include "app/window/sim_session.hpp"
 #include "backends/registry.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
-#include "tests/reference.hpp"
+#include "reference.hpp"
 
 namespace nbody {
 namespace {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "app/commands.hpp"
-#include "app/replay.hpp"
+#include "app/cli/replay.hpp"
 #include "sim/error.hpp"
-#include "sim/snapshot.hpp"
+#include "sim/io/snapshot.hpp"
 
 namespace fs = std::filesystem;
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "sim/csv_io.hpp"
+#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "sim/error.hpp"
-#include "sim/snapshot_hdf5.hpp"
+#include "sim/io/snapshot_hdf5.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {

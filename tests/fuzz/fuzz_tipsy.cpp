@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "sim/error.hpp"
-#include "sim/tipsy_io.hpp"
+#include "sim/io/tipsy_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/snapshot_hdf5.hpp"
-#include "sim/tipsy_io.hpp"
+#include "sim/io/snapshot_hdf5.hpp"
+#include "sim/io/tipsy_io.hpp"
 
 namespace {
 

@@ -33,10 +33,10 @@ sim_library() {
     local variant=$1
     shift
     local dir="$out/obj-$variant" objs=() src o newest_header
-    newest_header=$(ls -t sim/*.hpp | head -1)
+    newest_header=$(find sim -name '*.hpp' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d" " -f2)
     mkdir -p "$dir"
-    for src in sim/*.cpp; do
-        [[ $src == sim/snapshot_hdf5_none.cpp ]] && continue
+    for src in $(find sim -name '*.cpp' | sort); do
+        [[ $src == sim/io/snapshot_hdf5_none.cpp ]] && continue
         o="$dir/$(basename "$src" .cpp).o"
         if [[ ! $o -nt $src || ! $o -nt $newest_header ]]; then
             "$cxx" "${common[@]}" "$@" -fsanitize=fuzzer-no-link "${hdf5_flags[@]}" -c "$src" -o "$o"

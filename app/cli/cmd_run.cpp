@@ -1,0 +1,439 @@
+#include "cmd_run.hpp"
+
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "mpi/cluster.hpp"
+#include "plot.hpp"
+#include "process_backend.hpp"
+#include "progress.hpp"
+#include "sim/closest_pair.hpp"
+#include "sim/io/csv_io.hpp"
+#include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "sim/gravity/interaction.hpp"
+#include "sim/presets.hpp"
+#include "sim/io/run_metadata.hpp"
+#include "sim/io/snapshot.hpp"
+#include "sim/util.hpp"
+#include "sim/validate.hpp"
+
+#ifndef NBODY_VERSION
+#define NBODY_VERSION "unknown"
+#endif
+
+namespace nbody {
+namespace {
+
+// |dE/E| above which the summary warns that energy is not conserved.
+constexpr double kEnergyWarning = 1e-2;
+// With softening 0, an encounter whose time scale spans fewer steps than this is not resolved.
+constexpr double kMinStepsPerEncounter = 10.0;
+
+std::string format_g(double v, int digits = 6) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+// How many steps a run takes and, for --t-end, the length of the last one.
+struct StepPlan {
+    std::int64_t steps = 0;
+    bool shorten_last = false;  // the last step is T - t instead of dt, so the run ends exactly at T
+};
+
+StepPlan plan_steps(const RunOptions& o, double t0, double dt, Precision precision) {
+    if (!o.t_end) return {o.steps.value_or(kDefaultRunSteps), false};
+    const double t_end = *o.t_end;
+    if (!is_finite_bits(t_end)) throw Error("--t-end must be a finite number (got " + format_g(t_end) + ")");
+    if (!(t_end > t0)) {
+        throw Error("--t-end " + format_g(t_end) + " must be later than the start time t = " + format_g(t0));
+    }
+    // A run shorter than one dt is a single step of T - t0, which a float backend must be able to hold.
+    validate_time_interval("the --t-end interval T - t", t_end - t0, precision);
+    // The tolerance keeps T = 1, dt = 0.1 at 10 steps although 1/0.1 rounds a hair above 10.
+    const double exact = (t_end - t0) / dt;
+    const double steps = std::max(1.0, std::ceil(exact - 1e-9 * std::max(1.0, exact)));
+    if (steps > 9.0e18) throw Error("--t-end / --dt is too many steps (" + format_g(steps) + ")");
+    return {static_cast<std::int64_t>(steps), true};
+}
+
+// Two outputs naming one file would each write it, and the second rename would fail after the first
+// had already replaced it. Compared after resolving ".", ".." and symbolic links.
+void check_distinct_outputs(const RunOptions& o) {
+    namespace fs = std::filesystem;
+    const std::pair<const char*, const std::string*> outputs[] = {
+        {"--output", &o.output}, {"--energy-log", &o.energy_log}, {"--trajectory", &o.trajectory}};
+    auto resolved = [](const std::string& path) {
+        // Absolute first: weakly_canonical leaves a relative name whose first part does not exist as it is.
+        std::error_code ec;
+        const fs::path absolute = fs::absolute(fs::path(path), ec).lexically_normal();
+        const fs::path p = fs::weakly_canonical(absolute, ec);
+        return ec ? absolute : p;
+    };
+    for (std::size_t a = 0; a < std::size(outputs); ++a) {
+        for (std::size_t b = a + 1; b < std::size(outputs); ++b) {
+            if (outputs[a].second->empty() || outputs[b].second->empty()) continue;
+            if (resolved(*outputs[a].second) == resolved(*outputs[b].second)) {
+                throw Error(std::string(outputs[a].first) + " and " + outputs[b].first +
+                            " name the same file '" + *outputs[b].second + "' (give each its own file)");
+            }
+        }
+    }
+}
+
+}  // namespace
+
+CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
+    CLI::App* cmd = root.add_subcommand("run", "simulate without a window, write files, print a summary");
+    add_scenario_flags(*cmd, o.scenario);
+    cmd->add_option_function<std::string>(
+           "--steps", [&o](const std::string& s) { o.steps = parse_integer("--steps", s, 0); },
+           "number of steps (default " + std::to_string(kDefaultRunSteps) +
+               "; 0 writes the initial state to --output)")
+        ->type_name("K");
+    add_real_option(*cmd, "--t-end,--finalTime", o.t_end, {},
+                    "run until exactly this simulated time (the last step is shortened); excludes --steps")
+        ->type_name("T");
+    add_path_option(
+        *cmd, "--output", o.output,
+        "write the final bodies; the extension picks the format: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 "
+        "(a snapshot --restart continues), .tipsy/.std or .bin (Tipsy)");
+    add_path_option(*cmd, "--energy-log", o.energy_log,
+                    "write energies, drift and momentum to this CSV every --log-every steps");
+    cmd->add_option_function<std::string>(
+           "--log-every", [&o](const std::string& s) { o.log_every = parse_integer("--log-every", s, 0); },
+           "compute diagnostics (an O(N^2) potential) every K steps; 0: at the start and end only "
+           "(default " +
+               std::to_string(kDefaultLogEvery) + " with --energy-log, else 0)")
+        ->type_name("K");
+    add_path_option(*cmd, "--trajectory", o.trajectory, "write positions (step,t,body,x,y,z) to this CSV");
+    cmd->add_option_function<std::string>(
+           "--trajectory-every",
+           [&o](const std::string& s) { o.trajectory_every = parse_integer("--trajectory-every", s, 1); },
+           "record the trajectory every K steps (default 1)")
+        ->type_name("K");
+    add_snapshot_flags(*cmd, o.snapshots, o.scenario);
+    add_thread_option(*cmd, o.threads);
+    cmd->add_flag("--energyDiff", o.energy_diff, "print only the final relative energy change |dE/E|");
+    cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
+    add_path_option(*cmd, "--plot", o.plot,
+                    "after the run, plot the --energy-log to this PNG (needs gnuplot)");
+    cmd->footer("Defaults: preset plummer, N = " + std::to_string(kDefaultRunN) + ", " +
+                std::to_string(kDefaultRunSteps) +
+                " steps, the preset's dt and softening, leapfrog, float, cuda if available else openmp.\n"
+                "Interactions/s count N^2 per force evaluation for every backend.");
+    return cmd;
+}
+
+namespace {
+
+// Bad combinations that the flags' own parsers cannot see.
+void check_run_options(const RunOptions& o) {
+    if (o.steps && o.t_end) throw Error("--steps and --t-end cannot be used together (choose one)");
+    check_thread_count(o.threads);
+    if (!o.plot.empty() && o.energy_log.empty()) {
+        throw Error("--plot draws the energy log: give --energy-log FILE.csv too");
+    }
+    check_distinct_outputs(o);
+    if (!o.output.empty()) check_output_format("--output", o.output);
+    if (!o.plot.empty()) check_plot_output(o.plot, "--plot");
+}
+
+// The parameter lines of the logs: those of a CSV snapshot of the start, and the backend.
+std::string log_preamble(const Scenario& sc) {
+    RunMetadata m = csv_metadata(make_snapshot(sc, sc.state, sc.step));
+    m.set("backend", sc.backend);
+    return format_metadata(m, NBODY_VERSION);
+}
+
+// The run's files, written under temporary names until commit_files.
+struct RunFiles {
+    std::unique_ptr<AtomicFile> output;
+    std::unique_ptr<EnergyLog> energy_log;
+    std::unique_ptr<TrajectoryLog> trajectory;
+};
+
+RunFiles open_files(const RunOptions& o, const Scenario& sc) {
+    const std::string preamble = log_preamble(sc);
+    RunFiles f;
+    if (!o.output.empty()) f.output = std::make_unique<AtomicFile>(o.output);
+    if (!o.energy_log.empty()) f.energy_log = std::make_unique<EnergyLog>(o.energy_log, preamble);
+    if (!o.trajectory.empty()) f.trajectory = std::make_unique<TrajectoryLog>(o.trajectory, preamble);
+    return f;
+}
+
+// All files are complete and closed before the first is renamed: a write error leaves none behind.
+// The logs (already visible as NAME.partial) are renamed last, once the output is in place. `last` is the
+// final state (read only when there is an --output).
+void commit_files(RunFiles& f, const Scenario& sc, const HostState& last, std::int64_t done) {
+    if (f.energy_log) f.energy_log->file().finish();
+    if (f.trajectory) f.trajectory->file().finish();
+    if (f.output) {
+        for (const std::string& note : write_snapshot(*f.output, make_snapshot(sc, last, sc.step + done)))
+            std::cerr << "nbody: note: " << note << '\n';
+        commit_all({f.output.get()});
+    }
+    if (f.energy_log) f.energy_log->commit();
+    if (f.trajectory) f.trajectory->commit();
+}
+
+// After a blow-up the logs up to it are what a student needs to see why: keep them as NAME.partial.
+std::string keep_partial_logs(RunFiles& f) {
+    std::vector<std::string> kept;
+    for (PartialFile* p :
+         {f.energy_log ? &f.energy_log->file() : nullptr, f.trajectory ? &f.trajectory->file() : nullptr}) {
+        if (!p) continue;
+        p->keep();
+        kept.push_back(p->partial_path());
+    }
+    return kept.empty() ? "" : "; the logs up to it are kept in " + join(kept);
+}
+
+// The encounter that a run with softening 0 resolves worst: the closest pair sampled at each progress
+// update, judged by its own time scale sqrt(r^3 / G(m_i + m_j)).
+struct Encounter {
+    ClosestPair pair;
+    double time_scale = std::numeric_limits<double>::infinity();
+};
+
+void sample_encounter(const HostState& s, double G, Encounter& worst) {
+    const ClosestPair c = closest_pair(s);
+    if (!std::isfinite(c.distance)) return;
+    const double m = s.pos_mass[c.i].w + s.pos_mass[c.j].w;
+    const double t = std::sqrt(c.distance * c.distance * c.distance / (G * m));
+    if (t < worst.time_scale) worst = {c, t};
+}
+
+struct RunOutcome {
+    std::int64_t done = 0;
+    double t = 0;             // simulated time at the end
+    double step_seconds = 0;  // inside Backend::step only
+    Diagnostics last;
+    double drift = 0;     // |dE/E| from the start to the end
+    Encounter encounter;  // sampled only with softening 0
+};
+
+// Steps in chunks that end at the next log or trajectory point, or after about a quarter second for the
+// progress line; between them only the backend works. At each chunk end t is read from the backend's own
+// clock (an O(N) copy next to O(N^2) steps), so the shortened last step, T - t, lands exactly on T.
+// Under mpirun every process runs this loop in step (rank 0 picks the chunks); only rank 0 has the
+// bodies of the whole system after get_state, and the files.
+RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& plan, Backend& backend,
+                    RunFiles& files, const SnapshotSeries& series, Cluster& cl) {
+    const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
+    const bool watch_encounters = sc.params.softening == 0 && cl.root();
+    const double n = static_cast<double>(backend.size());
+    Progress progress("run", plan.steps, n * n, progress_settings_from_environment(o.quiet || !cl.root()),
+                      std::cerr);
+
+    RunOutcome r;
+    r.t = sc.state.t;
+    const Diagnostics d0 = backend.diagnostics(sc.params, true);
+    const double e0 = d0.total();
+    r.last = d0;
+    if (files.energy_log) files.energy_log->write(0, sc.state.t, d0, 0.0);
+    if (files.trajectory) files.trajectory->write(0, sc.state);
+    if (watch_encounters) sample_encounter(sc.state, sc.params.G, r.encounter);
+    // A restart begins at a step its snapshot already holds.
+    if (broadcast(cl, series.due(sc.step) && o.scenario.restart.empty())) {
+        const HostState start = backend.get_state();
+        if (cl.root()) series.write(sc, start, sc.step);
+    }
+
+    std::int64_t last_diag_step = 0, chunk = 0;
+    double chunk_seconds = 0;
+    while (r.done < plan.steps) {
+        std::int64_t next = plan.steps;
+        if (log_every > 0) next = std::min(next, (r.done / log_every + 1) * log_every);
+        if (files.trajectory) next = std::min(next, (r.done / o.trajectory_every + 1) * o.trajectory_every);
+        next = std::min(next, series.next_after(sc.step + r.done) - sc.step);
+        Params p = sc.params;
+        if (plan.shorten_last) {
+            if (r.done == plan.steps - 1) {
+                p.dt = *o.t_end - r.t;
+            } else {
+                next = std::min(next, plan.steps - 1);
+            }
+        }
+        // Timed on each process: rank 0's choice holds for all, which step together.
+        chunk = broadcast(cl, next_chunk(chunk, chunk_seconds, next - r.done));
+
+        const double start = now_s();
+        const StepReport rep = backend.step(p, chunk);
+        chunk_seconds = now_s() - start;
+        r.step_seconds += chunk_seconds;
+        if (!rep.finite) {
+            progress.finish();
+            const std::int64_t bad = r.done + rep.bad_step;
+            // The step and body (a global index) are the same on every process: they stop together.
+            const std::string message = "numerical blow-up at step " + std::to_string(bad) +
+                                        " (t = " + format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) +
+                                        "): body " + std::to_string(rep.bad_body) +
+                                        " has a non-finite position or velocity" + keep_partial_logs(files);
+            if (cl.distributed()) throw ClusterError(message);
+            throw Error(message);
+        }
+        r.done += chunk;
+        progress.update(r.done);
+        const HostState now = backend.get_state();
+        r.t = now.t;
+        if (watch_encounters) sample_encounter(now, sc.params.G, r.encounter);
+
+        const bool at_log = log_every > 0 && r.done % log_every == 0;
+        if (at_log || r.done == plan.steps) {
+            r.last = backend.diagnostics(sc.params, true);
+            last_diag_step = r.done;
+            if (files.energy_log) {
+                files.energy_log->write(r.done, r.t, r.last, relative_energy_drift(e0, r.last.total()));
+            }
+        }
+        if (files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps)) {
+            files.trajectory->write(r.done, now);
+        }
+        if (series.due(sc.step + r.done)) series.write(sc, now, sc.step + r.done);
+    }
+    progress.finish();
+    // The end state always has its diagnostics (also for --steps 0), and the energy log its last row.
+    if (last_diag_step != r.done) r.last = backend.diagnostics(sc.params, true);
+    r.drift = relative_energy_drift(e0, r.last.total());
+    return r;
+}
+
+void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backend, const RunOutcome& r,
+                   double wall) {
+    const std::string source =
+        !o.scenario.restart.empty() ? o.scenario.restart + " (from step " + std::to_string(sc.step) + ")"
+        : o.scenario.input.empty()  ? (o.scenario.preset.empty() ? presets().front().name : o.scenario.preset)
+                                    : o.scenario.input;
+    // A tree counts what it evaluated (its last force evaluation, times the evaluations per step); the
+    // direct sum N^2 per evaluation.
+    const std::optional<std::uint64_t> evaluated = backend.last_force_interactions();
+    const double per_step = evaluated
+                                ? double(*evaluated) * integrator_info(sc.params.integrator).force_evaluations
+                                : interactions_per_step(sc.params, backend.size());
+    const double per_second =
+        r.step_seconds > 0 ? per_step * static_cast<double>(r.done) / r.step_seconds : 0.0;
+    const Cluster& cl = cluster();
+    const std::string processes =
+        cl.distributed() ? " on " + std::to_string(cl.size()) + " processes (mpirun)" : std::string();
+    std::cout << "nbody run: " << source << ", N = " << backend.size() << ", " << backend.name() << processes
+              << ", " << to_string(sc.precision) << ", " << to_string(sc.params.integrator)
+              << ", dt = " << format_g(sc.params.dt) << ", softening = " << format_g(sc.params.softening)
+              << '\n';
+    if (!sc.from_file.empty() || !sc.overridden.empty()) {
+        std::cout << "  parameters      ";
+        const std::string& file = o.scenario.restart.empty() ? o.scenario.input : o.scenario.restart;
+        if (!sc.from_file.empty()) std::cout << join(sc.from_file) << " from " << file;
+        if (!sc.overridden.empty()) {
+            std::cout << (sc.from_file.empty() ? "" : "; ") << "flags override the file's "
+                      << join(sc.overridden);
+        }
+        std::cout << '\n';
+    }
+    std::cout << "  steps           " << r.done << " (t = " << format_g(sc.state.t, 9) << " -> "
+              << format_g(r.t, 9) << ")\n"
+              << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
+              << " s)\n"
+              << "  interactions/s  " << format_g(per_second, 4)
+              << (evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
+                            : std::string(" (N^2 per force evaluation; "))
+              << format_g(per_second * kFlopsPerInteraction * 1e-9, 4) << " GFLOP/s at 20 flops each)\n"
+              << "  |dE/E|          " << format_g(r.drift, 4) << '\n';
+}
+
+// Warnings that teach: what went wrong physically and which flag to try. On stderr, after the summary.
+void print_warnings(const Scenario& sc, const RunOutcome& r) {
+    if (r.last.has_potential && r.drift > kEnergyWarning) {
+        std::cerr << "nbody: warning: energy not conserved (|dE/E| = " << format_g(r.drift, 3) << " > "
+                  << format_g(kEnergyWarning) << "): try a smaller --dt or a larger --softening\n";
+    }
+    const Encounter& e = r.encounter;
+    if (sc.params.softening == 0 && sc.params.dt * kMinStepsPerEncounter > e.time_scale) {
+        std::cerr << "nbody: warning: close encounter with softening 0: bodies " << e.pair.i << " and "
+                  << e.pair.j << " came within " << format_g(e.pair.distance, 3)
+                  << " (their encounter takes about " << format_g(e.time_scale, 3) << ", less than "
+                  << format_g(kMinStepsPerEncounter) << " steps of dt = " << format_g(sc.params.dt)
+                  << "): try a --softening near that distance or a smaller --dt\n";
+    }
+}
+
+// What the other processes of a distributed run need of rank 0's scenario: the physics, backend,
+// precision, start time and step plan (the bodies reach them through the backend's set_state).
+void share_scenario(Cluster& cl, Scenario& sc, StepPlan& plan) {
+    if (!cl.distributed()) return;
+    sc.params = broadcast(cl, sc.params);
+    sc.precision = broadcast(cl, sc.precision);
+    sc.step = broadcast(cl, sc.step);
+    sc.state.t = broadcast(cl, sc.state.t);
+    plan = broadcast(cl, plan);
+    sc.backend = broadcast(cl, sc.backend);
+}
+
+}  // namespace
+
+int run_run_command(const RunOptions& o) {
+    Cluster& cl = cluster();
+    const double wall_start = now_s();
+    Scenario sc;
+    std::optional<SnapshotSeries> series;
+    StepPlan plan;
+    RunFiles files;
+    // Rank 0 reads the input and opens the files. Every process learns whether that worked before any
+    // goes on, so a bad flag or file is one error line (from rank 0) and no process waits forever.
+    agree(cl, [&] {
+        check_run_options(o);
+        if (!cl.root()) return;
+        sc = resolve_scenario(o.scenario, kDefaultRunN);
+        series.emplace(o.snapshots, sc);
+        plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
+        // Ctrl-C removes every temporary; the files are opened before the run so a bad path fails now.
+        remove_temp_files_on_signal();
+        files = open_files(o, sc);
+    });
+    share_scenario(cl, sc, plan);
+    if (!series) series.emplace(SnapshotOptions{}, sc);  // the other processes write no snapshots
+    if (o.threads > 0) omp_set_num_threads(o.threads);
+
+    std::unique_ptr<Backend> backend;
+    agree(cl, [&] { backend = create_process_backend(cl, sc.backend, sc.precision); });
+    agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
+
+    const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);
+    HostState last;
+    if (!o.output.empty()) last = backend->get_state();  // the whole system, on rank 0
+    // Rank 0 alone from here: it writes and prints.
+    cl.leave_lockstep();
+    if (!cl.root()) return 0;
+    commit_files(files, sc, last, r.done);
+    const double wall = now_s() - wall_start;
+    if (!o.plot.empty()) {
+        PlotRequest plot;
+        plot.input = o.energy_log;
+        plot.output = o.plot;
+        plot_csv(plot);
+    }
+
+    if (o.energy_diff) {
+        std::cout << format_g(r.drift, 9) << '\n';
+    } else {
+        print_summary(o, sc, *backend, r, wall);
+    }
+    print_warnings(sc, r);
+    return 0;
+}
+
+}  // namespace nbody

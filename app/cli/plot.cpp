@@ -1,0 +1,277 @@
+#include "plot.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "process_pipe.hpp"
+#include "sim/platform/atomic_file.hpp"
+#include "sim/error.hpp"
+#include "sim/io/input_file.hpp"
+#include "sim/util.hpp"
+
+namespace nbody {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A CSV as nbody writes it: '# key = value' comment lines (parameters, machine), one header, rows.
+struct CsvTable {
+    std::map<std::string, std::string> notes;
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+
+    int column(const std::string& name) const {
+        const auto it = std::find(header.begin(), header.end(), name);
+        return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+    }
+    const std::string* note(const std::string& key) const {
+        const auto it = notes.find(key);
+        return it == notes.end() ? nullptr : &it->second;
+    }
+};
+
+std::string trim(const std::string& s) {
+    const std::size_t a = s.find_first_not_of(" \t\r");
+    if (a == std::string::npos) return "";
+    return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+std::vector<std::string> split(const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(trim(cell));
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    return cells;
+}
+
+CsvTable parse_table(std::istream& in, const std::string& what) {
+    CsvTable t;
+    for (std::string line; std::getline(in, line);) {
+        const std::string text = trim(line);
+        if (text.empty()) continue;
+        if (text[0] == '#') {
+            const std::size_t eq = text.find('=');
+            if (eq != std::string::npos) t.notes[trim(text.substr(1, eq - 1))] = trim(text.substr(eq + 1));
+            continue;
+        }
+        if (t.header.empty()) {
+            t.header = split(text);
+        } else {
+            t.rows.push_back(split(text));
+        }
+    }
+    if (t.header.empty()) throw Error(what + ": empty file (expected an energy log or a bench CSV)");
+    return t;
+}
+
+// A number for gnuplot's data block; false for an empty or non-numeric cell (such rows are skipped).
+bool number(const std::vector<std::string>& row, int col, double& out) {
+    if (col < 0 || col >= static_cast<int>(row.size())) return false;
+    const std::string& s = row[static_cast<std::size_t>(col)];
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(out);
+}
+
+// A gnuplot single-quoted string: only '' needs escaping; line breaks would end the command.
+std::string gp_string(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'')
+            out += "''";
+        else if (c == '\n' || c == '\r')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out + "'";
+}
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+std::string preamble(const PlotRequest& r, const std::string& tmp) {
+    // noenhanced: titles from file names and flags are printed as they are (no ^ _ @ markup).
+    return "set terminal pngcairo size " + std::to_string(r.width) + "," + std::to_string(r.height) +
+           " noenhanced font 'sans,10'\nset output " + gp_string(tmp) +
+           "\nset grid\nset key outside right top\nset autoscale xfix\n";
+}
+
+// "plummer, N = 1024, openmp, leapfrog, dt = 0.01": what the energy log's parameter lines say.
+std::string energy_title(const CsvTable& t, const std::string& what) {
+    std::vector<std::string> parts;
+    if (const std::string* v = t.note("preset")) parts.push_back(*v);
+    if (const std::string* v = t.note("input")) parts.push_back(fs::path(*v).filename().string());
+    if (const std::string* v = t.note("N")) parts.push_back("N = " + *v);
+    if (const std::string* v = t.note("backend")) parts.push_back(*v);
+    if (const std::string* v = t.note("precision")) parts.push_back(*v);
+    if (const std::string* v = t.note("integrator")) parts.push_back(*v);
+    if (const std::string* v = t.note("dt")) parts.push_back("dt = " + *v);
+    if (const std::string* v = t.note("softening")) parts.push_back("softening = " + *v);
+    if (parts.empty()) return "energy: " + fs::path(what).filename().string();
+    return "energy: " + join(parts);
+}
+
+std::string energy_script(const CsvTable& t, const PlotRequest& r, const std::string& what,
+                          const std::string& tmp) {
+    const int ct = t.column("t"), ck = t.column("kinetic"), cp = t.column("potential"),
+              ce = t.column("total"), cd = t.column("rel_drift");
+    std::string drift = "$drift << EOD\n", energy = "$energy << EOD\n";
+    std::size_t n_drift = 0, n_energy = 0;
+    for (const auto& row : t.rows) {
+        double tt = 0, k = 0, p = 0, e = 0, d = 0;
+        if (!number(row, ct, tt) || !number(row, ck, k)) continue;
+        if (number(row, cp, p) && number(row, ce, e)) {
+            energy += num(tt) + " " + num(k) + " " + num(p) + " " + num(e) + "\n";
+            ++n_energy;
+        }
+        if (number(row, cd, d) && d > 0) {  // the first row's 0 has no place on a log axis
+            drift += num(tt) + " " + num(d) + "\n";
+            ++n_drift;
+        }
+    }
+    if (n_energy == 0) throw Error(what + ": no rows with energies to plot");
+    drift += "EOD\n";
+    energy += "EOD\n";
+    const std::string title = r.title.empty() ? energy_title(t, what) : r.title;
+    std::string s = preamble(r, tmp) + drift + energy;
+    s += "set multiplot layout 2,1 title " + gp_string(title) + "\n";
+    s += "set xlabel 't (simulation time units)'\n";
+    if (n_drift > 0) {
+        s += "set logscale y\nset format y '%.0e'\nset ylabel '|E - E0| / |E0| (relative energy error)'\n";
+        s += "plot $drift using 1:2 with linespoints pointtype 7 pointsize 0.4 linewidth 2 title '|dE/E|'\n";
+        s += "unset logscale y\nset format y '% h'\n";
+    } else {
+        s += "set ylabel '|E - E0| / |E0|'\nset label 1 'energy conserved exactly at every row' at graph "
+             "0.5,0.5 center\nplot $energy using 1:(0) with lines title '|dE/E| = 0'\nunset label 1\n";
+    }
+    s += "set ylabel 'energy (simulation units)'\n";
+    s += "plot $energy using 1:2 with lines linewidth 2 title 'kinetic', '' using 1:3 with lines linewidth 2 "
+         "title 'potential', '' using 1:4 with lines linewidth 2 title 'total'\n";
+    s += "unset multiplot\n";
+    return s;
+}
+
+std::string bench_script(const CsvTable& t, const PlotRequest& r, const std::string& what,
+                         const std::string& tmp) {
+    const int cn = t.column("n"), ci = t.column("interactions_per_second");
+    // One line per combination of the columns that name a configuration.
+    std::vector<int> keys;
+    for (const char* k : {"backend", "precision", "force", "integrator", "threads"}) {
+        if (t.column(k) >= 0) keys.push_back(t.column(k));
+    }
+    std::map<std::string, std::vector<std::pair<double, double>>> series;
+    std::vector<std::string> order;
+    for (const auto& row : t.rows) {
+        double n = 0, ips = 0;
+        if (!number(row, cn, n) || !number(row, ci, ips) || n <= 0 || ips <= 0) continue;
+        std::vector<std::string> name;
+        for (int k : keys) {
+            std::string cell = k < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(k)] : "";
+            if (t.header[static_cast<std::size_t>(k)] == "threads") cell += " threads";
+            name.push_back(cell);
+        }
+        const std::string label = join(name, " ");
+        if (!series.count(label)) order.push_back(label);
+        series[label].emplace_back(n, ips);
+    }
+    if (series.empty()) throw Error(what + ": no bench rows to plot");
+    std::string s = preamble(r, tmp);
+    std::string plot = "plot ";
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        auto& pts = series[order[i]];
+        std::sort(pts.begin(), pts.end());
+        s += "$s" + std::to_string(i) + " << EOD\n";
+        for (const auto& [n, ips] : pts) s += num(n) + " " + num(ips) + "\n";
+        s += "EOD\n";
+        plot += (i ? ", " : "") + std::string("$s") + std::to_string(i) +
+                " using 1:2 with linespoints linewidth 2 pointtype 7 title " + gp_string(order[i]);
+    }
+    std::string title = r.title;
+    if (title.empty()) {
+        title = "nbody bench";
+        if (const std::string* cpu = t.note("cpu")) {
+            title += ": " + *cpu;
+            if (const std::string* cores = t.note("cores")) title += " (" + *cores + " cores)";
+        }
+        if (const std::string* gpu = t.note("gpu"); gpu && *gpu != "none") title += ", " + *gpu;
+    }
+    s += "set title " + gp_string(title) + "\nset logscale xy\nset format x '%.0s%c'\nset format y '%.0e'\n";
+    s += "set xlabel 'N (bodies)'\nset ylabel 'interactions per second (N^2 per step)'\n";
+    s += plot + "\n";
+    return s;
+}
+
+std::string script_for(const CsvTable& t, const PlotRequest& r, const std::string& what,
+                       const std::string& tmp) {
+    if (t.column("rel_drift") >= 0 && t.column("t") >= 0) return energy_script(t, r, what, tmp);
+    if (t.column("interactions_per_second") >= 0 && t.column("n") >= 0) return bench_script(t, r, what, tmp);
+    throw Error(what + ": not an energy log or a bench CSV written by nbody (header '" + join(t.header, ",") +
+                "')");
+}
+
+void render_plot(const CsvTable& t, const std::string& what, const PlotRequest& r) {
+    check_plot_output(r.output, "-o");
+    if (r.width < 64 || r.height < 64 || r.width > 8192 || r.height > 8192) {
+        throw Error("plot size must be 64..8192 pixels a side (got " + std::to_string(r.width) + "x" +
+                    std::to_string(r.height) + ")");
+    }
+    // gnuplot writes the AtomicFile's temporary; it is renamed only when gnuplot exits with status 0.
+    AtomicFile file(r.output, AtomicFile::Mode::by_name);
+    const std::string script = script_for(t, r, what, file.temp_path());
+    ProcessPipe gnuplot({"gnuplot"}, r.output);
+    gnuplot.write(script.data(), script.size());
+    gnuplot.finish();
+    std::error_code ec;
+    if (fs::file_size(file.temp_path(), ec) == 0 || ec) {
+        throw Error("gnuplot wrote nothing to '" + r.output + "'");
+    }
+    file.commit();
+}
+
+}  // namespace
+
+void check_plot_output(const std::string& path, const std::string& flag) {
+    if (fs::path(path).extension() != ".png") {
+        throw Error(flag + " must name a .png file (got '" + path + "')");
+    }
+    const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        throw Error(flag + " '" + path + "': directory '" + dir.string() + "' does not exist");
+    }
+    check_output_path(path, flag);  // an existing FIFO, device or directory is refused before any work
+    if (!on_path("gnuplot")) {
+        throw Error(
+            "plotting needs gnuplot, which is not on PATH: install it (apt-get install gnuplot-nox, "
+            "or run scripts/setup.sh)");
+    }
+}
+
+void plot_csv(const PlotRequest& request) {
+    // Through InputFile, as every other input: a FIFO with no writer reads as empty instead of blocking
+    // forever, a device (/dev/zero) is refused instead of read until memory runs out, lines are bounded.
+    InputFile in(request.input);
+    std::string text, line;
+    for (std::size_t line_no = 1; in.read_line(line, line_no); ++line_no) {
+        text += line;
+        text += '\n';
+    }
+    plot_csv_text(text, request.input, request);
+}
+
+void plot_csv_text(const std::string& text, const std::string& what, const PlotRequest& request) {
+    std::istringstream in(text);
+    render_plot(parse_table(in, what), what, request);
+}
+
+}  // namespace nbody

@@ -1,0 +1,235 @@
+#include "scenario.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <iostream>
+
+#include "backends/registry.hpp"
+#include "sim/io/csv_io.hpp"
+#include "sim/error.hpp"
+#include "sim/platform/memory.hpp"
+#include "sim/presets.hpp"
+#include "sim/io/snapshot.hpp"
+#include "sim/util.hpp"
+#include "sim/validate.hpp"
+
+namespace nbody {
+
+void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
+    const std::string first_preset = presets().empty() ? "" : presets().front().name;
+    add_name_option(app, "--preset", o.preset,
+                    "initial conditions: " + join(preset_names()) + " (default " + first_preset + ")");
+    add_path_option(
+        app, "--input,--filename", o.input,
+        "bodies to start from: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 snapshot, .tipsy/.std or .bin (Tipsy)");
+    // Parsed by hand so "--n abc" and "--n -5" both get the same clear message.
+    app.add_option_function<std::string>(
+           "--n,--nBodies", [&o](const std::string& s) { o.n = parse_body_count("--n", s); },
+           "number of bodies (with --preset)")
+        ->type_name("N");
+    app.add_option_function<std::string>(
+           "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
+           "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) +
+               "; same seed, same bodies)")
+        ->type_name("S");
+    // Finite numbers here; their ranges (which depend on the precision) are validate_params' to check.
+    add_real_option(app, "--dt,--timeStep", o.dt, {}, "time step (default: the preset's)")->type_name("DT");
+    add_real_option(app, "--softening", o.softening, {},
+                    "Plummer softening length epsilon >= 0 (default: the preset's)")
+        ->type_name("EPS");
+    add_real_option(app, "--G", o.G, {}, "gravitational constant (default: the preset's, usually 1)")
+        ->type_name("G");
+    add_real_option(app, "--damping", o.damping, {}, "velocity factor per step (default 1 = none)")
+        ->type_name("D");
+    add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
+    add_name_option(app, "--force", o.force,
+                    "force algorithm: " + join(force_algorithm_names()) + " (default direct)");
+    add_real_option(
+        app, "--theta", o.theta, {},
+        "opening angle of --force tree, in (0, 1]: smaller is more accurate and slower (default " +
+            std::to_string(kDefaultTheta).substr(0, 3) + ": median force error <= 1e-3)")
+        ->type_name("T");
+    add_name_option(app, "--backend", o.backend,
+                    join(backend_names()) + " (default: " + default_interactive_backend().name +
+                        " here: the first available GPU backend, else openmp)");
+    add_name_option(app, "--precision", o.precision, "float or double (default float)");
+}
+
+namespace {
+
+// The flags of ScenarioOptions that were given, by the parameter names of RunMetadata.
+std::vector<std::string> given_params(const ScenarioOptions& o) {
+    std::vector<std::string> keys;
+    if (o.G) keys.emplace_back("G");
+    if (o.dt) keys.emplace_back("dt");
+    if (o.softening) keys.emplace_back("softening");
+    if (o.damping) keys.emplace_back("damping");
+    if (!o.integrator.empty()) keys.emplace_back("integrator");
+    return keys;
+}
+
+Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precision precision) {
+    Params p = defaults;
+    if (o.G) p.G = *o.G;
+    if (o.dt) p.dt = *o.dt;
+    if (o.softening) p.softening = *o.softening;
+    if (o.damping) p.damping = *o.damping;
+    if (!o.integrator.empty()) {
+        const auto i = parse_integrator(o.integrator);
+        if (!i) {
+            throw Error("unknown integrator '" + o.integrator + "' (valid: " + join(integrator_names()) +
+                        ")");
+        }
+        p.integrator = *i;
+    }
+    if (!o.force.empty()) {
+        const auto f = parse_force_algorithm(o.force);
+        if (!f) {
+            throw Error("unknown force algorithm '" + o.force + "' (valid: " + join(force_algorithm_names()) +
+                        ")");
+        }
+        p.force = *f;
+    }
+    if (o.theta) p.theta = *o.theta;
+    validate_params(p, precision);
+    return p;
+}
+
+std::string resolve_backend(const std::string& name) {
+    if (name.empty()) return default_interactive_backend().name;
+    if (!find_backend(name)) {
+        throw Error("unknown backend '" + name + "' (valid: " + join(backend_names()) + ")");
+    }
+    return name;  // an unavailable one is reported by create_backend, which knows why
+}
+
+// --restart: the snapshot decides precision, parameters and the step count; flags may still change
+// the parameters (with a warning: the continuation is then a different run).
+Scenario resolve_restart(const ScenarioOptions& o) {
+    for (const auto& [given, flag] :
+         {std::pair{!o.input.empty(), "--input"}, std::pair{!o.preset.empty(), "--preset"},
+          std::pair{o.n.has_value(), "--n"}}) {
+        if (given)
+            throw Error(std::string("--restart and ") + flag +
+                        " cannot be used together (the snapshot sets the bodies)");
+    }
+    if (require_format("--restart", o.restart) != FileFormat::hdf5) {
+        throw Error("--restart '" + o.restart +
+                    "': needs an HDF5 snapshot (.h5) written by nbody; start a new run "
+                    "from a CSV or Tipsy file with --input");
+    }
+    Snapshot snap = read_snapshot(o.restart);
+    if (!snap.info.has_params) {
+        throw Error("--restart '" + o.restart +
+                    "': the file has no /NBody group (written by another code), so the "
+                    "run cannot be continued exactly; start a new run from its bodies with --input");
+    }
+    for (const std::string& note : snap.notes) std::cerr << "nbody: note: " << note << '\n';
+    if (!o.precision.empty() && parse_precision(o.precision) != snap.info.precision) {
+        throw Error("--restart '" + o.restart + "' holds " + to_string(snap.info.precision) +
+                    " bodies: --precision " + o.precision +
+                    " would not continue the run exactly (drop --precision, "
+                    "or start a new run from it with --input)");
+    }
+    for (const auto& [given, flag] :
+         {std::pair{o.G.has_value(), "--G"}, std::pair{o.dt.has_value(), "--dt"},
+          std::pair{o.softening.has_value(), "--softening"}, std::pair{o.damping.has_value(), "--damping"},
+          std::pair{!o.integrator.empty(), "--integrator"}}) {
+        if (given) {
+            std::cerr << "nbody: warning: " << flag << " overrides the value stored in '" << o.restart
+                      << "': the continuation is not the original run\n";
+        }
+    }
+    Scenario sc;
+    sc.precision = snap.info.precision;
+    sc.params = resolve_params(o, snap.info.params, sc.precision);
+    sc.backend = resolve_backend(o.backend);
+    sc.step = snap.info.step;
+    sc.preset = snap.info.preset;
+    sc.seed = snap.info.seed;
+    sc.theta = snap.info.theta;
+    sc.state = std::move(snap.state);
+    check_host_memory(sc.state.size(), sc.precision);
+    try {
+        validate_state(sc.state, sc.params, sc.precision);
+    } catch (const Error& e) {
+        throw Error(o.restart + ": " + e.what());
+    }
+    return sc;
+}
+
+}  // namespace
+
+Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
+    if (!o.restart.empty()) return resolve_restart(o);
+    if (!o.preset.empty() && !o.input.empty()) {
+        throw Error("--preset and --input cannot be used together (choose one)");
+    }
+    if (!o.input.empty() && o.n) {
+        throw Error("--n cannot be used with --input (the file sets the number of bodies)");
+    }
+    const std::string precision_name = o.precision.empty() ? "float" : o.precision;
+    const auto precision = parse_precision(precision_name);
+    if (!precision) throw Error("unknown precision '" + precision_name + "' (valid: float, double)");
+
+    const PresetInfo* preset = nullptr;
+    if (o.input.empty()) {
+        const std::string name = o.preset.empty() ? presets().front().name : o.preset;
+        preset = find_preset(name);
+        if (!preset) {
+            throw Error("unknown preset '" + name + "' (valid: " + join(preset_names()) + ")");
+        }
+    }
+
+    // A file is read first: an HDF5 snapshot's parameters are the defaults the flags then override.
+    Snapshot file;
+    BodySource source;  // for a CSV: errors found after reading it name the body's line, "FILE:LINE: ..."
+    if (!preset) {
+        require_format("--input", o.input);
+        file = read_snapshot(o.input, &source);
+        for (const std::string& note : file.notes) std::cerr << "nbody: note: " << note << '\n';
+    }
+
+    Scenario sc;
+    sc.params = resolve_params(o, preset ? preset->params : file.info.params, *precision);
+    if (!preset && file.info.has_params) {
+        // The file's parameters are the defaults; the summary says which ones a flag replaced.
+        const std::vector<std::string> given = given_params(o);
+        for (const char* key : {"G", "softening", "dt", "damping", "integrator"}) {
+            const bool flag = std::find(given.begin(), given.end(), key) != given.end();
+            (flag ? sc.overridden : sc.from_file).emplace_back(key);
+        }
+    }
+    sc.backend = resolve_backend(o.backend);
+    sc.precision = *precision;
+
+    if (preset) {
+        const std::int64_t n = o.n.value_or(default_n);
+        if (n <= 0) throw Error("--n must be a positive integer (got " + std::to_string(n) + ")");
+        // Before allocating anything: a too-large N is a clear message, not a crash in the allocator.
+        check_host_memory(static_cast<std::size_t>(n), sc.precision);
+        sc.state = make_preset(preset->name, static_cast<std::size_t>(n), o.seed);
+        sc.preset = preset->name;
+        sc.seed = o.seed;
+    } else {
+        sc.state = std::move(file.state);
+        sc.theta = file.info.theta;
+        if (file.info.precision == Precision::f64 && sc.precision == Precision::f32) {
+            std::cerr << "nbody: warning: " << o.input
+                      << " holds double-precision bodies; they are rounded to float "
+                      << "(--precision double keeps them)\n";
+        }
+        check_host_memory(sc.state.size(), sc.precision);
+    }
+    const bool csv = !preset && !source.lines.empty();
+    try {
+        validate_state(sc.state, sc.params, sc.precision, csv ? &source : nullptr);
+    } catch (const Error& e) {
+        if (preset || csv) throw;
+        throw Error(o.input + ": " + e.what());  // HDF5 / Tipsy bodies: name the file
+    }
+    return sc;
+}
+
+}  // namespace nbody

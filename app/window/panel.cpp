@@ -1,0 +1,617 @@
+#include "panel.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "backends/registry.hpp"
+#include "keys.hpp"
+#include "sim/gravity/force_solver.hpp"
+#include "sim/platform/memory.hpp"
+#include "sim/presets.hpp"
+
+namespace nbody {
+
+void History::push(float v) {
+    data[std::size_t(next)] = v;
+    next = (next + 1) % kLen;
+    count = std::min(count + 1, kLen);
+}
+
+std::vector<float> History::values() const {
+    std::vector<float> out;
+    out.reserve(std::size_t(count));
+    int start = count == kLen ? next : 0;
+    for (int i = 0; i < count; ++i) out.push_back(data[std::size_t((start + i) % kLen)]);
+    return out;
+}
+
+namespace {
+
+const ImVec4 kWarn(1, 0.8f, 0.3f, 1);
+
+void tooltip_for_last(const char* text) {
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+}
+
+// A plot with its scale beside it (max on top, min below, never over the line) and the current value in
+// the caption. log10: plots log10 of the values (|dE/E| spans decades), labels stay in linear units.
+void plot(const char* label, const History& h, const char* fmt, bool log10 = false,
+          const char* tooltip = nullptr) {
+    std::vector<float> v = h.values();
+    float lo = FLT_MAX, hi = -FLT_MAX;
+    for (float& x : v) {
+        // log10: zeros (nothing measured yet, or exact) sit at the bottom, not at 1e-300.
+        if (log10) x = x > 0 ? std::log10(x) : -FLT_MAX;
+        if (x != -FLT_MAX) lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    if (lo > hi) lo = hi = 0;
+    if (log10) {
+        hi = std::ceil(hi);                        // whole decades: the scale reads 1e-7 .. 1e-4
+        lo = std::max(std::floor(lo), hi - 8.0f);  // at most 8 decades: early round-off stays readable
+        if (hi <= lo) hi = lo + 1;
+        for (float& x : v) x = std::max(x, lo);
+    } else if (hi - lo < 1e-6f * std::max(std::abs(hi), 1e-30f)) {
+        hi = lo + std::max(std::abs(lo) * 0.1f, 1e-6f);
+    }
+    char caption[96], top[32], bottom[32];
+    int len = std::snprintf(caption, sizeof caption, "%s  ", label);
+    std::snprintf(caption + len, sizeof caption - std::size_t(len), fmt, double(h.last()));
+    ImGui::TextUnformatted(caption);
+    if (tooltip) tooltip_for_last(tooltip);
+    std::snprintf(top, sizeof top, log10 ? "1e%+.0f" : "%.3g", double(hi));
+    std::snprintf(bottom, sizeof bottom, log10 ? "1e%+.0f" : "%.3g", double(lo));
+    const float scale_w = ImGui::CalcTextSize("-0.000e+00").x;
+    const float height = 38.0f;
+    ImGui::PushID(label);
+    ImGui::PlotLines(
+        "##plot", v.data(), int(v.size()), 0, nullptr, lo, hi,
+        ImVec2(ImGui::GetContentRegionAvail().x - scale_w - ImGui::GetStyle().ItemSpacing.x, height));
+    if (tooltip) tooltip_for_last(tooltip);
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::TextDisabled("%s", top);
+    ImGui::Dummy(ImVec2(scale_w, height - 2.0f * ImGui::GetTextLineHeightWithSpacing()));
+    ImGui::TextDisabled("%s", bottom);
+    ImGui::EndGroup();
+    ImGui::PopID();
+}
+
+// A logarithmic slider over [lo, hi] that cannot leave its range: it slides over the exponent, so no
+// input (a click, a 2-pixel drag, a drag past either end) maps outside. ImGui 1.86's own logarithmic
+// mode derives a "zero" epsilon from the format's precision and breaks with %e formats (dt = 10 with a
+// maximum of 1). zero_at_left: the far left means exactly 0 (softening).
+// zero_at_left: the far left is 0 (shown as zero_text if given).
+bool log_slider(const char* label, double& v, double lo, double hi, const char* fmt,
+                bool zero_at_left = false, const char* zero_text = nullptr) {
+    const double l0 = std::log10(lo), l1 = std::log10(hi);
+    float t = v <= 0 ? 0.0f : float((std::log10(std::clamp(v, lo, hi)) - l0) / (l1 - l0));
+    char text[48];
+    std::snprintf(text, sizeof text, fmt, v);
+    if (zero_at_left && zero_text && v <= 0) std::snprintf(text, sizeof text, "%s", zero_text);
+    // The shown text is the value, escaped so the slider prints it literally.
+    std::string shown;
+    for (const char* c = text; *c; ++c) shown += *c == '%' ? std::string("%%") : std::string(1, *c);
+    bool changed = ImGui::SliderFloat(label, &t, 0.0f, 1.0f, shown.c_str(),
+                                      ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoInput);
+    if (changed) {
+        t = std::clamp(t, 0.0f, 1.0f);
+        v = zero_at_left && t <= 0.0f ? 0.0 : std::pow(10.0, l0 + double(t) * (l1 - l0));
+        v = zero_at_left && v == 0.0 ? 0.0 : std::clamp(v, lo, hi);
+    }
+    return changed;
+}
+
+void force_controls(PanelModel& m, const PanelInfo& info) {
+    std::string cur = to_string(m.params.force);
+    if (ImGui::BeginCombo("force", cur.c_str())) {
+        for (const auto& f : builtin_force_algorithms()) {
+            if (ImGui::Selectable(f.name, f.id == m.params.force)) m.params.force = f.id;
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.description);
+        }
+        ImGui::EndCombo();
+    }
+    tooltip_for_last("Force algorithm; a change takes effect at the next step.");
+    if (m.params.force == ForceAlgorithm::tree) {
+        float theta = float(m.params.theta);
+        if (ImGui::SliderFloat("theta", &theta, 0.05f, 1.0f, "%.2f"))
+            m.params.theta = std::clamp(double(theta), 0.05, 1.0);
+        tooltip_for_last(
+            "Opening angle: a cell acts as one multipole when it is farther than side / theta from a group "
+            "of "
+            "32 bodies. Smaller: more accurate, slower. The default 0.6 keeps the median relative force "
+            "error "
+            "below 1e-3.");
+        if (info.have_force_error) {
+            ImGui::TextUnformatted(info.force_error.c_str());
+            if (ImGui::IsItemHovered()) {
+                ImGui::SetTooltip(
+                    "Relative force error |a_tree - a_direct| / |a_direct| of the accelerations the steps "
+                    "use, "
+                    "on a fixed sample of bodies, against the float64 direct sum on that sample only; "
+                    "re-measured every so often and whenever theta changes.\n%s",
+                    info.force_error_where.c_str());
+            }
+        } else {
+            ImGui::TextDisabled("force error: measuring...");
+        }
+        if (info.interactions_per_body > 0)
+            ImGui::Text("%.0f interactions / body / step", info.interactions_per_body);
+    }
+}
+
+bool slider_double(const char* label, double& v, double lo, double hi, const char* fmt) {
+    double x = std::clamp(v, lo, hi);
+    bool changed =
+        ImGui::SliderScalar(label, ImGuiDataType_Double, &x, &lo, &hi, fmt, ImGuiSliderFlags_AlwaysClamp);
+    if (changed) v = std::clamp(x, lo, hi);
+    return changed;
+}
+
+void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
+    if (ImGui::Button(m.paused ? "Run (Space)" : "Pause (Space)")) {
+        m.paused = !m.paused;
+        a.pause_changed = true;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Step (S)")) a.single_step = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Reverse (B)")) a.reverse = true;
+    tooltip_for_last(
+        "Negates every velocity: leapfrog is time-reversible, so running on retraces the motion "
+        "back to the start (a classic demonstration; try the figure-eight).");
+    ImGui::SliderInt("steps / frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d",
+                     ImGuiSliderFlags_AlwaysClamp);
+    m.steps_per_frame = std::clamp(m.steps_per_frame, 1, kMaxStepsPerFrame);
+    tooltip_for_last(
+        "Steps granted per rendered frame. The simulation runs on its own thread: when one step "
+        "takes longer than a frame, the window stays responsive and steps/s shows the real rate.");
+    ImGui::Text("N %zu  t %.4g  %lld steps  %.0f steps/s", info.n, info.sim_time,
+                static_cast<long long>(info.steps_total), info.steps_per_s);
+}
+
+void physics_tab(PanelModel& m, const PanelInfo& info) {
+    log_slider("dt", m.params.dt, kMinDt, kMaxDt, "%.2e");
+    tooltip_for_last("Time step (logarithmic). Too large and close encounters blow up: watch |dE/E|.");
+    log_slider("softening", m.params.softening, 1e-4, kMaxSoftening, "%.4f", true);
+    tooltip_for_last("Plummer softening length: smooths close encounters (far left: 0).");
+    slider_double("damping", m.params.damping, kMinDamping, kMaxDamping, "%.5f");
+    tooltip_for_last("Velocity factor applied once per step (1 = none).");
+    log_slider("G", m.params.G, kMinG, kMaxG, "%.4g");
+
+    const auto names = integrator_names();
+    std::string cur = to_string(m.params.integrator);
+    if (ImGui::BeginCombo("integrator", cur.c_str())) {
+        for (const auto& name : names) {
+            if (ImGui::Selectable(name.c_str(), name == cur)) {
+                if (auto i = parse_integrator(name)) m.params.integrator = *i;
+            }
+        }
+        ImGui::EndCombo();
+    }
+    force_controls(m, info);
+}
+
+// Log slider for N with a typed field beside it, and what that N needs.
+void n_slider(PanelModel& m) {
+    double n = double(std::clamp(m.n_edit, kMinSliderN, kMaxSliderN));
+    float w = ImGui::CalcItemWidth();
+    const float field = ImGui::CalcTextSize("16777216").x + 2 * ImGui::GetStyle().FramePadding.x;
+    ImGui::PushItemWidth(w - field - ImGui::GetStyle().ItemInnerSpacing.x);
+    if (log_slider("##N", n, double(kMinSliderN), double(kMaxSliderN), "%.0f")) {
+        // Round to 2 significant digits: 4096 and 65536 stay reachable through typing.
+        double p = std::pow(10.0, std::floor(std::log10(n)) - 1);
+        m.n_edit = std::int64_t(std::llround(std::round(n / p) * p));
+    }
+    ImGui::PopItemWidth();
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::PushItemWidth(field);
+    ImGui::InputScalar("N", ImGuiDataType_S64, &m.n_edit);
+    ImGui::PopItemWidth();
+    tooltip_for_last("Drag the slider (logarithmic) or type N; Regenerate applies it.");
+    m.n_edit = std::clamp<std::int64_t>(m.n_edit, 1, kMaxSliderN);
+    std::string mem = format_bytes(double(host_bytes_needed(std::size_t(m.n_edit), m.precision)));
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("needs %s host memory; %.2g interactions/step by direct sum", mem.c_str(),
+                        double(m.n_edit) * double(m.n_edit));
+    ImGui::PopTextWrapPos();
+}
+
+void scene_tab(PanelModel& m, PanelActions& a) {
+    if (ImGui::BeginCombo("preset", m.preset.c_str())) {
+        for (const auto& p : presets()) {
+            if (ImGui::Selectable(p.name.c_str(), p.name == m.preset)) {
+                m.preset_choice = p.name;
+                if (m.n_edit > kConfirmN || m.n > kConfirmN) {
+                    // Opened below, outside the combo's popup stack.
+                } else {
+                    m.preset = p.name;
+                    m.preset_choice.clear();
+                    a.load_preset = true;
+                }
+            }
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
+        }
+        ImGui::EndCombo();
+    }
+    tooltip_for_last("Loads the preset with its own dt, softening and G.");
+    if (!m.preset_choice.empty() && !ImGui::IsPopupOpen("Load preset?")) ImGui::OpenPopup("Load preset?");
+    if (ImGui::BeginPopupModal("Load preset?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::Text("Load '%s' with N = %lld? The current run is replaced.", m.preset_choice.c_str(),
+                    static_cast<long long>(m.n_edit));
+        if (ImGui::Button("Load")) {
+            m.preset = m.preset_choice;
+            m.preset_choice.clear();
+            a.load_preset = true;
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) {
+            m.preset_choice.clear();
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::EndPopup();
+    }
+    n_slider(m);
+    ImGui::InputScalar("seed", ImGuiDataType_U64, &m.seed);
+    if (ImGui::Button("Regenerate / reset")) {
+        if (m.n_edit > kConfirmN && m.n_edit != m.n) {
+            ImGui::OpenPopup("Regenerate?");
+        } else {
+            a.regenerate = true;
+        }
+    }
+    tooltip_for_last(
+        "Makes the preset again with this N and seed, keeping dt and softening (resets the time).");
+    if (ImGui::BeginPopupModal("Regenerate?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        std::string mem = format_bytes(double(host_bytes_needed(std::size_t(m.n_edit), m.precision)));
+        ImGui::Text("Regenerate with N = %lld bodies?", static_cast<long long>(m.n_edit));
+        ImGui::Text("Needs about %s of host memory; each step costs N^2 interactions.", mem.c_str());
+        if (ImGui::Button("Regenerate")) {
+            a.regenerate = true;
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) {
+            m.n_edit = m.n;
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::EndPopup();
+    }
+    ImGui::Separator();
+    log_slider("new body mass", m.add_mass, 1e-6, 10.0, "%.3g", true, "median mass");
+    tooltip_for_last(
+        "Shift + left drag in the view drops a body here with the dragged velocity "
+        "(far left: the median mass).");
+}
+
+void picked_section(PanelModel& m, const PanelInfo& info) {
+    const PickedBody& p = info.picked;
+    if (!p.valid) {
+        ImGui::TextDisabled("click a body to select it");
+        return;
+    }
+    ImGui::Text("body %lld  m %.4g", static_cast<long long>(p.index), p.mass);
+    ImGui::Text("x (%.4g, %.4g, %.4g)", p.pos[0], p.pos[1], p.pos[2]);
+    double speed = std::sqrt(p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
+    ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g", p.vel[0], p.vel[1], p.vel[2], speed);
+    if (p.have_potential) {
+        ImGui::Text("KE %.4g  PE %.4g", p.kinetic, p.potential);
+    } else {
+        ImGui::Text("KE %.4g", p.kinetic);
+    }
+    ImGui::Checkbox("follow (L)", &m.follow_selected);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("deselect")) {
+        m.selected = -1;
+        m.follow_selected = false;
+    }
+}
+
+// A colour bar with the numbers at its ends and what it shows after them.
+void color_bar(Rgb (*color)(float), double lo, double hi, const char* what) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    float w = ImGui::CalcItemWidth(), h = ImGui::GetTextLineHeight() * 0.8f;
+    const int steps = 32;
+    for (int i = 0; i < steps; ++i) {
+        auto col = [&](float t) {
+            Rgb c = color(t);
+            return ImGui::GetColorU32(ImVec4(c.r, c.g, c.b, 1));
+        };
+        float x0 = p.x + w * float(i) / steps, x1 = p.x + w * float(i + 1) / steps;
+        ImU32 a = col(float(i) / steps), b = col(float(i + 1) / steps);
+        dl->AddRectFilledMultiColor(ImVec2(x0, p.y), ImVec2(x1, p.y + h), a, b, b, a);
+    }
+    ImGui::Dummy(ImVec2(w, h));
+    char right[32];
+    std::snprintf(right, sizeof right, "%.3g", hi);
+    float x0 = ImGui::GetCursorPosX();
+    ImGui::TextDisabled("%.3g", lo);
+    ImGui::SameLine(x0 + std::max(0.0f, w - ImGui::CalcTextSize(right).x));
+    ImGui::TextDisabled("%s", right);
+    ImGui::SameLine(x0 + w + ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextDisabled("%s", what);
+}
+
+// The body colour map's legend: speed, or mass on a log scale.
+void color_legend(const PanelModel& m, const PanelInfo& info) {
+    if (m.particles.color == ColorMode::white) return;
+    ColorRange r = color_range(m.particles, info.stats);
+    bool mass = m.particles.color == ColorMode::mass;
+    double lo = mass ? std::exp(double(r.lo)) : double(r.lo),
+           hi = mass ? std::exp(double(r.hi)) : double(r.hi);
+    color_bar(ramp_color, lo, hi, mass ? "mass (log)" : "speed");
+}
+
+void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
+    int color = int(m.particles.color);
+    ImGui::Combo("colour", &color, "by speed\0by mass\0white\0");
+    m.particles.color = ColorMode(std::clamp(color, 0, 2));
+    color_legend(m, info);
+    ImGui::SliderFloat("size (px)", &m.particles.size_px, 0.5f, 32.0f, "%.1f",
+                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    tooltip_for_last("Sprite diameter of a median-mass body at the focus distance; grows with mass^(1/3).");
+    ImGui::SliderFloat("brightness", &m.particles.brightness, 0.01f, 10.0f, "%.2f",
+                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    ImGui::Checkbox("trails (T)", &m.trails);
+    ImGui::SameLine();
+    ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.5f);
+    ImGui::SliderInt("length", &m.trail_length, 2, 512, "%d",
+                     ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    ImGui::PopItemWidth();
+    m.trail_length = std::clamp(m.trail_length, 2, 512);
+    tooltip_for_last("Positions kept per body (a ring buffer on the GPU), one per drawn update.");
+    ImGui::Checkbox("velocity (V)", &m.vectors);
+    tooltip_for_last("Velocity arrows, in each body's colour.");
+    ImGui::SameLine();
+    ImGui::Checkbox("accel. (A)", &m.accel_vectors);
+    tooltip_for_last(
+        "Acceleration arrows (green), from the force solver's accelerations where the bodies live (a GPU "
+        "writes them straight into the vertex buffer).");
+    ImGui::SameLine();
+    ImGui::PushItemWidth(-1);
+    ImGui::SliderFloat("##vscale", &m.vector_scale, 0.05f, 20.0f, "x%.2f",
+                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    ImGui::PopItemWidth();
+    tooltip_for_last("Arrow length: x1 draws a typical speed (or acceleration) a tenth of the view high.");
+    ImGui::Checkbox("potential (G)", &m.potential);
+    ImGui::SameLine();
+    ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.5f);
+    ImGui::SliderInt("grid", &m.potential_res, 16, 512, "%d",
+                     ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    ImGui::PopItemWidth();
+    m.potential_res = std::clamp(m.potential_res, 16, 512);
+    if (m.potential) {
+        color_bar(potential_ramp_color, info.potential_min, info.potential_max, "potential");
+        tooltip_for_last(
+            "The gravitational potential on the slice through the view's centre, facing the camera, "
+            "with contour lines; deep wells (dark) under the bodies saturate.");
+        if (!info.potential_note.empty()) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s", info.potential_note.c_str());
+            ImGui::PopTextWrapPos();
+        }
+    }
+
+    if (ImGui::TreeNode("drawing")) {
+        int splat = int(m.particles.splat);
+        ImGui::Combo("drawing", &splat, "auto\0point sprites\0compute splat\0");
+        m.particles.splat = SplatMode(std::clamp(splat, 0, 2));
+        tooltip_for_last(
+            "Point sprites use the raster pipeline; the compute splat adds each body's light with "
+            "atomics in a compute shader (much faster for a million small bodies on compute GPUs, "
+            "bodies above 4 px shrink to 4 px). Auto: compute from N = 262144 up.");
+        if (!info.draw_path.empty()) ImGui::TextDisabled("(%s)", info.draw_path.c_str());
+        ImGui::Checkbox("tone mapping", &m.tone.tone_map);
+        tooltip_for_last("Logarithmic tone mapping keeps dense cores from saturating to flat white.");
+        ImGui::SliderFloat("exposure", &m.tone.exposure, 0.05f, 20.0f, "%.2f",
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+        if (ImGui::Checkbox("vsync", &m.vsync)) a.vsync_changed = true;
+        ImGui::SameLine();
+        if (ImGui::Checkbox("fullscreen (F)", &m.fullscreen)) a.fullscreen_changed = true;
+        ImGui::TreePop();
+    }
+    if (ImGui::Button("Fit (R)")) a.fit_camera = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Reset view (Home)")) a.reset_camera = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Screenshot (P)")) a.screenshot = true;
+}
+
+void backend_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
+    if (ImGui::BeginCombo("backend", m.backend.c_str())) {
+        for (const auto& b : builtin_backends()) {
+            ImGuiSelectableFlags flags = b.available ? 0 : ImGuiSelectableFlags_Disabled;
+            if (ImGui::Selectable(b.name.c_str(), b.name == m.backend, flags) && b.available) {
+                m.backend = b.name;
+                a.switch_backend = true;
+            }
+            tooltip_for_last(b.available ? b.description.c_str() : b.unavailable_reason.c_str());
+        }
+        ImGui::EndCombo();
+    }
+    tooltip_for_last(
+        "Switching keeps the exact state: positions and velocities are copied, not regenerated.");
+    int prec = m.precision == Precision::f64 ? 1 : 0;
+    ImGui::RadioButton("float", &prec, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("double", &prec, 1);
+    Precision want = prec ? Precision::f64 : Precision::f32;
+    if (want != m.precision) {
+        m.precision = want;
+        a.switch_backend = true;
+    }
+    // Say plainly why a GPU backend is off: a tooltip on a disabled entry is easy to miss.
+    ImGui::PushTextWrapPos(0.0f);
+    for (const BackendInfo& b : builtin_backends()) {
+        if (b.available || b.residency != Residency::device) continue;
+        ImGui::TextColored(kWarn, "%s off:", b.name.c_str());
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", b.unavailable_reason.c_str());
+    }
+    ImGui::TextWrapped("%s", info.gl_device.c_str());
+    if (!info.cuda_device.empty()) ImGui::TextWrapped("%s", info.cuda_device.c_str());
+    ImGui::TextWrapped("%s", info.transfer.c_str());
+    if (!info.checkpoint.empty()) {
+        ImGui::TextDisabled("%s", info.checkpoint.c_str());
+        tooltip_for_last(
+            "A full copy of the bodies kept to restore after a NaN/Inf. Not per frame: its cadence "
+            "grows with its cost so it stays near 1% of the simulation time.");
+    }
+    if (!info.interop_note.empty()) ImGui::TextColored(kWarn, "%s", info.interop_note.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+void energy_section(const PanelInfo& info) {
+    if (!ImGui::CollapsingHeader("Energy", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!info.have_energy) {
+        ImGui::TextDisabled("computing...");
+        return;
+    }
+    ImGui::Text("KE %.5g  PE %.5g  E %.7g", info.kinetic, info.potential, info.total);
+    plot("|dE/E|", info.drift, "%.2e", true,
+         "Relative energy change since the state was loaded (log scale); measured a few times per second "
+         "(the potential costs N^2).");
+}
+
+void performance_section(const PanelInfo& info) {
+    if (!ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    plot("ms/step", info.ms_step, "%.3f ms", false,
+         "Wall time per simulation step (on the simulation thread).");
+    char rate[96];
+    std::snprintf(rate, sizeof rate, "%.3g interactions/s  %.1f GFLOP/s  %.0f fps",
+                  double(info.interactions.last()), double(info.gflops.last()), double(info.fps.last()));
+    ImGui::TextUnformatted(rate);
+    tooltip_for_last(
+        "N^2 body-body interactions per step times steps/s; 20 floating-point operations counted per "
+        "interaction (the CUDA sample's convention).");
+    plot("interactions/s", info.interactions, "%.3g", false);
+}
+
+void help_overlay(PanelModel& m) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(
+        ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+        ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    ImGui::Begin(
+        "Help", &m.show_help,
+        ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
+    ImGui::Text("Mouse");
+    ImGui::BulletText("left drag: orbit    right / middle drag: pan    wheel: zoom");
+    ImGui::BulletText("click a body: select it    click empty space: deselect");
+    ImGui::BulletText("Shift + left drag: drop a body with the dragged velocity");
+    ImGui::Separator();
+    ImGui::Text("Keys");
+    for (const KeyBinding& k : key_bindings()) {
+        ImGui::Text("%s%-6s", k.ctrl ? "Ctrl+" : "", k.label);
+        ImGui::SameLine(90);
+        ImGui::TextUnformatted(k.what);
+    }
+    ImGui::Text("Esc");
+    ImGui::SameLine(90);
+    ImGui::TextUnformatted("close a popup or this help; else quit");
+    ImGui::End();
+}
+
+// A visible hint in the top-right corner, so the help is discoverable without the panel.
+void help_hint(PanelModel& m) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 8, vp->WorkPos.y + 8), ImGuiCond_Always,
+                            ImVec2(1, 0));
+    ImGui::SetNextWindowBgAlpha(0.35f);
+    ImGui::Begin("##help_hint", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                     ImGuiWindowFlags_NoNav);
+    if (ImGui::SmallButton("? help")) m.show_help = !m.show_help;
+    ImGui::End();
+}
+
+void quit_popup(PanelModel& m, PanelActions& a) {
+    if (m.ask_quit && !ImGui::IsPopupOpen("Quit?")) ImGui::OpenPopup("Quit?");
+    if (ImGui::BeginPopupModal("Quit?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::Text("Quit this run?");
+        if (ImGui::Button("Quit")) {
+            a.quit = true;
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) {
+            m.ask_quit = false;
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::EndPopup();
+    } else {
+        m.ask_quit = false;  // closed by Esc
+    }
+}
+
+}  // namespace
+
+PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
+    PanelActions a;
+    handle_keys(m, a, info);
+    help_hint(m);
+    if (m.show_help) help_overlay(m);
+    quit_popup(m, a);
+    m.panel_width = 0;
+    if (m.show_panel) {
+        const ImGuiViewport* vp = ImGui::GetMainViewport();
+        // Fixed at the left edge, full height: controls and live plots without scrolling at 1280x720.
+        ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y), ImGuiCond_Always);
+        ImGui::SetNextWindowSizeConstraints(ImVec2(300, 0), ImVec2(600, vp->WorkSize.y));
+        ImGui::SetNextWindowSize(ImVec2(370, vp->WorkSize.y), ImGuiCond_FirstUseEver);
+        ImGui::SetNextWindowBgAlpha(0.82f);
+        ImGui::Begin("nbody", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
+        m.panel_width = ImGui::GetWindowWidth();
+        ImGui::PushItemWidth(ImGui::GetWindowWidth() * 0.62f);
+        if (!info.message.empty()) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextColored(ImVec4(1, 0.35f, 0.3f, 1), "%s", info.message.c_str());
+            ImGui::PopTextWrapPos();
+            if (ImGui::SmallButton("dismiss")) info.message.clear();
+        }
+        if (!info.screenshot_note.empty()) ImGui::TextDisabled("%s", info.screenshot_note.c_str());
+        if (!info.busy.empty()) ImGui::TextColored(kWarn, "%s", info.busy.c_str());
+        time_controls(m, a, info);
+        if (ImGui::BeginTabBar("tabs")) {
+            for (int t = 0; t < 4; ++t) {
+                ImGuiTabItemFlags flags = m.select_tab == t ? ImGuiTabItemFlags_SetSelected : 0;
+                if (!ImGui::BeginTabItem(kPanelTabs[t], nullptr, flags)) continue;
+                switch (t) {
+                    case 0:
+                        physics_tab(m, info);
+                        break;
+                    case 1:
+                        scene_tab(m, a);
+                        break;
+                    case 2:
+                        view_tab(m, a, info);
+                        break;
+                    default:
+                        backend_tab(m, a, info);
+                        break;
+                }
+                ImGui::EndTabItem();
+            }
+            m.select_tab = -1;
+            ImGui::EndTabBar();
+        }
+        if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen)) picked_section(m, info);
+        energy_section(info);
+        performance_section(info);
+        ImGui::PopItemWidth();
+        ImGui::End();
+    }
+    m.ui_popup_open = ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel);
+    return a;
+}
+
+}  // namespace nbody

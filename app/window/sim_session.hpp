@@ -1,0 +1,228 @@
+#pragma once
+// Runs the simulation off the render thread, so a step longer than a frame never freezes the window.
+// The UI edits Params and queues requests (new bodies, another backend) that the simulation thread
+// applies between steps; the render thread takes the newest bodies each frame.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sim/backend.hpp"
+#include "sim/gravity/force_error.hpp"
+
+namespace nbody {
+
+struct SessionStats {
+    std::int64_t steps_total = 0;
+    double sim_time = 0;
+    double steps_per_s = 0;  // measured over the last ~0.5 s of wall time, pauses excluded
+    double ms_per_step = 0;  // wall time per step, averaged the same way; 0 = not known yet
+    Diagnostics diag;        // at the last energy cadence
+    bool have_diag = false;
+    double energy0 = 0;             // total energy when the state was loaded (or G / softening changed)
+    double energy_drift = 0;        // |E - E0| / |E0|
+    std::uint64_t diag_serial = 0;  // increments with each new diagnostics
+    // An approximate force solver's (the tree's) error, measured every so often on a small sample of
+    // bodies against the float64 direct sum on that sample (sim/gravity/backend_force_error.hpp).
+    bool have_force_error = false;
+    ForceErrorStats force_error;
+    double force_error_theta = 0;       // the theta it was measured at
+    std::int64_t force_error_step = 0;  // steps_total when measured
+    // Interactions a step evaluates: the solver's own count where it has one (a tree), else N^2 per
+    // force evaluation. 0 until the first step.
+    double interactions_per_step = 0;
+    // The NaN-recovery checkpoint: a full copy of the bodies taken every checkpoint_interval_s seconds.
+    std::size_t checkpoint_bytes = 0;  // bytes each checkpoint reads (device -> host for GPU backends)
+    bool checkpoint_from_device = false;
+    double checkpoint_interval_s = 0;  // the current cadence (wall seconds between checkpoints)
+    double checkpoint_ms = 0;          // wall time of the last checkpoint
+};
+
+// Tunables with defaults; tests shorten or lengthen them.
+struct SessionTuning {
+    double chunk_seconds = 0.010;         // each step() call aims at about this much work
+    double draw_wait_seconds = 0.050;     // GPU drawing: the longest the sim thread waits for a waiting draw
+    double draw_starved_seconds = 0.033;  // ... and only once the last draw is older than this (2 frames)
+    double checkpoint_share = 0.01;       // checkpoints may cost at most this fraction of the wall time
+};
+
+// What a queued request (load_state / switch_backend / capture_state) came to.
+struct SessionResult {
+    enum class Kind { load, switch_backend, capture, reverse, add_body } kind = Kind::load;
+    std::uint64_t id = 0;  // as returned by the request call
+    std::string error;     // empty on success; else one line (the old state or backend was kept)
+    // capture: the exact bodies between two steps, with the parameters and step count they belong to.
+    std::shared_ptr<const HostState> state;
+    Params params;
+    Precision precision = Precision::f32;
+    std::int64_t steps_total = 0;
+};
+
+class SimSession {
+  public:
+    // Creates the backend and loads the state. Throws nbody::Error (unknown backend, no device, OOM).
+    SimSession(const HostState& s, const Params& p, const std::string& backend, Precision precision);
+    // Runs an existing backend that already holds the bodies `s` (tests pass instrumented backends).
+    // draw_from_backend: drawing goes through the backend under its lock (GPU), not a host snapshot.
+    SimSession(std::unique_ptr<Backend> backend, const HostState& s, const Params& p, bool draw_from_backend,
+               const SessionTuning& tuning = {});
+    // Stops the simulation thread. Waits for a step() call already running (one call: see do_steps).
+    ~SimSession();
+    SimSession(const SimSession&) = delete;
+    SimSession& operator=(const SimSession&) = delete;
+
+    void set_params(const Params& p);
+    void set_paused(bool paused);
+    bool paused() const { return paused_; }
+    void request_single_step() { request_steps(1); }
+    // Runs exactly k more steps, also while paused (single steps, the test script's steps=K).
+    void request_steps(int k);
+    // Blocks until the steps requested are done (testing aid).
+    void wait_for_steps();
+    // The gravitational potential phi (G and softening included) at each target, evaluated by the
+    // backend's force solver where the bodies live (Backend::field_at: on a GPU only the targets go up and
+    // the potentials come back). Queued like every request, so it waits at most for the step() call
+    // running, and blocks the caller until answered: call it off the render thread. Throws nbody::Error
+    // if the evaluation fails or the session stops first.
+    std::vector<double> potentials_at(const std::vector<Vec4<double>>& targets);
+    // Body i's potential energy m_i phi(x_i), phi from every other body, by the same solver at the body's
+    // exact position (one body read from the backend, not the state). nullopt if there is no body i.
+    // Blocks like potentials_at.
+    std::optional<double> body_potential_energy(std::size_t i);
+    // Whether drawing wants the accelerations too (acceleration arrows): host backends then copy them
+    // into the snapshot with the positions (computing them if the step left none for these positions).
+    void set_draw_accelerations(bool on);
+    // Steps granted per rendered frame (the sim runs as fast as it can when a step outlasts a frame).
+    void set_steps_per_frame(int k);
+    // Called once per rendered frame: grants the next steps_per_frame steps.
+    void frame_tick();
+
+    // Queues new bodies (new N, preset reset); applied between steps. Never waits for a step.
+    // Returns the request id; the outcome comes from take_results().
+    std::uint64_t load_state(HostState s);
+    // Queues moving the exact current state into a new backend; applied between steps, never waits.
+    std::uint64_t switch_backend(const std::string& name, Precision precision);
+    // Queues a copy of the exact current bodies (for saving a snapshot); taken between steps, never waits.
+    // The result carries the state, the parameters in use and the steps taken since the last load.
+    std::uint64_t capture_state();
+    // Queues negating every velocity (time reversal: leapfrog then retraces its steps); exact, between steps.
+    std::uint64_t reverse();
+    // Queues appending one body (position+mass, velocity) to the current state, keeping every other body
+    // exactly; the energy reference restarts (the system changed).
+    std::uint64_t add_body(const Vec4<double>& pos_mass, const Vec4<double>& vel);
+    // Outcomes of finished requests, oldest first (empty if none finished since the last call).
+    std::vector<SessionResult> take_results();
+    // Requests queued or being applied.
+    int pending_requests() const;
+    // Blocks until every queued request has been applied (testing aid; may wait for one step).
+    void wait_for_requests();
+
+    // Render thread: hands the newest bodies to fn. CPU backends: from a snapshot (never waits for a
+    // step); GPU backends: fn gets the backend itself so it can write the GL buffers in place. If a step
+    // holds the backend, this returns false at once; once drawing has been shut out for
+    // draw_starved_seconds, the sim thread waits after the step (at most draw_wait_seconds) for the next
+    // call, so drawing keeps up with every step even when one outlasts many frames.
+    // Returns false if fn was not called: nothing new since the last call (unless `force`), or busy.
+    // acc: the snapshot's accelerations, or null (not asked for with set_draw_accelerations, or a GPU).
+    bool with_newest_bodies(bool force,
+                            const std::function<void(Backend*, const Vec4<float>* pos, const Vec4<float>* vel,
+                                                     const Vec4<float>* acc, std::size_t n)>& fn);
+    // The parameters set last (what a draw from the backend computes accelerations with).
+    Params params() const;
+    // Positions+mass for framing the camera: the newest if the backend is free, else the last
+    // checkpoint (a GPU step in progress); never empty while there are bodies.
+    std::vector<Vec4<float>> positions_for_fit();
+
+    SessionStats stats() const;
+    std::string backend_name() const;
+    Precision precision() const;
+    std::size_t size() const;
+    // The messages (NaN detected, step failed) since the last call; empty if none.
+    std::string take_message();
+
+  private:
+    struct Request {
+        SessionResult::Kind kind = SessionResult::Kind::load;
+        std::uint64_t id = 0;
+        HostState state;
+        std::string name;
+        Precision precision = Precision::f32;
+        // Field evaluations (kind ignored): answered through `answer`, never through take_results.
+        std::shared_ptr<std::promise<std::vector<double>>> answer;
+        std::vector<Vec4<double>> points;
+        std::optional<std::size_t> body;  // body i's potential energy instead of potentials at points
+        bool republish = false;           // only publish the bodies again (accelerations now wanted)
+    };
+
+    void start();
+    void run();
+    void do_steps();
+    void wait_for_draw();
+    std::string apply_load(HostState& s);
+    std::string apply_switch(const std::string& name, Precision precision);
+    std::string apply_capture(SessionResult& res);
+    std::string apply_edit(const Request& r);
+    void apply_field(Request& r);
+    void publish_locked();
+    void diagnostics_locked(bool reset_e0);
+    void force_error_locked(const Params& p);
+    void checkpoint_locked();
+    std::uint64_t enqueue(Request r);
+
+    SessionTuning tuning_;
+    mutable std::mutex backend_mutex_;  // guards backend_
+    std::unique_ptr<Backend> backend_;
+    bool draw_from_backend_by_residency_ = true;  // false: fixed by the test constructor
+    std::atomic<bool> gpu_{false};
+    std::atomic<std::size_t> size_{0};
+
+    std::mutex checkpoint_mutex_;  // guards checkpoint_ (the fit reads it while a step runs)
+    HostState checkpoint_;
+
+    mutable std::mutex ctl_mutex_;  // guards params_, granted_, requests, message_, stats_, wake-ups
+    std::condition_variable wake_;
+    std::condition_variable requests_done_;
+    Params params_;
+    bool params_changed_energy_ = false;
+    int steps_per_frame_ = 1;
+    int granted_ = 0;
+    int step_budget_ = 0;  // steps requested by request_steps, run even while paused
+    std::condition_variable steps_done_;
+    std::atomic<bool> paused_{false};
+    bool quit_ = false;
+    std::atomic<bool> stopping_{false};  // quit_, readable without ctl_mutex_ (ends a wait for a draw)
+    std::deque<Request> requests_;
+    bool applying_ = false;
+    std::uint64_t next_id_ = 1;
+    std::vector<SessionResult> results_;
+    std::string message_;
+    SessionStats stats_;
+    std::string backend_name_;
+    Precision precision_ = Precision::f32;
+
+    std::mutex snap_mutex_;  // guards the snapshot, versions and draw_waiting_
+    std::condition_variable drawn_;
+    std::vector<Vec4<float>> snap_pos_, snap_vel_, snap_acc_;
+    std::atomic<bool> want_acc_{false};
+    std::uint64_t snap_version_ = 1, drawn_version_ = 0;
+    bool draw_waiting_ = false;  // GPU: a draw found the backend busy and wants the next bodies
+    double last_draw_wall_ = 0;  // GPU: when a draw last got the backend
+
+    // Sim thread only.
+    double last_diag_wall_ = -1e9, diag_cost_ = 0;
+    double last_error_wall_ = -1e9, error_cost_ = 0, last_error_theta_ = -1;
+    double last_ckpt_wall_ = -1e9;
+    double window_start_ = 0, window_busy_ = 0;
+    std::int64_t window_steps_ = 0;
+    std::thread thread_;
+};
+
+}  // namespace nbody

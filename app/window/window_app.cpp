@@ -1,0 +1,1152 @@
+#include "window_app.hpp"
+
+// epoxy before GLFW, so GLFW does not pull in the system GL header.
+#include <epoxy/gl.h>
+// (keep this blank line: clang-format must not sort GLFW above epoxy)
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <future>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "keys.hpp"
+#include "panel.hpp"
+#include "render/body_feed.hpp"
+#include "render/camera.hpp"
+#include "render/gl_util.hpp"
+#include "render/image.hpp"
+#include "render/particle_renderer.hpp"
+#include "render/pick_renderer.hpp"
+#include "render/scene_renderer.hpp"
+#include "app/cli/replay.hpp"
+#include "sim/platform/atomic_file.hpp"
+#include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "sim/gravity/interaction.hpp"
+#include "sim/platform/memory.hpp"
+#include "sim/params.hpp"
+#include "sim/presets.hpp"
+#include "sim/io/snapshot.hpp"
+#include "sim/util.hpp"
+#include "sim_session.hpp"
+#include "app/cli/snapshot_options.hpp"
+#include "test_script.hpp"
+#include "window_files.hpp"
+
+namespace nbody {
+
+void add_window_flags(CLI::App& root, WindowOptions& o) {
+    add_scenario_flags(root, o.scenario);
+    add_integer_option(root, "--frames", o.frames, 0, std::numeric_limits<int>::max(),
+                       "quit after this many frames (0 = run until closed)");
+    add_path_option(root, "--screenshot", o.screenshot, "save the last frame, panel included, as this PNG");
+    root.add_flag("!--no-vsync", o.vsync, "render as fast as possible (vsync is on by default)");
+    add_integer_option(root, "--width", o.width, 1, 16384, "window width in screen coordinates");
+    add_integer_option(root, "--height", o.height, 1, 16384, "window height in screen coordinates");
+    root.add_flag("--fullscreen", o.fullscreen, "start fullscreen on the primary monitor");
+    root.add_flag("--hide-panel", o.hide_panel, "start with the panel hidden (H shows it)");
+    add_name_option(
+        root, "--splat", o.splat,
+        "how bodies are drawn: sprites, compute (compute-shader splat) or auto (compute from N=262144 "
+        "up, for sprites up to 4 px)");
+    add_name_option(root, "--test-script", o.test_script,
+                    "testing aid: 'FRAME:ACTION[=VALUE];...' with ACTION one of " + script_help() +
+                        " (e.g. '10:backend=serial;20:n=256')")
+        ->type_name("SCRIPT")
+        ->group("Testing aids");
+    add_path_option(
+        root, "--replay", o.replay,
+        "play back a snapshot series (a directory of .h5/.tipsy/.csv files) instead of simulating")
+        ->type_name("DIR");
+}
+
+namespace {
+
+std::string glfw_error_text;
+void on_glfw_error(int code, const char* text) {
+    glfw_error_text = text ? text : ("GLFW error " + std::to_string(code));
+}
+
+// A request queued on the simulation thread; what to apply when it succeeds.
+struct PendingRequest {
+    std::uint64_t id = 0;
+    std::string label;     // "regenerating 4096 bodies", "switching to cuda (float)"
+    int script_frame = 0;  // > 0: queued by --test-script at this frame
+    std::string script_action;
+    std::optional<std::int64_t> n;  // load: the new N, its body stats and the framed camera
+    BodyStats stats;
+    Camera camera;
+    std::optional<Params> params;  // preset load: its own parameters
+    std::string save_path;         // capture: where the snapshot goes
+    std::string opened;            // load of a file: its name (shown once loaded)
+};
+
+// Synthetic input from --test-script for one frame, written into ImGui's IO over the real devices.
+struct ScriptInput {
+    bool active = false;
+    float x = 0, y = 0;  // window coordinates
+    bool down = false, shift = false;
+    int key = -1;  // GLFW key code held this frame
+};
+
+// A left-button gesture in the view: a click picks, a drag orbits, a Shift+drag drops a body.
+struct Gesture {
+    bool active = false, add = false, moved = false;
+    float x0 = 0, y0 = 0;  // window coordinates where it started
+};
+
+// A potential-field grid evaluated by the session's force solver, waited for off the render thread.
+struct PotentialJob {
+    std::vector<float> phi;
+    int cols = 0, rows = 0;
+    double ms = 0;
+    std::string error;  // non-empty: the evaluation failed (shown instead of the grid)
+};
+
+// The selected body's potential energy, evaluated the same way.
+struct PickJob {
+    std::int64_t index = -1;
+    std::optional<double> energy;  // nullopt: no such body any more, or the evaluation failed
+};
+
+// Everything the window needs between frames. The loop in run() stays: poll, panel, step, draw, swap.
+struct WindowApp {
+    GLFWwindow* window = nullptr;
+    PanelModel model;
+    PanelInfo info;
+    Camera camera;
+    SceneRenderer scene;
+    BodyFeed feed;
+    std::unique_ptr<SimSession> session;
+    std::vector<ScriptStep> script;
+    std::map<int, ScriptInput> script_input;  // frame -> synthetic input
+    const ScriptStep* script_step = nullptr;  // the script action being applied, if any
+    int script_actions = 0, script_failures = 0;
+    std::vector<Vec4<float>> marked;  // positions saved by the script's `mark`
+    std::vector<PendingRequest> pending;
+    bool force_upload = true;
+    double last_frame = 0, loaded_at = 0;
+    int windowed_x = 100, windowed_y = 100, windowed_w = 1600, windowed_h = 900;
+    bool want_screenshot = false;
+    std::string script_screenshot;
+    Gesture gesture;
+    std::optional<glm::vec2> pick_at;  // framebuffer pixel to pick at in the next draw
+    int frame = 0;
+    OpenDialog open_dialog;
+    std::int64_t step_offset = 0;            // the loaded snapshot's step: saved snapshots count on from it
+    std::unique_ptr<ReplayTimeline> replay;  // set in replay mode (no simulation)
+    std::vector<std::string> replay_files;
+    double replay_time = 0;  // the shown snapshot's simulated time
+    int last_potential_frame = -1000;
+    std::future<PotentialJob> potential_job;
+    double potential_launched = -1e9, potential_interval = 0.4;
+    std::future<PickJob> pick_job;
+    bool accel_drawn = false;  // acceleration arrows were on last frame
+    // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
+    // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
+    // next frame instead (see on_key).
+    GLFWkeyfun imgui_key_callback = nullptr;
+    std::vector<int> pressed_this_frame;
+    std::vector<std::array<int, 4>> held_releases;  // key, scancode, action, mods
+
+    void open(const WindowOptions& o);
+    void start(const Scenario& sc, std::int64_t n);
+    void feed_script_input();
+    void handle_mouse();
+    void save_snapshot(const std::string& path);
+    void open_file(const std::string& path, bool refit);
+    void on_drop(int count, const char** paths);
+    void replay_show(std::size_t frame, bool refit);
+    void write_captured(const PendingRequest& r, const SessionResult& res);
+    void apply(const PanelActions& a);
+    void run_script();
+    void regenerate(bool with_preset_params);
+    void switch_backend();
+    void take_results();
+    void script_failed(const std::string& why);
+    void fit_camera();
+    void upload_bodies();
+    void draw();
+    void update_picked();
+    void update_potential(int fw, int fh);
+    void update_info(double frame_ms);
+    OverlaySettings overlay_settings() const;
+    bool save_screenshot(const std::string& path);
+    void set_fullscreen(bool on);
+    void window_to_fb(float& x, float& y) const;
+    void apply_default_look(std::size_t n) {
+        DefaultLook l = default_look(n);
+        model.particles.size_px = l.size_px;
+        model.particles.min_px = l.min_px;
+        model.particles.min_light = l.min_light;
+        model.tone.white = l.white;
+    }
+    void close();
+    void on_key(int key, int scancode, int action, int mods);
+    void release_held_keys();
+};
+
+void WindowApp::on_key(int key, int scancode, int action, int mods) {
+    if (action == GLFW_PRESS) pressed_this_frame.push_back(key);
+    if (action == GLFW_RELEASE &&
+        std::find(pressed_this_frame.begin(), pressed_this_frame.end(), key) != pressed_this_frame.end()) {
+        held_releases.push_back({key, scancode, action, mods});
+        return;
+    }
+    if (imgui_key_callback) imgui_key_callback(window, key, scancode, action, mods);
+}
+
+// Call before polling the next frame's events: the taps of the last frame have been seen down once.
+void WindowApp::release_held_keys() {
+    pressed_this_frame.clear();
+    std::vector<std::array<int, 4>> held;
+    held.swap(held_releases);
+    for (const auto& k : held) {
+        if (imgui_key_callback) imgui_key_callback(window, k[0], k[1], k[2], k[3]);
+    }
+}
+
+void WindowApp::open(const WindowOptions& o) {
+    const char* x11 = std::getenv("DISPLAY");
+    const char* wl = std::getenv("WAYLAND_DISPLAY");
+    if ((!x11 || !*x11) && (!wl || !*wl)) {
+        throw Error(
+            "no display (DISPLAY and WAYLAND_DISPLAY are unset): use `nbody render --out FILE.png` to "
+            "render offscreen, or `nbody run` to simulate headless");
+    }
+    glfwSetErrorCallback(on_glfw_error);
+    if (!glfwInit()) {
+        throw Error(
+            "cannot open a window (" + glfw_error_text +
+            "): use `nbody render --out FILE.png` to render offscreen, or `nbody run` to simulate headless");
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: window size in logical units
+    window = glfwCreateWindow(o.width, o.height, "nbody", nullptr, nullptr);
+    if (!window) {
+        glfwTerminate();
+        throw Error("cannot create an OpenGL 4.5 core window (" + glfw_error_text + "): try `nbody render`");
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(o.vsync ? 1 : 0);
+    glfwSetWindowUserPointer(window, this);
+    glfwSetDropCallback(window, [](GLFWwindow* w, int count, const char** paths) {
+        static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_drop(count, paths);
+    });
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // never write imgui.ini into the user's directory
+    float xs = 1, ys = 1;
+    glfwGetWindowContentScale(window, &xs, &ys);
+    ImGui::StyleColorsDark();
+    if (xs > 1.01f) {
+        ImGui::GetStyle().ScaleAllSizes(xs);
+        io.FontGlobalScale = xs;
+    }
+    // Keys, mouse and wheel all reach the app through ImGui's IO (app/window/keys, handle_mouse), so tests can
+    // drive them the same way.
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    imgui_key_callback =
+        glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
+            static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_key(key, scancode, action, mods);
+        });
+    ImGui_ImplOpenGL3_Init("#version 450 core");
+
+    scene.init();
+    info.gl_device = gl_description();
+    model.vsync = o.vsync;
+    model.show_panel = !o.hide_panel;
+    if (o.fullscreen) set_fullscreen(true);
+}
+
+void WindowApp::start(const Scenario& sc, std::int64_t n) {
+    model.params = sc.params;
+    model.backend = sc.backend;
+    model.precision = sc.precision;
+    model.n = model.n_edit = n;
+    apply_default_look(std::size_t(n));
+    session = std::make_unique<SimSession>(sc.state, sc.params, sc.backend, sc.precision);
+    scene.particles.stats = compute_body_stats(sc.state);
+    State<float> fs = convert_state<float>(sc.state);
+    camera.fit(fs.pos_mass.data(), fs.size());
+    loaded_at = now_s();
+    for (const auto& b : builtin_backends()) {
+        if (!b.available || !b.device_description) continue;
+        const std::string d = b.device_description();
+        if (!d.empty()) info.cuda_device += (info.cuda_device.empty() ? "" : "\n") + b.name + ": " + d;
+    }
+}
+
+void WindowApp::window_to_fb(float& x, float& y) const {
+    int w, h, fw, fh;
+    glfwGetWindowSize(window, &w, &h);
+    glfwGetFramebufferSize(window, &fw, &fh);
+    x *= float(fw) / float(std::max(w, 1));
+    y *= float(fh) / float(std::max(h, 1));
+}
+
+// Between ImGui_ImplGlfw_NewFrame (which reads the real devices) and ImGui::NewFrame.
+void WindowApp::feed_script_input() {
+    auto it = script_input.find(frame);
+    if (it == script_input.end()) return;
+    ImGuiIO& io = ImGui::GetIO();
+    const ScriptInput& in = it->second;
+    io.MousePos = ImVec2(in.x, in.y);
+    io.MouseDown[0] = in.down;
+    io.KeyShift = in.shift;
+    // A key is down for one frame; release what the previous frame held.
+    for (int k : {32, 47, 65, 66, 70, 71, 72, 76, 80, 82, 83, 84, 86, 256, 268, 290}) io.KeysDown[k] = false;
+    if (in.key >= 0) io.KeysDown[in.key] = true;
+}
+
+void WindowApp::handle_mouse() {
+    ImGuiIO& io = ImGui::GetIO();
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    if (!io.WantCaptureMouse && io.MouseWheel != 0.0f) camera.zoom(io.MouseWheel);
+    if (io.MouseClicked[0] && !io.WantCaptureMouse) {
+        gesture = Gesture{true, io.KeyShift, false, io.MousePos.x, io.MousePos.y};
+    }
+    if (gesture.active && io.MouseDown[0]) {
+        float dx = io.MousePos.x - gesture.x0, dy = io.MousePos.y - gesture.y0;
+        if (dx * dx + dy * dy > 9.0f) gesture.moved = true;
+        if (gesture.add) {
+            // The velocity to be given, as a line from the drop point.
+            ImGui::GetForegroundDrawList()->AddLine(ImVec2(gesture.x0, gesture.y0), io.MousePos,
+                                                    IM_COL32(120, 200, 255, 255), 2.0f);
+            ImGui::GetForegroundDrawList()->AddCircle(ImVec2(gesture.x0, gesture.y0), 6.0f,
+                                                      IM_COL32(120, 200, 255, 255));
+        } else if (gesture.moved) {
+            camera.orbit(io.MouseDelta.x, io.MouseDelta.y);
+        }
+    }
+    if (gesture.active && !io.MouseDown[0]) {
+        gesture.active = false;
+        float x0 = gesture.x0, y0 = gesture.y0, x1 = io.MousePos.x, y1 = io.MousePos.y;
+        window_to_fb(x0, y0);
+        window_to_fb(x1, y1);
+        if (gesture.add) {
+            glm::vec3 p0 = camera.unproject_on_focus_plane(x0, y0, fw, fh);
+            glm::vec3 p1 = camera.unproject_on_focus_plane(x1, y1, fw, fh);
+            // Dragging a quarter of the view's height gives the scenario's fast (95th percentile) speed.
+            float quarter = 0.25f * camera.units_per_pixel(fh) * float(fh);
+            glm::vec3 v = (p1 - p0) * (info.stats.speed_scale / std::max(quarter, 1e-30f));
+            double m = model.add_mass > 0 ? model.add_mass : double(info.stats.median_mass);
+            PendingRequest r;
+            r.label = "adding a body...";
+            if (script_step) r.script_action = script_step->text();
+            r.id = session->add_body({p0.x, p0.y, p0.z, m}, {v.x, v.y, v.z, 0.0});
+            pending.push_back(std::move(r));
+        } else if (!gesture.moved) {
+            pick_at = glm::vec2(x0, y0);
+        }
+    }
+    if (!io.WantCaptureMouse && (io.MouseDown[1] || io.MouseDown[2]))
+        camera.pan(io.MouseDelta.x, io.MouseDelta.y, fh);
+}
+
+void WindowApp::apply(const PanelActions& a) {
+    if (a.pause_changed) session->set_paused(model.paused);
+    if (a.single_step) {
+        model.paused = true;
+        session->set_paused(true);
+        session->request_single_step();
+    }
+    if (a.reverse) {
+        PendingRequest r;
+        r.label = "reversing time...";
+        r.id = session->reverse();
+        pending.push_back(std::move(r));
+    }
+    if (a.load_preset) regenerate(true);
+    if (a.regenerate) regenerate(false);
+    if (a.switch_backend) switch_backend();
+    if (a.fit_camera) fit_camera();
+    if (a.reset_camera) camera.reset();
+    if (a.screenshot) want_screenshot = true;
+    if (a.vsync_changed) glfwSwapInterval(model.vsync ? 1 : 0);
+    if (a.fullscreen_changed) set_fullscreen(model.fullscreen);
+    if (a.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
+    if (a.save_snapshot) save_snapshot(default_snapshot_name());
+    if (a.open_file) open_dialog.visible = true;
+}
+
+void WindowApp::script_failed(const std::string& why) {
+    ++script_failures;
+    std::cout << "nbody: test-script: frame " << (script_step ? script_step->frame : frame) << ": "
+              << (script_step ? script_step->text() : std::string("?")) << " FAILED: " << why << std::endl;
+}
+
+// New bodies from the preset: with its own dt, softening, G and damping (a preset choice) or keeping the
+// panel's (a new N or seed).
+void WindowApp::regenerate(bool with_preset_params) {
+    HostState s;
+    const PresetInfo* preset = find_preset(model.preset);
+    try {
+        std::int64_t n = model.n_edit;
+        if (preset && with_preset_params) n = std::max<std::int64_t>(n, std::int64_t(preset->min_n));
+        s = make_preset(model.preset, std::size_t(n), model.seed);
+    } catch (const std::exception& e) {
+        info.message = e.what();
+        model.n_edit = model.n;
+        if (script_step) script_failed(e.what());
+        return;
+    }
+    // The body stats and the framing come from the host copy now; applied once the load succeeds.
+    PendingRequest r;
+    r.label = "loading " + std::to_string(s.size()) + " bodies...";
+    r.n = std::int64_t(s.size());
+    r.stats = compute_body_stats(s);
+    State<float> fs = convert_state<float>(s);
+    r.camera = camera;
+    r.camera.fit(fs.pos_mass.data(), fs.size());
+    if (with_preset_params && preset) {
+        Params p = preset->params;
+        p.integrator = model.params.integrator;  // the user's choice of method stays
+        r.params = p;
+    }
+    if (script_step) {
+        r.script_frame = script_step->frame;
+        r.script_action = script_step->text();
+    }
+    r.id = session->load_state(std::move(s));
+    pending.push_back(std::move(r));
+}
+
+// Ctrl+S: the exact bodies are copied between two steps (capture_state), then written here.
+void WindowApp::save_snapshot(const std::string& path) {
+    PendingRequest r;
+    r.label = "saving " + path + "...";
+    r.save_path = path;
+    if (script_step) {
+        r.script_frame = script_step->frame;
+        r.script_action = script_step->text();
+    }
+    r.id = session->capture_state();
+    pending.push_back(std::move(r));
+}
+
+void WindowApp::write_captured(const PendingRequest& r, const SessionResult& res) {
+    Scenario sc;
+    sc.params = res.params;
+    sc.precision = res.precision;
+    sc.preset = model.preset;
+    sc.seed = model.seed;
+    try {
+        const Snapshot snap = make_snapshot(sc, *res.state, step_offset + res.steps_total);
+        for (const std::string& note : write_snapshot(r.save_path, snap)) info.message = note;
+        info.screenshot_note = "saved snapshot " + r.save_path;
+        std::cout << "nbody: saved snapshot " << r.save_path << " (" << res.state->size() << " bodies, step "
+                  << snap.info.step << ")" << std::endl;
+    } catch (const std::exception& e) {
+        info.message = e.what();
+        if (r.script_frame > 0) {
+            ++script_failures;
+            std::cout << "nbody: test-script: frame " << r.script_frame << ": " << r.script_action
+                      << " FAILED: " << e.what() << std::endl;
+        }
+    }
+}
+
+// Ctrl+O, a dropped file, or a replay frame: the bodies replace the current ones in the current backend.
+// A snapshot's parameters (dt, G, softening, integrator) come with it.
+void WindowApp::open_file(const std::string& path, bool refit) {
+    Snapshot snap;
+    try {
+        snap = read_snapshot(path);
+        validate_state(snap.state, snap.info.has_params ? snap.info.params : model.params,
+                       session->precision());
+    } catch (const std::exception& e) {
+        info.message = e.what();
+        if (script_step) script_failed(e.what());
+        return;
+    }
+    for (const std::string& note : snap.notes) info.message = note;
+    if (snap.info.has_params && !replay) {
+        model.params = snap.info.params;
+        step_offset = snap.info.step;
+    } else if (!replay) {
+        step_offset = 0;
+    }
+    replay_time = snap.state.t;
+    PendingRequest r;
+    r.label = "loading " + path + "...";
+    r.opened = path;
+    r.n = std::int64_t(snap.state.size());
+    r.stats = compute_body_stats(snap.state);
+    r.camera = camera;
+    if (refit) {
+        State<float> fs = convert_state<float>(snap.state);
+        r.camera.fit(fs.pos_mass.data(), fs.size());
+    }
+    if (script_step) {
+        r.script_frame = script_step->frame;
+        r.script_action = script_step->text();
+    }
+    r.id = session->load_state(std::move(snap.state));
+    pending.push_back(std::move(r));
+}
+
+void WindowApp::on_drop(int count, const char** paths) {
+    if (count < 1 || !paths || !paths[0]) return;
+    if (count > 1) info.message = "opened only the first of " + std::to_string(count) + " dropped files";
+    if (replay) {
+        info.message = "replay mode: files cannot be opened (start `nbody --input FILE` to simulate one)";
+        return;
+    }
+    open_file(paths[0], true);
+}
+
+void WindowApp::replay_show(std::size_t shown, bool refit) {
+    open_file(replay_files[shown], refit);
+    std::cout << "nbody: replay: snapshot " << shown << " of " << replay_files.size() << ": "
+              << replay_files[shown] << std::endl;
+}
+
+void WindowApp::switch_backend() {
+    PendingRequest r;
+    r.label = "switching to " + model.backend + " (" + to_string(model.precision) + ")...";
+    if (script_step) {
+        r.script_frame = script_step->frame;
+        r.script_action = script_step->text();
+    }
+    r.id = session->switch_backend(model.backend, model.precision);
+    pending.push_back(std::move(r));
+}
+
+// Applies the outcome of finished requests (the simulation thread runs them between steps).
+void WindowApp::take_results() {
+    for (const SessionResult& res : session->take_results()) {
+        auto it = std::find_if(pending.begin(), pending.end(),
+                               [&](const PendingRequest& p) { return p.id == res.id; });
+        if (it == pending.end()) continue;
+        PendingRequest r = std::move(*it);
+        pending.erase(it);
+        if (!res.error.empty()) {
+            info.message = res.error;
+            if (r.n) model.n_edit = model.n;
+            if (r.script_frame > 0) {
+                ++script_failures;
+                std::cout << "nbody: test-script: frame " << r.script_frame << ": " << r.script_action
+                          << " FAILED: " << res.error << std::endl;
+            }
+        } else if (!r.save_path.empty()) {
+            write_captured(r, res);
+        } else if (r.n) {
+            if (!r.opened.empty() && !replay) {
+                info.screenshot_note = "opened " + r.opened;
+                std::cout << "nbody: opened " << r.opened << " (" << *r.n << " bodies)" << std::endl;
+            }
+            model.n = model.n_edit = *r.n;
+            apply_default_look(std::size_t(*r.n));
+            scene.particles.stats = r.stats;
+            float shift = camera.shift_x;
+            camera = r.camera;
+            camera.shift_x = shift;
+            if (r.params) {
+                model.params = *r.params;
+                session->set_params(model.params);
+            }
+            model.selected = -1;
+            loaded_at = now_s();
+            scene.overlays.reset_trails();
+        } else if (res.kind == SessionResult::Kind::add_body) {
+            model.n = model.n_edit = std::int64_t(session->size());
+            model.selected = model.n - 1;  // the new body, so its numbers show at once
+        }
+        if (res.kind == SessionResult::Kind::switch_backend) scene.overlays.reset_trails();
+        force_upload = true;
+    }
+    // The fields show what the session really runs once nothing is in flight (a failed request reverts).
+    if (pending.empty()) {
+        model.backend = session->backend_name();
+        model.precision = session->precision();
+    }
+    info.busy = pending.empty() ? std::string() : pending.front().label;
+}
+
+void WindowApp::fit_camera() {
+    // The newest bodies, or the last checkpoint while a GPU step runs: never an empty fit.
+    std::vector<Vec4<float>> pos = session->positions_for_fit();
+    if (!pos.empty()) camera.fit(pos.data(), pos.size());
+    force_upload = true;
+}
+
+void WindowApp::upload_bodies() {
+    FeedStats fs;
+    // Acceleration arrows: host backends put the accelerations in the snapshot, a GPU backend writes them
+    // into the GL buffer with the positions.
+    if (model.accel_vectors != accel_drawn) {
+        accel_drawn = model.accel_vectors;
+        session->set_draw_accelerations(accel_drawn);
+        force_upload = true;
+    }
+    const Params acc_params = model.params;
+    bool updated = session->with_newest_bodies(
+        force_upload, [&](Backend* b, const Vec4<float>* pos, const Vec4<float>* vel, const Vec4<float>* acc,
+                          std::size_t n) {
+            fs = b ? feed.feed(*b, scene.particles, accel_drawn ? &acc_params : nullptr)
+                   : feed.feed_host(pos, vel, n, scene.particles, 0, acc);
+        });
+    if (updated) {
+        force_upload = false;
+        scene.overlays.record(scene.particles, overlay_settings());
+    }
+    const std::string& name = model.backend;
+    if (fs.interop) {
+        info.transfer = "interop: 0 B copied device->host per frame (kernel writes the vertex buffer)";
+    } else if (updated) {
+        info.transfer =
+            "host copy: " + format_bytes(double(fs.host_to_device_bytes)) + " uploaded" +
+            (fs.device_to_host_bytes ? ", " + format_bytes(double(fs.device_to_host_bytes)) + " device->host"
+                                     : std::string()) +
+            " per update (" + name + ")";
+    }
+    info.interop_note = feed.interop_note;
+}
+
+// The potential view's grid: the slice the camera looks at, RES x (RES h/w) target points evaluated by
+// the session's force solver where the bodies live (a GPU gets the targets and returns the potentials),
+// waited for off this thread; the last finished grid is drawn meanwhile. Refreshed a few times a second,
+// less often when one evaluation is slow (it holds up the steps).
+void WindowApp::update_potential(int fw, int fh) {
+    using namespace std::chrono_literals;
+    if (potential_job.valid() && potential_job.wait_for(0s) == std::future_status::ready) {
+        PotentialJob job = potential_job.get();
+        potential_interval = std::max(0.4, 5e-3 * job.ms);
+        if (job.error.empty()) {
+            scene.potential.upload(job.phi, job.cols, job.rows);
+            info.potential_min = scene.potential.range.lo;
+            info.potential_max = scene.potential.range.hi;
+            char buf[192];
+            std::snprintf(buf, sizeof buf, "%dx%d targets x %zu bodies: %.0f ms (%s force solver on %s)",
+                          job.cols, job.rows, info.n, job.ms, to_string(model.params.force),
+                          model.backend.c_str());
+            info.potential_note = buf;
+        } else {
+            info.potential_note = job.error;
+        }
+    }
+    if (!model.potential || potential_job.valid() || now_s() - potential_launched < potential_interval)
+        return;
+    int cols = std::clamp(model.potential_res, 8, 1024);
+    int rows = std::max(8, int(std::lround(double(cols) * fh / std::max(fw, 1))));
+    auto targets =
+        std::make_shared<std::vector<Vec4<double>>>(potential_grid_points(camera, cols, rows, fw, fh));
+    SimSession* s = session.get();
+    potential_launched = now_s();
+    potential_job = std::async(std::launch::async, [s, targets, cols, rows] {
+        PotentialJob job;
+        job.cols = cols;
+        job.rows = rows;
+        double t0 = now_s();
+        try {
+            std::vector<double> phi = s->potentials_at(*targets);
+            job.phi.assign(phi.begin(), phi.end());
+        } catch (const std::exception& e) {
+            job.error = e.what();
+        }
+        job.ms = 1e3 * (now_s() - t0);
+        return job;
+    });
+}
+
+OverlaySettings WindowApp::overlay_settings() const {
+    OverlaySettings os;
+    os.potential = model.potential;
+    os.trails = model.trails;
+    os.trail_length = model.trail_length;
+    os.vectors = model.vectors;
+    // The scenario's fast speed draws an arrow a tenth of the view's height long (shorter among many
+    // bodies, so they do not hide each other), times the slider.
+    float view_h = camera.units_per_pixel(1000) * 1000.0f;
+    float crowd = std::min(1.0f, std::cbrt(64.0f / float(std::max<std::size_t>(scene.particles.count, 1))));
+    os.vector_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.speed_scale, 1e-30f);
+    // Accelerations the same way, from the scenario's typical acceleration.
+    os.accelerations = model.accel_vectors;
+    os.accel_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.accel_scale, 1e-30f);
+    os.accel_cap = model.vector_scale * 0.2f * crowd * view_h;  // at most ~2 typical lengths
+    os.trail_light = scene.particles.count <= 4096 ? 0.6f : 0.3f;
+    return os;
+}
+
+// The selected body's numbers: one body read back from the vertex buffers (32 bytes, every backend).
+void WindowApp::update_picked() {
+    PickedBody& p = info.picked;
+    if (model.selected < 0 || std::size_t(model.selected) >= scene.particles.count) {
+        p = PickedBody{};
+        model.selected = -1;
+        return;
+    }
+    PickedGpuBody b = read_body(scene.particles, std::size_t(model.selected));
+    bool same = p.valid && p.index == model.selected;
+    p.valid = true;
+    p.index = model.selected;
+    p.mass = b.pos_mass.w;
+    p.pos[0] = b.pos_mass.x, p.pos[1] = b.pos_mass.y, p.pos[2] = b.pos_mass.z;
+    p.vel[0] = b.vel.x, p.vel[1] = b.vel.y, p.vel[2] = b.vel.z;
+    p.kinetic = 0.5 * p.mass * (p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
+    // Its potential energy sums over all N bodies: by the force solver where the bodies live, a few times
+    // a second, waited for off this thread.
+    using namespace std::chrono_literals;
+    if (!same) p.have_potential = false;
+    if (pick_job.valid() && pick_job.wait_for(0s) == std::future_status::ready) {
+        PickJob job = pick_job.get();
+        if (job.index == p.index) {
+            p.have_potential = job.energy.has_value();
+            if (job.energy) p.potential = *job.energy;
+        }
+    }
+    if (!pick_job.valid() && (!same || frame - last_potential_frame >= 15)) {
+        last_potential_frame = frame;
+        SimSession* s = session.get();
+        const std::int64_t index = p.index;
+        pick_job = std::async(std::launch::async, [s, index] {
+            PickJob job;
+            job.index = index;
+            try {
+                job.energy = s->body_potential_energy(std::size_t(index));
+            } catch (const std::exception&) {
+                // Nothing new to show; the panel keeps "KE" only.
+            }
+            return job;
+        });
+    }
+    if (model.follow_selected) camera.target = glm::vec3(b.pos_mass.x, b.pos_mass.y, b.pos_mass.z);
+}
+
+void WindowApp::draw() {
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    if (fw <= 0 || fh <= 0) return;  // minimised
+    info.draw_path = scene.uses_compute_splat(model.particles) ? "compute splat" : "point sprites";
+    if (pick_at) {
+        model.selected = scene.picker.pick(scene.particles, camera, model.particles, int(pick_at->x),
+                                           int(pick_at->y), fw, fh);
+        if (model.selected < 0) model.follow_selected = false;
+        pick_at.reset();
+    }
+    update_picked();
+    update_potential(fw, fh);
+    scene.draw(camera, model.particles, model.tone, 0, fw, fh, overlay_settings());
+    if (info.picked.valid) {
+        // A ring around the selected body (ImGui draws in window coordinates).
+        glm::vec3 s =
+            camera.project(glm::vec3(info.picked.pos[0], info.picked.pos[1], info.picked.pos[2]), fw, fh);
+        int w, h;
+        glfwGetWindowSize(window, &w, &h);
+        float sx = float(w) / float(fw), sy = float(h) / float(fh);
+        if (s.z >= 0 && s.z <= 1) {
+            ImGui::GetBackgroundDrawList()->AddCircle(ImVec2(s.x * sx, s.y * sy), 10.0f,
+                                                      IM_COL32(90, 220, 255, 230), 24, 1.5f);
+        }
+    }
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void WindowApp::update_info(double frame_ms) {
+    SessionStats st = session->stats();
+    info.n = session->size();
+    info.fps.push(frame_ms > 0 ? float(1000.0 / frame_ms) : 0.0f);
+    info.ms_frame.push(float(frame_ms));
+    info.ms_step.push(float(st.ms_per_step));
+    double inter = st.steps_per_s * st.interactions_per_step;
+    info.interactions.push(float(inter));
+    info.gflops.push(float(inter * kFlopsPerInteraction * 1e-9));
+    info.steps_per_s = st.steps_per_s;
+    info.steps_total = st.steps_total;
+    info.sim_time = st.sim_time;
+    info.run_wall_s = now_s() - loaded_at;
+    info.stats = scene.particles.stats;
+    if (st.have_diag) {
+        info.have_energy = true;
+        info.kinetic = st.diag.kinetic;
+        info.potential = st.diag.potential;
+        info.total = st.diag.total();
+        info.drift_now = st.energy_drift;
+    }
+    info.drift.push(float(st.energy_drift));
+    const double n = double(session->size());
+    info.interactions_per_body = n > 0 ? st.interactions_per_step / n : 0;
+    info.have_force_error = st.have_force_error && model.params.force != ForceAlgorithm::direct;
+    if (info.have_force_error) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "force error: median %.1e, p99 %.1e", st.force_error.median,
+                      st.force_error.p99);
+        info.force_error = buf;
+        std::snprintf(buf, sizeof buf, "(theta %.2f, %zu bodies, step %lld)", st.force_error_theta,
+                      st.force_error.count, static_cast<long long>(st.force_error_step));
+        info.force_error_where = buf;
+    }
+    if (st.checkpoint_bytes > 0) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "checkpoint (NaN recovery): %s %s every %.1f s (%.1f ms each)",
+                      format_bytes(double(st.checkpoint_bytes)).c_str(),
+                      st.checkpoint_from_device ? "device->host" : "host copy", st.checkpoint_interval_s,
+                      st.checkpoint_ms);
+        info.checkpoint = buf;
+    }
+    std::string msg = session->take_message();
+    if (!msg.empty()) {
+        info.message = msg;
+        // Scripted runs (the Xvfb tests) see what the panel shows in red.
+        if (!script.empty()) std::cout << "nbody: frame " << frame << ": message: " << msg << std::endl;
+    }
+    model.paused = session->paused();
+}
+
+bool WindowApp::save_screenshot(const std::string& path) {
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    try {
+        write_png(path, read_framebuffer(0, fw, fh));
+        info.screenshot_note = "saved " + path;
+        return true;
+    } catch (const Error& e) {
+        info.message = e.what();
+        return false;
+    }
+}
+
+void WindowApp::set_fullscreen(bool on) {
+    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+    if (on && monitor) {
+        glfwGetWindowPos(window, &windowed_x, &windowed_y);
+        glfwGetWindowSize(window, &windowed_w, &windowed_h);
+        const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+        glfwSetWindowMonitor(window, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    } else {
+        glfwSetWindowMonitor(window, nullptr, windowed_x, windowed_y, windowed_w, windowed_h, 0);
+    }
+    glfwSwapInterval(model.vsync ? 1 : 0);
+}
+
+void WindowApp::close() {
+    if (potential_job.valid()) potential_job.wait();  // these read the session
+    if (pick_job.valid()) pick_job.wait();
+    session.reset();  // stop the simulation thread before its backend's context goes away
+    feed.shutdown();
+    scene.shutdown();
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<double> numbers(const std::string& v) {
+    std::vector<double> out;
+    std::stringstream ss(v);
+    std::string item;
+    while (std::getline(ss, item, ',')) out.push_back(std::stod(item));
+    return out;
+}
+
+double max_distance(const std::vector<Vec4<float>>& a, const std::vector<Vec4<float>>& b, std::size_t n) {
+    double worst = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double dx = double(a[i].x) - b[i].x, dy = double(a[i].y) - b[i].y, dz = double(a[i].z) - b[i].z;
+        worst = std::max(worst, std::sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    return worst;
+}
+
+}  // namespace
+
+void WindowApp::run_script() {
+    for (const ScriptStep& s : script) {
+        if (s.frame != frame) continue;
+        ++script_actions;
+        script_step = &s;
+        std::cout << "nbody: frame " << frame << ": " << s.text() << std::endl;
+        PanelActions a;
+        auto settle = [&] {
+            session->wait_for_requests();
+            take_results();
+        };
+        if (s.action == "backend") {
+            model.backend = s.value;
+            a.switch_backend = true;
+        } else if (s.action == "precision") {
+            model.precision = *parse_precision(s.value);  // checked by parse_script
+            a.switch_backend = true;
+        } else if (s.action == "force") {
+            model.params.force = *parse_force_algorithm(s.value);  // checked by parse_script
+        } else if (s.action == "theta") {
+            model.params.theta = std::stod(s.value);  // checked by parse_script
+        } else if (s.action == "n") {
+            model.n_edit = std::stoll(s.value);
+            a.regenerate = true;
+        } else if (s.action == "preset") {
+            model.preset = s.value;
+            a.load_preset = true;
+        } else if (s.action == "pause" || s.action == "run") {
+            model.paused = s.action == "pause";
+            a.pause_changed = true;
+        } else if (s.action == "step") {
+            a.single_step = true;
+        } else if (s.action == "steps") {
+            model.paused = true;
+            session->set_paused(true);
+            session->request_steps(std::stoi(s.value));
+            session->wait_for_steps();
+        } else if (s.action == "fit") {
+            a.fit_camera = true;
+        } else if (s.action == "reverse") {
+            a.reverse = true;
+        } else if (s.action == "trails") {
+            model.trails = true;
+            model.trail_length = std::stoi(s.value);
+        } else if (s.action == "vectors") {
+            model.vectors = true;
+        } else if (s.action == "accelerations") {
+            model.accel_vectors = true;
+        } else if (s.action == "potential") {
+            model.potential = true;
+            model.potential_res = std::stoi(s.value);
+        } else if (s.action == "screenshot") {
+            script_screenshot = s.value;
+        } else if (s.action == "key") {
+            ScriptInput in;
+            in.active = true;
+            in.key = key_code(s.value.c_str());
+            script_input[frame] = in;
+            script_input[frame + 1] = ScriptInput{true};
+        } else if (s.action == "click" || s.action == "click_body") {
+            ScriptInput in;
+            in.active = in.down = true;
+            if (s.action == "click") {
+                std::vector<double> v = numbers(s.value);
+                in.x = float(v[0]), in.y = float(v[1]);
+            } else {
+                // Where the body is on screen now, from its position and the camera.
+                settle();
+                std::vector<Vec4<float>> pos = session->positions_for_fit();
+                std::size_t i = std::stoul(s.value);
+                int w, h, fw, fh;
+                glfwGetWindowSize(window, &w, &h);
+                glfwGetFramebufferSize(window, &fw, &fh);
+                if (i >= pos.size()) {
+                    script_failed("no body " + s.value);
+                } else {
+                    glm::vec3 p = camera.project(glm::vec3(pos[i].x, pos[i].y, pos[i].z), fw, fh);
+                    in.x = p.x * float(w) / float(fw), in.y = p.y * float(h) / float(fh);
+                }
+            }
+            script_input[frame] = in;
+            in.down = false;
+            script_input[frame + 1] = in;
+        } else if (s.action == "drag") {
+            std::vector<double> v = numbers(s.value);
+            ScriptInput in;
+            in.active = in.down = in.shift = true;
+            in.x = float(v[0]), in.y = float(v[1]);
+            script_input[frame] = in;
+            in.x = float(v[2]), in.y = float(v[3]);
+            script_input[frame + 1] = in;
+            in.down = false;
+            script_input[frame + 2] = in;
+        } else if (s.action == "mark") {
+            settle();
+            marked = session->positions_for_fit();
+        } else if (s.action == "expect_back" || s.action == "expect_kept") {
+            settle();
+            std::vector<Vec4<float>> pos = session->positions_for_fit();
+            double tol = std::stod(s.value);
+            std::size_t n = std::min(pos.size(), marked.size());
+            double d = max_distance(pos, marked, n);
+            std::cout << "nbody: " << s.action << ": largest distance from the marked positions " << d
+                      << " over " << n << " bodies" << std::endl;
+            if (marked.empty() || !(d <= tol))
+                script_failed("distance " + std::to_string(d) + " > " + s.value);
+        } else if (s.action == "expect_n") {
+            settle();
+            if (std::to_string(session->size()) != s.value) {
+                script_failed("N = " + std::to_string(session->size()));
+            }
+        } else if (s.action == "expect_selected") {
+            if (std::to_string(model.selected) != s.value)
+                script_failed("selected " + std::to_string(model.selected));
+        } else if (s.action == "expect_param") {
+            settle();
+            auto colon = s.value.find(':');
+            std::string name = s.value.substr(0, colon);
+            double want = std::stod(s.value.substr(colon + 1));
+            double got = name == "dt"          ? model.params.dt
+                         : name == "softening" ? model.params.softening
+                                               : model.params.G;
+            if (std::abs(got - want) > 1e-12 * std::max(1.0, std::abs(want))) {
+                script_failed(name + " = " + std::to_string(got));
+            }
+        } else if (s.action == "save") {
+            save_snapshot(s.value);
+        } else if (s.action == "drop") {
+            const char* paths[] = {s.value.c_str()};
+            on_drop(1, paths);  // what GLFW's drop callback calls
+        } else if (s.action == "seek") {
+            if (!replay) {
+                script_failed("not in replay mode");
+            } else if (auto f = replay->seek(std::size_t(std::max(0LL, std::stoll(s.value))))) {
+                replay_show(*f, false);
+            }
+        } else if (s.action == "expect_running") {
+            if (glfwWindowShouldClose(window)) script_failed("the window is closing");
+        }
+        apply(a);
+        script_step = nullptr;
+    }
+}
+
+int run_window_app(const WindowOptions& o) {
+    check_thread_count(0);  // OMP_NUM_THREADS within bounds
+    // A device-resident backend draws through interop and can afford more bodies by default.
+    const BackendInfo* chosen =
+        o.scenario.backend.empty() ? &default_interactive_backend() : find_backend(o.scenario.backend);
+    const bool on_device = chosen && chosen->available && chosen->residency == Residency::device;
+    std::int64_t default_n = on_device ? kDefaultWindowNCuda : kDefaultWindowN;
+    std::vector<std::string> replay_files;
+    Scenario sc;
+    if (!o.replay.empty()) {
+        // Replay: no simulation; the first snapshot sets the scene, the session stays paused.
+        replay_files = list_snapshot_series(o.replay);
+        Snapshot first = read_snapshot(replay_files.front());
+        sc.state = std::move(first.state);
+        sc.params = first.info.params;
+        sc.backend = "serial";
+        sc.precision = Precision::f64;
+        validate_state(sc.state, sc.params, sc.precision);
+    } else {
+        sc = resolve_scenario(o.scenario, default_n);
+    }
+
+    auto splat = parse_splat_mode(o.splat);
+    if (!splat) throw Error("unknown --splat '" + o.splat + "' (valid: auto, sprites, compute)");
+    // Fail now, not after the run, if the screenshot cannot be written there.
+    if (!o.screenshot.empty()) check_output_path(o.screenshot, "--screenshot");
+    WindowApp app;
+    app.model.particles.splat = *splat;
+    app.script = parse_script(o.test_script);
+    app.model.preset = o.scenario.preset.empty() ? presets().front().name : o.scenario.preset;
+    app.model.seed = o.scenario.seed;
+    app.open(o);
+    bool quit_by_user = false;
+    try {
+        app.start(sc, std::int64_t(sc.state.size()));
+        if (!replay_files.empty()) {
+            app.replay = std::make_unique<ReplayTimeline>(replay_files.size());
+            app.replay_files = std::move(replay_files);
+            app.replay_time = sc.state.t;
+            app.model.paused = true;
+            app.session->set_paused(true);
+            std::cout << "nbody: replay: " << app.replay_files.size() << " snapshots in " << o.replay
+                      << std::endl;
+        }
+        app.last_frame = now_s();
+        for (app.frame = 1; !glfwWindowShouldClose(app.window); ++app.frame) {
+            app.release_held_keys();
+            glfwPollEvents();
+            app.take_results();
+            app.run_script();
+            ImGui_ImplOpenGL3_NewFrame();
+            ImGui_ImplGlfw_NewFrame();
+            app.feed_script_input();
+            ImGui::NewFrame();
+            app.apply(draw_panel(app.model, app.info));
+            quit_by_user = glfwWindowShouldClose(app.window);
+            if (auto path = draw_open_dialog(app.open_dialog)) app.open_file(*path, true);
+            if (app.replay) {
+                const std::string& file = app.replay_files[app.replay->current()];
+                std::optional<std::size_t> show = draw_replay_bar(*app.replay, file, app.replay_time);
+                if (!show && app.pending.empty()) show = app.replay->tick(now_s() - app.last_frame);
+                if (show) app.replay_show(*show, false);
+                app.model.paused = true;  // a replay never simulates
+                app.session->set_paused(true);
+            }
+            app.handle_mouse();
+            // The scene centres in the part of the window the panel leaves free.
+            int ww, wh;
+            glfwGetWindowSize(app.window, &ww, &wh);
+            app.camera.shift_x = 0.5f * app.model.panel_width / float(std::max(ww, 1));
+            app.session->set_params(app.model.params);
+            app.session->set_steps_per_frame(app.model.steps_per_frame);
+            app.session->frame_tick();
+            app.upload_bodies();
+            app.draw();
+            bool last = o.frames > 0 && app.frame >= o.frames;
+            if (app.want_screenshot) {
+                app.want_screenshot = false;
+                std::time_t t = std::time(nullptr);
+                char name[64];
+                std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S.png", std::localtime(&t));
+                app.save_screenshot(name);
+            }
+            if (!app.script_screenshot.empty()) {
+                if (!app.save_screenshot(app.script_screenshot)) app.script_failed(app.info.message);
+                app.script_screenshot.clear();
+            }
+            if (last && !o.screenshot.empty() && !app.save_screenshot(o.screenshot))
+                throw Error(app.info.message);
+            glfwSwapBuffers(app.window);
+            double t = now_s();
+            app.update_info(1e3 * (t - app.last_frame));
+            app.last_frame = t;
+            if (last) break;
+        }
+        if (!app.script.empty()) {
+            // A testing aid: the outcome of every scripted request counts, even one still in flight.
+            app.session->wait_for_requests();
+            app.take_results();
+        }
+    } catch (...) {
+        app.close();
+        throw;
+    }
+    std::string backend = app.session->backend_name();
+    Precision precision = app.session->precision();
+    std::size_t n = app.session->size();
+    const Params params = app.model.params;
+    const std::string force_error = app.info.have_force_error
+                                        ? app.info.force_error + " " + app.info.force_error_where
+                                        : "force error: not measured";
+    int frame = app.frame;
+    app.close();
+    if (app.script.empty()) return 0;
+    if (params.force != ForceAlgorithm::direct) {
+        std::cout << "nbody: force=" << to_string(params.force) << " theta=" << params.theta << ", "
+                  << force_error << std::endl;
+    }
+    // One line for the smoke test to match; a failed scripted action fails the run.
+    if (quit_by_user) std::cout << "nbody: quit at frame " << frame << std::endl;
+    std::cout << "nbody: test-script done: backend=" << backend << " precision=" << to_string(precision)
+              << " n=" << n << ", " << app.script_failures << " of " << app.script_actions
+              << " actions failed" << std::endl;
+    return app.script_failures > 0 ? 1 : 0;
+}
+
+}  // namespace nbody

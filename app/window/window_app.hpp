@@ -1,0 +1,39 @@
+#pragma once
+// `nbody` with no subcommand: the interactive window (GLFW, OpenGL 4.5 core, ImGui panel).
+#include <string>
+
+#include "app/cli/scenario.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace nbody {
+
+struct WindowOptions {
+    ScenarioOptions scenario;
+    int frames = 0;          // > 0: quit after this many frames (tests, README images)
+    std::string screenshot;  // PNG of the last frame, panel included (with --frames)
+    bool vsync = true;
+    int width = 1600, height = 900;  // window size in screen coordinates (HiDPI scales the framebuffer)
+    bool fullscreen = false;
+    bool hide_panel = false;
+    std::string splat = "auto";  // how bodies are drawn: auto, sprites, compute
+    // Testing aid: "FRAME:ACTION;..." with ACTION backend=NAME, precision=float|double, n=N, preset=NAME,
+    // pause, run, step, fit. Runs each action at that frame, as if done in the panel.
+    std::string test_script;
+    std::string replay;  // a snapshot series' directory to play back (no simulation); `nbody play DIR`
+};
+
+// Default N for the window: interactive on CPU backends; larger when the CUDA backend runs it.
+inline constexpr std::int64_t kDefaultWindowN = 4096;
+inline constexpr std::int64_t kDefaultWindowNCuda = 65536;
+
+// Adds the window's flags (scenario flags, --frames, --screenshot, --no-vsync, ...) to the root command.
+void add_window_flags(CLI::App& root, WindowOptions& o);
+
+// Opens the window and runs until closed (or --frames). Throws nbody::Error with one line when there is
+// no display or no OpenGL 4.5 context ("no display: use `nbody render` or `nbody run`").
+int run_window_app(const WindowOptions& o);
+
+}  // namespace nbody

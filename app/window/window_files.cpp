@@ -1,0 +1,72 @@
+#include "window_files.hpp"
+
+#include <imgui.h>
+
+#include <ctime>
+#include <filesystem>
+
+#include "sim/io/snapshot.hpp"
+
+namespace nbody {
+
+std::optional<std::string> draw_open_dialog(OpenDialog& d) {
+    if (!d.visible) return std::nullopt;
+    std::optional<std::string> chosen;
+    ImGui::SetNextWindowSize(ImVec2(520, 0), ImGuiCond_Appearing);
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.3f),
+                            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    if (ImGui::Begin("Open bodies", &d.visible, ImGuiWindowFlags_NoCollapse)) {
+        ImGui::TextUnformatted(
+            "A snapshot (.h5), Tipsy (.tipsy/.std/.bin) or CSV file; or drop one on the window.");
+        if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+        const bool enter =
+            ImGui::InputText("path", d.path, sizeof d.path, ImGuiInputTextFlags_EnterReturnsTrue);
+        if ((ImGui::Button("Open") || enter) && d.path[0] != '\0') {
+            chosen = std::string(d.path);
+            d.visible = false;
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) d.visible = false;
+    }
+    ImGui::End();
+    return chosen;
+}
+
+std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string& file, double sim_time) {
+    std::optional<std::size_t> seek;
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y - 12),
+                            ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowSize(ImVec2(std::min(vp->Size.x - 24, 900.0f), 0), ImGuiCond_Always);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+    if (ImGui::Begin("Replay", nullptr, flags)) {
+        if (ImGui::Button(t.playing ? "Pause" : "Play")) t.playing = !t.playing;
+        ImGui::SameLine();
+        int frame = int(t.current());
+        ImGui::SetNextItemWidth(-260);
+        if (ImGui::SliderInt("##frame", &frame, 0, int(t.frames()) - 1, "snapshot %d"))
+            seek = std::size_t(frame);
+        ImGui::SameLine();
+        float speed = float(t.speed);
+        ImGui::SetNextItemWidth(140);
+        if (ImGui::SliderFloat("per s", &speed, 0.5f, 60.0f, "%.1f", ImGuiSliderFlags_Logarithmic))
+            t.speed = speed;
+        ImGui::SameLine();
+        ImGui::Checkbox("loop", &t.loop);
+        ImGui::Text("%s   t = %.6g   (%zu of %zu)", std::filesystem::path(file).filename().string().c_str(),
+                    sim_time, t.current() + 1, t.frames());
+    }
+    ImGui::End();
+    return seek;
+}
+
+std::string default_snapshot_name() {
+    const std::time_t t = std::time(nullptr);
+    char name[64];
+    std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S", std::localtime(&t));
+    return std::string(name) + (have_hdf5() ? ".h5" : ".csv");
+}
+
+}  // namespace nbody

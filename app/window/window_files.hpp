@@ -1,0 +1,27 @@
+#pragma once
+// The window's file interface (ImGui): the Ctrl+O "open" dialog and the replay timeline bar. The window
+// (window_app.cpp) owns the state and does the loading and saving.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "app/cli/replay.hpp"
+
+namespace nbody {
+
+struct OpenDialog {
+    bool visible = false;
+    char path[1024] = "";
+};
+
+// Draws the dialog while visible; returns the path when the user presses Open (or Enter).
+std::optional<std::string> draw_open_dialog(OpenDialog& d);
+
+// Draws the replay bar (slider, play/pause, speed, the file and its time); returns the frame to show
+// if the user moved the slider.
+std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string& file, double sim_time);
+
+// "nbody-20260101-120000.h5" (".csv" in a build without HDF5): where Ctrl+S saves, in the working directory.
+std::string default_snapshot_name();
+
+}  // namespace nbody

@@ -1,0 +1,44 @@
+// Backend::step: the one loop that runs an integrator over any backend's primitives.
+#include <algorithm>
+
+#include "sim/backend.hpp"
+#include "integrators.hpp"
+
+namespace nbody {
+namespace {
+
+// Device backends tag a failure with the step number in 32 bits, so a call is run in batches of at most
+// this many steps (each batch reads the failure flag once).
+constexpr std::int64_t kMaxBatch = std::int64_t(1) << 30;
+
+}  // namespace
+
+StepReport Backend::step(const Params& p, std::int64_t steps) {
+    const IntegratorInfo& integrator = integrator_info(p.integrator);
+    StepReport r;
+    while (r.steps_done < steps && r.finite) {
+        const std::int64_t batch = std::min(kMaxBatch, steps - r.steps_done);
+        std::int64_t done = 0;
+        std::optional<NonFinite> bad;
+        begin_steps(batch);
+        for (std::int64_t k = 1; k <= batch; ++k) {
+            begin_step(k);
+            integrator.advance(*this, p);
+            if (p.damping != 1.0) damp(p.damping);
+            done = k;
+            if (auto body = end_step()) {
+                bad = NonFinite{k, *body};
+                break;
+            }
+        }
+        if (auto device_bad = end_steps()) bad = device_bad;
+        if (bad) done = bad->step;
+        // Added step by step, so every backend reports the same t bit for bit.
+        for (std::int64_t k = 0; k < done; ++k) time_ += p.dt;
+        if (bad) r.finite = false, r.bad_step = r.steps_done + bad->step, r.bad_body = bad->body;
+        r.steps_done += done;
+    }
+    return r;
+}
+
+}  // namespace nbody

@@ -1,0 +1,57 @@
+#pragma once
+// CSV files: bodies (x,y,z,vx,vy,vz,m) in and out, energy log, trajectory. Every writer goes through an
+// AtomicFile (atomic_file.hpp), so a failed or interrupted run never leaves a half-written file.
+#include <cstdint>
+#include <string>
+
+#include "sim/platform/atomic_file.hpp"
+#include "sim/diagnostics.hpp"
+#include "sim/platform/partial_file.hpp"
+#include "sim/state.hpp"
+#include "sim/validate.hpp"
+
+namespace nbody {
+
+// Reads a body CSV: header "x,y,z,vx,vy,vz,m" (columns in any order, extra columns ignored), one body a
+// line, '#' comments and blank lines allowed. Throws nbody::Error "FILE:LINE: problem" on a missing or
+// unreadable file, empty file, missing columns, short rows, non-numeric cells, NaN/Inf, mass <= 0.
+// If `source` is given it receives the path and each body's line, so later checks (validate_state) can
+// point at the line too.
+HostState read_bodies_csv(const std::string& path, BodySource* source = nullptr);
+
+// Writes a body CSV with the shortest digits that round-trip exactly in precision p
+// (a float state printed as float, a double state as double). Atomic: temp file + rename.
+void write_bodies_csv(const std::string& path, const HostState& s, Precision p);
+
+// Writes a body CSV into an open AtomicFile without committing it (for commit_all).
+void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p);
+
+// Energy log CSV, header "step,t,kinetic,potential,total,rel_drift,px,py,pz". Written as PATH.partial and
+// flushed at every row, so it can be followed during a run; commit() renames it to PATH.
+class EnergyLog {
+  public:
+    // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
+    explicit EnergyLog(const std::string& path, const std::string& preamble = "");
+    void write(std::int64_t step, double t, const Diagnostics& d, double rel_drift);
+    void commit() { file_.commit(); }
+    PartialFile& file() { return file_; }
+
+  private:
+    PartialFile file_;
+};
+
+// Trajectory CSV for plotting: header "step,t,body,x,y,z"; one row per body per recorded step. Written as
+// PATH.partial and flushed after every recorded step; commit() renames it to PATH.
+class TrajectoryLog {
+  public:
+    // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
+    explicit TrajectoryLog(const std::string& path, const std::string& preamble = "");
+    void write(std::int64_t step, const HostState& s);
+    void commit() { file_.commit(); }
+    PartialFile& file() { return file_; }
+
+  private:
+    PartialFile file_;
+};
+
+}  // namespace nbody

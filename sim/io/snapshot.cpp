@@ -1,0 +1,159 @@
+#include "snapshot.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include "sim/platform/atomic_file.hpp"
+#include "csv_io.hpp"
+#include "sim/error.hpp"
+#include "run_metadata.hpp"
+#include "snapshot_hdf5.hpp"
+#include "tipsy_io.hpp"
+
+namespace nbody {
+
+const char* to_string(FileFormat f) {
+    switch (f) {
+        case FileFormat::csv:
+            return "CSV";
+        case FileFormat::hdf5:
+            return "HDF5";
+        case FileFormat::tipsy_xdr:
+            return "Tipsy (XDR big-endian)";
+        case FileFormat::tipsy_native:
+            return "Tipsy (native-endian)";
+    }
+    return "?";
+}
+
+std::optional<FileFormat> format_from_extension(std::string_view path) {
+    const std::size_t slash = path.find_last_of('/');
+    const std::size_t dot = path.find_last_of('.');
+    if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash))
+        return std::nullopt;
+    std::string ext(path.substr(dot + 1));
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (ext == "csv") return FileFormat::csv;
+    if (ext == "h5" || ext == "hdf5") return FileFormat::hdf5;
+    if (ext == "tipsy" || ext == "std") return FileFormat::tipsy_xdr;
+    if (ext == "bin") return FileFormat::tipsy_native;
+    return std::nullopt;
+}
+
+FileFormat require_format(const std::string& flag, const std::string& path) {
+    if (const auto f = format_from_extension(path)) return *f;
+    throw Error(flag + " '" + path +
+                "': unknown file type (use .csv, .h5/.hdf5, .tipsy/.std for big-endian Tipsy, .bin for "
+                "native-endian Tipsy)");
+}
+
+RunMetadata csv_metadata(const Snapshot& s) {
+    RunMetadata m;
+    const RunInfo& info = s.info;
+    if (!info.preset.empty()) {
+        m.set("preset", info.preset);
+        m.set("seed", std::to_string(info.seed));
+    }
+    m.set("N", std::to_string(s.state.size()));
+    m.set("G", info.params.G);
+    m.set("softening", info.params.softening);
+    m.set("dt", info.params.dt);
+    m.set("damping", info.params.damping);
+    m.set("integrator", to_string(info.params.integrator));
+    if (info.theta) m.set("theta", *info.theta);
+    m.set("precision", to_string(info.precision));
+    m.set("t", s.state.t);
+    m.set("step", std::to_string(info.step));
+    return m;
+}
+
+namespace {
+
+// The RunInfo of a CSV written by nbody, from its parameter lines.
+void read_csv_run_info(const RunMetadata& m, const std::string& path, Snapshot& s) {
+    RunInfo& info = s.info;
+    info.has_params = true;
+    info.params = Params{};
+    apply_metadata(m, path, {}, info.params, s.state.t);
+    auto whole = [&](const char* key, auto& out) {
+        const std::string* v = m.get(key);
+        if (!v) return;
+        const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+        if (ec != std::errc() || ptr != v->data() + v->size()) {
+            throw Error(path + ": bad value '" + *v + "' for " + key + " in the parameter lines");
+        }
+    };
+    whole("step", info.step);
+    whole("seed", info.seed);
+    if (const std::string* v = m.get("preset")) info.preset = *v;
+    if (const std::string* v = m.get("precision")) {
+        if (const auto p = parse_precision(*v)) info.precision = *p;
+    }
+    if (const std::string* v = m.get("theta")) {
+        double theta = 0;
+        whole("theta", theta);
+        info.theta = theta;
+        (void)v;
+    }
+    if (const std::string* v = m.get("version")) info.program_version = *v;
+}
+
+}  // namespace
+
+Snapshot read_snapshot(const std::string& path, BodySource* source) {
+    switch (require_format("input", path)) {
+        case FileFormat::csv: {
+            Snapshot s;
+            s.state = read_bodies_csv(path, source);
+            if (const std::optional<RunMetadata> m = read_metadata(path)) read_csv_run_info(*m, path, s);
+            return s;
+        }
+        case FileFormat::hdf5:
+            return read_hdf5_snapshot(path);
+        case FileFormat::tipsy_xdr:
+        case FileFormat::tipsy_native:
+            return read_tipsy(path);  // either byte order, told by the header
+    }
+    throw Error(path + ": unknown file type");
+}
+
+std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
+    std::vector<std::string> notes;
+    switch (require_format("output", file.path())) {
+        case FileFormat::csv:
+            if (s.info.has_params) {
+                const std::string& v = s.info.program_version;
+                file.stream() << format_metadata(csv_metadata(s), v.empty() ? "unknown" : v);
+            }
+            write_bodies_csv(file, s.state, s.info.precision);
+            break;
+        case FileFormat::hdf5:
+            // HDF5 writes by file name: close the stream on the (empty) temporary, if the file has one, and
+            // let HDF5 take the temporary over.
+            file.finish();
+            write_hdf5_snapshot(file.temp_path(), s);
+            break;
+        case FileFormat::tipsy_xdr:
+        case FileFormat::tipsy_native: {
+            const bool xdr = require_format("output", file.path()) == FileFormat::tipsy_xdr;
+            write_tipsy(file.stream(), s, xdr ? TipsyByteOrder::big_endian : TipsyByteOrder::native,
+                        file.path());
+            if (s.info.precision == Precision::f64)
+                notes.push_back(file.path() +
+                                ": Tipsy stores float: the double-precision bodies were rounded");
+            break;
+        }
+    }
+    return notes;
+}
+
+std::vector<std::string> write_snapshot(const std::string& path, const Snapshot& s) {
+    const bool by_name = format_from_extension(path) == FileFormat::hdf5;
+    AtomicFile file(path, by_name ? AtomicFile::Mode::by_name : AtomicFile::Mode::stream);
+    auto notes = write_snapshot(file, s);
+    file.commit();
+    return notes;
+}
+
+}  // namespace nbody

@@ -1,0 +1,682 @@
+#include "snapshot_hdf5.hpp"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "sim/platform/child_process.hpp"
+#include "sim/error.hpp"
+#include "input_file.hpp"
+#include "sim/platform/memory.hpp"
+#include "sim/validate.hpp"
+
+#ifndef NBODY_VERSION
+#define NBODY_VERSION "unknown"
+#endif
+
+namespace nbody {
+namespace {
+
+// Bumped when /NBody changes meaning; readers refuse a newer one rather than misread it.
+constexpr int kFormatVersion = 1;
+constexpr int kPartTypes = 6;  // GADGET's PartType0..5 (gas, dark matter, ..., stars, black holes)
+constexpr int kOurPartType = 1;
+
+// One HDF5 identifier, closed by the function that matches how it was opened.
+class Hid {
+  public:
+    Hid() = default;
+    Hid(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+    Hid(Hid&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
+    Hid& operator=(Hid&& o) noexcept {
+        std::swap(id_, o.id_);
+        std::swap(close_, o.close_);
+        return *this;
+    }
+    Hid(const Hid&) = delete;
+    Hid& operator=(const Hid&) = delete;
+    ~Hid() { reset(); }
+    // Closes now; returns false if closing failed (for a file: the last writes did not reach the disk).
+    bool reset() {
+        if (id_ < 0) return true;
+        const bool ok = close_(std::exchange(id_, H5I_INVALID_HID)) >= 0;
+        return ok;
+    }
+    operator hid_t() const { return id_; }
+    bool valid() const { return id_ >= 0; }
+
+  private:
+    hid_t id_ = H5I_INVALID_HID;
+    herr_t (*close_)(hid_t) = nullptr;
+};
+
+// HDF5 prints its error stack to stderr by default; we turn each failure into one line instead.
+void quiet_hdf5() {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+// The most specific message on HDF5's error stack ("truncated file: eof = ...", "addr overflow ..."),
+// then cleared; empty if the stack is empty.
+std::string hdf5_detail() {
+    std::string detail;
+    H5Ewalk2(
+        H5E_DEFAULT, H5E_WALK_UPWARD,
+        [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+            if (n == 0 && e && e->desc) *static_cast<std::string*>(out) = e->desc;
+            return 0;
+        },
+        &detail);
+    H5Eclear2(H5E_DEFAULT);
+    return detail;
+}
+
+struct Context {
+    std::string name;  // the file, as named in messages
+
+    [[noreturn]] void fail(const std::string& problem) const {
+        const std::string detail = hdf5_detail();
+        throw Error(name + ": " + problem + (detail.empty() ? "" : " (HDF5: " + detail + ")"));
+    }
+    hid_t check(hid_t id, const std::string& what) const {
+        if (id < 0) fail(what);
+        return id;
+    }
+    void ok(herr_t status, const char* what) const {
+        if (status < 0) fail(what);
+    }
+    bool exists(hid_t loc, const char* path) const {
+        const htri_t r = H5Lexists(loc, path, H5P_DEFAULT);
+        if (r < 0) fail(std::string("cannot look up '") + path + "'");
+        return r > 0;
+    }
+};
+
+std::string num(double v) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+// --- writing ----------------------------------------------------------------------------------------
+
+void write_attr(const Context& c, hid_t loc, const char* name, hid_t mem_type, hid_t file_type,
+                const void* data, hsize_t count) {
+    Hid space = count == 0 ? Hid(H5Screate(H5S_SCALAR), H5Sclose)
+                           : Hid(H5Screate_simple(1, &count, nullptr), H5Sclose);
+    c.check(space, std::string("cannot create the dataspace of attribute ") + name);
+    Hid attr(c.check(H5Acreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT),
+                     std::string("cannot create attribute ") + name),
+             H5Aclose);
+    c.ok(H5Awrite(attr, mem_type, data), "cannot write an attribute");
+}
+
+void attr_double(const Context& c, hid_t loc, const char* name, double v) {
+    write_attr(c, loc, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &v, 0);
+}
+void attr_int32(const Context& c, hid_t loc, const char* name, std::int32_t v) {
+    write_attr(c, loc, name, H5T_NATIVE_INT32, H5T_STD_I32LE, &v, 0);
+}
+void attr_int64(const Context& c, hid_t loc, const char* name, std::int64_t v) {
+    write_attr(c, loc, name, H5T_NATIVE_INT64, H5T_STD_I64LE, &v, 0);
+}
+void attr_uint64(const Context& c, hid_t loc, const char* name, std::uint64_t v) {
+    write_attr(c, loc, name, H5T_NATIVE_UINT64, H5T_STD_U64LE, &v, 0);
+}
+// Fixed-length, NUL-terminated: what h5py, h5dump and every HDF5 version read without fuss.
+void attr_string(const Context& c, hid_t loc, const char* name, const std::string& v) {
+    Hid type(c.check(H5Tcopy(H5T_C_S1), "cannot create a string type"), H5Tclose);
+    c.ok(H5Tset_size(type, v.size() + 1), "cannot size a string type");
+    c.ok(H5Tset_strpad(type, H5T_STR_NULLTERM), "cannot set a string's padding");
+    write_attr(c, loc, name, type, type, v.c_str(), 0);
+}
+
+template <typename T>
+void write_dataset(const Context& c, hid_t group, const char* name, hid_t mem_type, hid_t file_type,
+                   const std::vector<T>& data, std::size_t rows, std::size_t cols) {
+    std::array<hsize_t, 2> dims = {rows, cols};
+    Hid space(c.check(H5Screate_simple(cols == 1 ? 1 : 2, dims.data(), nullptr),
+                      std::string("cannot create the dataspace of ") + name),
+              H5Sclose);
+    Hid set(c.check(H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                    std::string("cannot create dataset ") + name),
+            H5Dclose);
+    if (rows > 0)
+        c.ok(H5Dwrite(set, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()), "cannot write the bodies");
+}
+
+// The bodies in the run's precision T: coordinates and velocities as N x 3, masses N, IDs 0..N-1.
+template <typename T>
+void write_bodies(const Context& c, hid_t group, const HostState& s) {
+    const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    const hid_t file = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    const std::size_t n = s.size();
+    std::vector<T> xyz(3 * n), m(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& p = s.pos_mass[i];
+        xyz[3 * i] = T(p.x), xyz[3 * i + 1] = T(p.y), xyz[3 * i + 2] = T(p.z);
+        m[i] = T(p.w);
+    }
+    write_dataset(c, group, "Coordinates", mem, file, xyz, n, 3);
+    write_dataset(c, group, "Masses", mem, file, m, n, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& v = s.vel[i];
+        xyz[3 * i] = T(v.x), xyz[3 * i + 1] = T(v.y), xyz[3 * i + 2] = T(v.z);
+    }
+    write_dataset(c, group, "Velocities", mem, file, xyz, n, 3);
+    std::vector<std::uint64_t> ids(n);
+    for (std::size_t i = 0; i < n; ++i) ids[i] = i;
+    write_dataset(c, group, "ParticleIDs", H5T_NATIVE_UINT64, H5T_STD_U64LE, ids, n, 1);
+}
+
+void write_header(const Context& c, hid_t file, const Snapshot& s) {
+    Hid h(
+        c.check(H5Gcreate2(file, "/Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "cannot create /Header"),
+        H5Gclose);
+    // NumPart_Total holds the whole count in 64 bits, so NumPart_Total_HighWord stays 0: readers that
+    // add HighWord << 32 (the GADGET-2 convention) get the same total.
+    std::array<std::uint64_t, kPartTypes> count{};
+    count[kOurPartType] = s.state.size();
+    const std::array<std::uint32_t, kPartTypes> high{};
+    const std::array<double, kPartTypes> mass_table{};  // 0: each body's mass is in Masses
+    write_attr(c, h, "NumPart_ThisFile", H5T_NATIVE_UINT64, H5T_STD_U64LE, count.data(), kPartTypes);
+    write_attr(c, h, "NumPart_Total", H5T_NATIVE_UINT64, H5T_STD_U64LE, count.data(), kPartTypes);
+    write_attr(c, h, "NumPart_Total_HighWord", H5T_NATIVE_UINT32, H5T_STD_U32LE, high.data(), kPartTypes);
+    write_attr(c, h, "MassTable", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, mass_table.data(), kPartTypes);
+    attr_double(c, h, "Time", s.state.t);
+    attr_double(c, h, "Redshift", 0.0);
+    attr_double(c, h, "BoxSize", 0.0);  // not periodic
+    attr_int32(c, h, "NumFilesPerSnapshot", 1);
+    attr_double(c, h, "Omega0", 0.0);
+    attr_double(c, h, "OmegaLambda", 0.0);
+    attr_double(c, h, "HubbleParam", 1.0);
+    for (const char* flag : {"Flag_Sfr", "Flag_Cooling", "Flag_StellarAge", "Flag_Metals", "Flag_Feedback"})
+        attr_int32(c, h, flag, 0);
+    attr_int32(c, h, "Flag_DoublePrecision", s.info.precision == Precision::f64 ? 1 : 0);
+}
+
+void write_parameters(const Context& c, hid_t file, const Snapshot& s) {
+    Hid g(c.check(H5Gcreate2(file, "/NBody", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "cannot create /NBody"),
+          H5Gclose);
+    const RunInfo& info = s.info;
+    const Params& p = info.params;
+    attr_int32(c, g, "FormatVersion", kFormatVersion);
+    attr_string(c, g, "ProgramVersion", info.program_version.empty() ? NBODY_VERSION : info.program_version);
+    attr_double(c, g, "G", p.G);
+    attr_double(c, g, "Softening", p.softening);
+    attr_double(c, g, "TimeStep", p.dt);
+    attr_double(c, g, "Damping", p.damping);
+    attr_string(c, g, "Integrator", to_string(p.integrator));
+    attr_string(c, g, "ForceAlgorithm", to_string(p.force));
+    if (const auto theta = params_theta(p)) {
+        attr_double(c, g, "Theta", *theta);
+    } else if (info.theta) {
+        attr_double(c, g, "Theta", *info.theta);
+    }
+    attr_int64(c, g, "Step", info.step);
+    attr_string(c, g, "Precision", to_string(info.precision));
+    attr_string(c, g, "Preset", info.preset);
+    attr_uint64(c, g, "Seed", info.seed);
+}
+
+// --- reading ----------------------------------------------------------------------------------------
+
+// The attribute `name` of loc as numbers (a scalar is one), converted by HDF5; nullopt if absent.
+template <typename T>
+std::optional<std::vector<T>> read_numbers(const Context& c, hid_t loc, const std::string& where,
+                                           const char* name, hid_t mem_type) {
+    const htri_t has = H5Aexists(loc, name);
+    if (has < 0) c.fail("cannot look up attribute " + where + "/" + name);
+    if (has == 0) return std::nullopt;
+    Hid attr(c.check(H5Aopen(loc, name, H5P_DEFAULT), "cannot open attribute " + where + "/" + name),
+             H5Aclose);
+    Hid type(c.check(H5Aget_type(attr), "cannot read the type of " + where + "/" + name), H5Tclose);
+    const H5T_class_t cls = H5Tget_class(type);
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT) c.fail(where + "/" + name + " is not a number");
+    Hid space(c.check(H5Aget_space(attr), "cannot read the shape of " + where + "/" + name), H5Sclose);
+    const hssize_t count = H5Sget_simple_extent_npoints(space);
+    if (count < 0 || count > 1024) c.fail(where + "/" + name + " has an unexpected shape");
+    std::vector<T> out(static_cast<std::size_t>(count));
+    if (count > 0 && H5Aread(attr, mem_type, out.data()) < 0) c.fail("cannot read " + where + "/" + name);
+    return out;
+}
+
+template <typename T>
+std::optional<T> read_scalar(const Context& c, hid_t loc, const std::string& where, const char* name,
+                             hid_t mem_type) {
+    auto v = read_numbers<T>(c, loc, where, name, mem_type);
+    if (!v) return std::nullopt;
+    if (v->size() != 1)
+        c.fail(where + "/" + name + " should hold one number, not " + std::to_string(v->size()));
+    return v->front();
+}
+
+std::optional<std::string> read_string(const Context& c, hid_t loc, const std::string& where,
+                                       const char* name) {
+    const htri_t has = H5Aexists(loc, name);
+    if (has < 0) c.fail("cannot look up attribute " + where + "/" + name);
+    if (has == 0) return std::nullopt;
+    const std::string what = where + "/" + name;
+    Hid attr(c.check(H5Aopen(loc, name, H5P_DEFAULT), "cannot open attribute " + what), H5Aclose);
+    Hid type(c.check(H5Aget_type(attr), "cannot read the type of " + what), H5Tclose);
+    if (H5Tget_class(type) != H5T_STRING) c.fail(what + " is not a string");
+    Hid space(c.check(H5Aget_space(attr), "cannot read the shape of " + what), H5Sclose);
+    if (H5Sget_simple_extent_npoints(space) != 1) c.fail(what + " should hold one string");
+    const htri_t vlen = H5Tis_variable_str(type);
+    if (vlen < 0) c.fail("cannot read the type of " + what);
+    if (vlen > 0) {  // written by h5py and others as variable-length
+        Hid mem(c.check(H5Tcopy(H5T_C_S1), "cannot create a string type"), H5Tclose);
+        c.ok(H5Tset_size(mem, H5T_VARIABLE), "cannot size a string type");
+        char* text = nullptr;
+        if (H5Aread(attr, mem, &text) < 0) c.fail("cannot read " + what);
+        std::string out = text ? text : "";
+        H5free_memory(text);
+        return out;
+    }
+    const std::size_t size = H5Tget_size(type);
+    if (size == 0 || size > 4096) c.fail(what + " has an unexpected size");
+    Hid mem(c.check(H5Tcopy(type), "cannot copy a string type"), H5Tclose);
+    std::string out(size, '\0');
+    if (H5Aread(attr, mem, out.data()) < 0) c.fail("cannot read " + what);
+    out.resize(std::strlen(out.c_str()));                      // NUL-terminated or NUL-padded
+    while (!out.empty() && out.back() == ' ') out.pop_back();  // space-padded (Fortran writers)
+    return out;
+}
+
+// A dataset of `rows` x `cols` floating-point (or integer) values, read as double. `rows` is set from the
+// first dataset of a group (rows == npos) and checked for the others.
+std::vector<double> read_matrix(const Context& c, hid_t group, const std::string& where, const char* name,
+                                std::size_t cols, std::size_t& rows, hsize_t file_size) {
+    const std::string what = where + "/" + name;
+    Hid set(c.check(H5Dopen2(group, name, H5P_DEFAULT), "cannot open dataset " + what), H5Dclose);
+    Hid type(c.check(H5Dget_type(set), "cannot read the type of " + what), H5Tclose);
+    const H5T_class_t cls = H5Tget_class(type);
+    if (cls != H5T_FLOAT && cls != H5T_INTEGER) c.fail(what + " does not hold numbers");
+    Hid space(c.check(H5Dget_space(set), "cannot read the shape of " + what), H5Sclose);
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::array<hsize_t, 2> dims{};
+    if (rank < 1 || rank > 2 || H5Sget_simple_extent_dims(space, dims.data(), nullptr) < 0)
+        c.fail(what + " should be a " + (cols == 1 ? "list" : "N x 3 table") + ", not rank " +
+               std::to_string(rank));
+    const hsize_t got_cols = rank == 1 ? 1 : dims[1];
+    if (got_cols != cols || (cols > 1 && rank != 2)) {
+        c.fail(what + " has shape " + std::to_string(dims[0]) +
+               (rank == 2 ? " x " + std::to_string(dims[1]) : "") + ", expected N" +
+               (cols == 1 ? "" : " x " + std::to_string(cols)));
+    }
+    if (rows == std::size_t(-1)) {
+        rows = static_cast<std::size_t>(dims[0]);
+    } else if (dims[0] != rows) {
+        c.fail(what + " has " + std::to_string(dims[0]) + " rows but the group's Coordinates have " +
+               std::to_string(rows));
+    }
+    // A corrupt header can claim any size: without a compression filter the values must fit in the file,
+    // and whatever the claim, in memory.
+    const hsize_t elements = dims[0] * cols;
+    if (dims[0] > (hsize_t(1) << 40)) c.fail(what + " claims " + std::to_string(dims[0]) + " rows");
+    Hid dcpl(c.check(H5Dget_create_plist(set), "cannot read the layout of " + what), H5Pclose);
+    const int filters = H5Pget_nfilters(dcpl);
+    const std::size_t elem = H5Tget_size(type);
+    if (elem == 0 || elem > 16) c.fail(what + " holds " + std::to_string(elem) + "-byte numbers");
+    if (filters <= 0 && elements * elem > file_size) {
+        c.fail(what + " needs " + std::to_string(elements * elem) + " bytes but the file has only " +
+               std::to_string(file_size) + " (truncated?)");
+    }
+    // Compressed: deflate, the strongest filter HDF5 ships, packs at most ~1032:1.
+    if (filters > 0 && elements * elem > 1100 * file_size) {
+        c.fail(what + " claims " + std::to_string(elements * elem) + " bytes of values, more than a " +
+               std::to_string(file_size) + "-byte file can hold even compressed (corrupt?)");
+    }
+    check_host_memory(static_cast<std::size_t>(dims[0]), Precision::f64);
+    std::vector<double> out(static_cast<std::size_t>(elements));
+    if (elements == 0) return out;
+    // Float datasets are read as float and widened here: HDF5's own float -> double conversion is several
+    // times slower than the read itself.
+    if (cls == H5T_FLOAT && elem == 4) {
+        std::vector<float> f(out.size());
+        if (H5Dread(set, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f.data()) < 0)
+            c.fail("cannot read " + what + " (corrupt or truncated file?)");
+        std::copy(f.begin(), f.end(), out.begin());
+        return out;
+    }
+    if (H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+        c.fail("cannot read " + what + " (corrupt or truncated file?)");
+    return out;
+}
+
+// Bytes per value of the Coordinates of a group: 4 for a float run, 8 for a double one.
+std::size_t coordinate_bytes(const Context& c, hid_t group, const std::string& where) {
+    Hid set(
+        c.check(H5Dopen2(group, "Coordinates", H5P_DEFAULT), "cannot open dataset " + where + "/Coordinates"),
+        H5Dclose);
+    Hid type(c.check(H5Dget_type(set), "cannot read the type of " + where + "/Coordinates"), H5Tclose);
+    return H5Tget_size(type);
+}
+
+void read_parameters(const Context& c, hid_t file, Snapshot& s) {
+    const std::string where = "/NBody";
+    Hid g(c.check(H5Gopen2(file, "/NBody", H5P_DEFAULT), "cannot open /NBody"), H5Gclose);
+    RunInfo& info = s.info;
+    auto need_double = [&](const char* name) {
+        const auto v = read_scalar<double>(c, g, where, name, H5T_NATIVE_DOUBLE);
+        if (!v) c.fail(where + " has no attribute " + name + " (not written by nbody, or damaged)");
+        return *v;
+    };
+    auto need_string = [&](const char* name) {
+        const auto v = read_string(c, g, where, name);
+        if (!v) c.fail(where + " has no attribute " + name + " (not written by nbody, or damaged)");
+        return *v;
+    };
+    if (const auto version = read_scalar<std::int64_t>(c, g, where, "FormatVersion", H5T_NATIVE_INT64)) {
+        if (*version > kFormatVersion || *version < 1) {
+            c.fail("/NBody FormatVersion " + std::to_string(*version) + " is not one this nbody reads (" +
+                   std::to_string(kFormatVersion) + "): written by a newer nbody?");
+        }
+    }
+    Params p;
+    p.G = need_double("G");
+    p.softening = need_double("Softening");
+    p.dt = need_double("TimeStep");
+    p.damping = read_scalar<double>(c, g, where, "Damping", H5T_NATIVE_DOUBLE).value_or(1.0);
+    const std::string integrator = need_string("Integrator");
+    const auto i = parse_integrator(integrator);
+    if (!i) c.fail("/NBody/Integrator '" + integrator + "' is not an integrator of this nbody");
+    p.integrator = *i;
+    if (const auto algorithm = read_string(c, g, where, "ForceAlgorithm")) {
+        const auto a = parse_force_algorithm(*algorithm);
+        if (!a) c.fail("/NBody/ForceAlgorithm '" + *algorithm + "' is not a force algorithm of this nbody");
+        p.force = *a;
+    }
+    if (const auto theta = read_scalar<double>(c, g, where, "Theta", H5T_NATIVE_DOUBLE)) {
+        if (!is_finite_bits(*theta) || *theta < 0)
+            c.fail("/NBody/Theta = " + num(*theta) + " is not an angle >= 0");
+        info.theta = *theta;
+        if (!set_params_theta(p, *theta))
+            s.notes.push_back(c.name + ": its theta = " + num(*theta) +
+                              " is ignored (this nbody has no tree)");
+    }
+    try {
+        validate_params(p);
+    } catch (const Error& e) {
+        c.fail(std::string("/NBody: ") + e.what());
+    }
+    info.params = p;
+    info.has_params = true;
+    const auto step = read_scalar<std::int64_t>(c, g, where, "Step", H5T_NATIVE_INT64);
+    if (step && *step < 0) c.fail("/NBody/Step = " + std::to_string(*step) + " is negative");
+    info.step = step.value_or(0);
+    info.preset = read_string(c, g, where, "Preset").value_or("");
+    info.seed = read_scalar<std::uint64_t>(c, g, where, "Seed", H5T_NATIVE_UINT64).value_or(0);
+    info.program_version = read_string(c, g, where, "ProgramVersion").value_or("");
+    if (const auto precision = read_string(c, g, where, "Precision")) {
+        const auto pr = parse_precision(*precision);
+        if (!pr) c.fail("/NBody/Precision '" + *precision + "' is neither float nor double");
+        if (*pr != info.precision) {
+            c.fail("/NBody/Precision says " + *precision + " but the bodies are stored as " +
+                   to_string(info.precision) + " (damaged file?)");
+        }
+    }
+}
+
+Snapshot read_file(const Context& c, hid_t file) {
+    hsize_t file_size = 0;
+    c.ok(H5Fget_filesize(file, &file_size), "cannot read the file size");
+    Snapshot s;
+
+    if (!c.exists(file, "Header")) c.fail("no /Header group: not a GADGET/SWIFT-layout snapshot");
+    Hid header(c.check(H5Gopen2(file, "Header", H5P_DEFAULT), "cannot open /Header"), H5Gclose);
+    const std::string hw = "/Header";
+    if (const auto files =
+            read_scalar<std::int64_t>(c, header, hw, "NumFilesPerSnapshot", H5T_NATIVE_INT64)) {
+        if (*files != 1) {
+            c.fail("one file of a snapshot split over " + std::to_string(*files) +
+                   " files (NumFilesPerSnapshot): only single-file snapshots are read");
+        }
+    }
+    const auto time = read_scalar<double>(c, header, hw, "Time", H5T_NATIVE_DOUBLE);
+    if (!time) c.fail("/Header has no Time attribute");
+    if (!is_finite_bits(*time)) c.fail("/Header/Time = " + num(*time) + " is not finite");
+    s.state.t = *time;
+    const auto mass_table = read_numbers<double>(c, header, hw, "MassTable", H5T_NATIVE_DOUBLE);
+    const auto this_file = read_numbers<std::uint64_t>(c, header, hw, "NumPart_ThisFile", H5T_NATIVE_UINT64);
+
+    std::size_t value_bytes = 0;
+    std::vector<std::string> other_types;
+    for (int type = 0; type < kPartTypes; ++type) {
+        const std::string group_name = "PartType" + std::to_string(type);
+        if (!c.exists(file, group_name.c_str())) {
+            if (this_file && this_file->size() > std::size_t(type) && (*this_file)[type] > 0)
+                c.fail("/Header/NumPart_ThisFile says " + std::to_string((*this_file)[type]) +
+                       " particles of type " + std::to_string(type) + " but there is no /" + group_name);
+            continue;
+        }
+        const std::string where = "/" + group_name;
+        Hid g(c.check(H5Gopen2(file, group_name.c_str(), H5P_DEFAULT), "cannot open " + where), H5Gclose);
+        if (!c.exists(g, "Coordinates")) c.fail(where + " has no Coordinates");
+        if (!c.exists(g, "Velocities")) c.fail(where + " has no Velocities");
+        value_bytes = std::max(value_bytes, coordinate_bytes(c, g, where));
+        std::size_t rows = std::size_t(-1);
+        const std::vector<double> x = read_matrix(c, g, where, "Coordinates", 3, rows, file_size);
+        const std::vector<double> v = read_matrix(c, g, where, "Velocities", 3, rows, file_size);
+        if (this_file && this_file->size() > std::size_t(type) && (*this_file)[type] != rows) {
+            c.fail("/Header/NumPart_ThisFile says " + std::to_string((*this_file)[type]) +
+                   " particles of type " + std::to_string(type) + " but " + where + "/Coordinates has " +
+                   std::to_string(rows));
+        }
+        std::vector<double> m;
+        if (c.exists(g, "Masses")) {
+            m = read_matrix(c, g, where, "Masses", 1, rows, file_size);
+        } else {
+            const double table =
+                mass_table && mass_table->size() > std::size_t(type) ? (*mass_table)[type] : 0.0;
+            if (!(table > 0) && rows > 0)
+                c.fail(where + " has no Masses and /Header/MassTable[" + std::to_string(type) +
+                       "] is not > 0");
+            m.assign(rows, table);
+        }
+        const std::size_t first = s.state.size();
+        s.state.resize(first + rows);
+        for (std::size_t i = 0; i < rows; ++i) {
+            const std::size_t b = first + i;
+            const double values[7] = {x[3 * i],     x[3 * i + 1], x[3 * i + 2], v[3 * i],
+                                      v[3 * i + 1], v[3 * i + 2], m[i]};
+            for (int k = 0; k < 7; ++k) {
+                if (is_finite_bits(values[k])) continue;
+                const char* set = k < 3 ? "Coordinates" : (k < 6 ? "Velocities" : "Masses");
+                c.fail(where + "/" + set + "[" + std::to_string(i) + "] is not finite (" + num(values[k]) +
+                       ")");
+            }
+            if (!(m[i] > 0))
+                c.fail(where + "/Masses[" + std::to_string(i) + "] = " + num(m[i]) + ": masses must be > 0");
+            s.state.pos_mass[b] = {values[0], values[1], values[2], values[6]};
+            s.state.vel[b] = {values[3], values[4], values[5], 0};
+        }
+        if (type != kOurPartType && rows > 0)
+            other_types.push_back(std::to_string(rows) + " of " + group_name);
+    }
+    if (s.state.size() == 0) c.fail("no bodies (no non-empty /PartType0../PartType5 group)");
+    s.info.precision = value_bytes <= 4 ? Precision::f32 : Precision::f64;
+    if (!other_types.empty()) {
+        std::string list;
+        for (const auto& t : other_types) list += (list.empty() ? "" : ", ") + t;
+        s.notes.push_back(c.name + ": read " + list + " as gravitating bodies too");
+    }
+
+    if (c.exists(file, "NBody")) {
+        read_parameters(c, file, s);
+    } else {
+        s.notes.push_back(c.name +
+                          ": no /NBody group (written by another code): G, dt, softening and the "
+                          "integrator are defaults");
+    }
+    return s;
+}
+
+Snapshot read_path(const std::string& path) {
+    quiet_hdf5();
+    const Context c{path};
+    const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+    if (is_hdf5 == 0) c.fail("not an HDF5 file");
+    if (is_hdf5 < 0) c.fail("cannot open");
+    Hid file(c.check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT),
+                     "cannot open as HDF5 (corrupt or truncated?)"),
+             H5Fclose);
+    return read_file(c, file);
+}
+
+// --- the reading child's answer ----------------------------------------------------------------------
+// A Snapshot as bytes, from the reading child to its parent: the same program on the same machine on
+// both ends, so plain memory images (no byte order, no versions).
+
+static_assert(std::is_trivially_copyable_v<Params> && std::is_trivially_copyable_v<Vec4<double>>);
+
+template <typename T>
+void put(std::string& out, const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+void put_string(std::string& out, const std::string& s) {
+    put(out, s.size());
+    out += s;
+}
+
+std::string encode(const Snapshot& s) {
+    const std::size_t n = s.state.size();
+    std::string out;
+    out.reserve(n * 2 * sizeof(Vec4<double>) + 1024);
+    put(out, s.state.t);
+    put(out, n);
+    out.append(reinterpret_cast<const char*>(s.state.pos_mass.data()), n * sizeof(Vec4<double>));
+    out.append(reinterpret_cast<const char*>(s.state.vel.data()), n * sizeof(Vec4<double>));
+    const RunInfo& i = s.info;
+    put(out, i.has_params), put(out, i.params), put(out, i.theta.has_value()), put(out, i.theta.value_or(0));
+    put(out, i.step), put(out, i.precision), put(out, i.seed);
+    put_string(out, i.preset), put_string(out, i.program_version);
+    put(out, s.notes.size());
+    for (const auto& note : s.notes) put_string(out, note);
+    return out;
+}
+
+struct Decoder {
+    const std::string& in;
+    const std::string& name;
+    std::size_t at = 0;
+
+    void take(void* to, std::size_t size) {
+        if (size > in.size() - at) throw Error(name + ": a short answer from the reading process");
+        std::memcpy(to, in.data() + at, size);
+        at += size;
+    }
+    template <typename T>
+    T get() {
+        T v;
+        take(&v, sizeof v);
+        return v;
+    }
+    std::string get_string() {
+        std::string s(get<std::size_t>(), '\0');
+        take(s.data(), s.size());
+        return s;
+    }
+};
+
+Snapshot decode(const std::string& bytes, const std::string& name) {
+    Decoder d{bytes, name};
+    Snapshot s;
+    s.state.t = d.get<double>();
+    s.state.resize(d.get<std::size_t>());
+    d.take(s.state.pos_mass.data(), s.state.size() * sizeof(Vec4<double>));
+    d.take(s.state.vel.data(), s.state.size() * sizeof(Vec4<double>));
+    RunInfo& i = s.info;
+    i.has_params = d.get<bool>();
+    i.params = d.get<Params>();
+    const bool has_theta = d.get<bool>();
+    const double theta = d.get<double>();
+    if (has_theta) i.theta = theta;
+    i.step = d.get<std::int64_t>();
+    i.precision = d.get<Precision>();
+    i.seed = d.get<std::uint64_t>();
+    i.preset = d.get_string();
+    i.program_version = d.get_string();
+    s.notes.resize(d.get<std::size_t>());
+    for (auto& note : s.notes) note = d.get_string();
+    return s;
+}
+
+// Every call into libhdf5 holds it. Debian's libhdf5 has its own lock, but the reading child must not be
+// forked while another thread is inside the library: the child would inherit that lock taken, and its
+// half-changed state, and wait forever.
+std::mutex g_hdf5;
+
+}  // namespace
+
+Snapshot read_hdf5_snapshot(const std::string& path) {
+    // A FIFO would block libhdf5's open() and a device has no end: regular files only. A missing file is
+    // said in one short line, not in libhdf5's ("unable to open file: name = ..., errno = 2, ...").
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open: " + std::strerror(errno));
+    check_input_path(path);
+    // libhdf5 is not robust against corrupt files (see docs/SNAPSHOTS.md, "Bad files"): a file from
+    // anywhere is read in a child process, and a crash there becomes one error line here.
+    const std::lock_guard lock(g_hdf5);
+    // The child may map 2 GiB + 64 x the file beyond the parent: the values a few times over (as stored,
+    // widened, as bodies, encoded) and libhdf5's caches. A crafted file on which libhdf5 allocates without
+    // end (the fuzzer found one) then fails an allocation instead of taking the machine's memory.
+    const std::uint64_t allowance = (std::uint64_t(2) << 30) + 64 * std::uint64_t(st.st_size);
+    const std::string bytes = run_in_child([&] { return encode(read_path(path)); }, path,
+                                           "the HDF5 library crashed reading this file (corrupt or crafted "
+                                           "file?); nothing was read",
+                                           allowance);
+    return decode(bytes, path);
+}
+
+Snapshot read_hdf5_snapshot_image(const void* data, std::size_t size, const std::string& name) {
+    const std::lock_guard lock(g_hdf5);
+    quiet_hdf5();
+    const Context c{name};
+    Hid fapl(c.check(H5Pcreate(H5P_FILE_ACCESS), "cannot create a file access list"), H5Pclose);
+    c.ok(H5Pset_fapl_core(fapl, 1 << 16, 0), "cannot select the in-memory driver");
+    // H5Pset_file_image copies the buffer, so the const_cast never lets HDF5 write into the caller's bytes.
+    c.ok(H5Pset_file_image(fapl, const_cast<void*>(data), size), "cannot hand over the file image");
+    Hid file(
+        c.check(H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl), "cannot open as HDF5 (corrupt or truncated?)"),
+        H5Fclose);
+    return read_file(c, file);
+}
+
+void write_hdf5_snapshot(const std::string& path, const Snapshot& s) {
+    const std::lock_guard lock(g_hdf5);
+    quiet_hdf5();
+    const Context c{path};
+    Hid file(c.check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "cannot create"),
+             H5Fclose);
+    write_header(c, file, s);
+    {
+        Hid g(c.check(H5Gcreate2(file, "/PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                      "cannot create /PartType1"),
+              H5Gclose);
+        if (s.info.precision == Precision::f32) {
+            write_bodies<float>(c, g, s.state);
+        } else {
+            write_bodies<double>(c, g, s.state);
+        }
+    }
+    write_parameters(c, file, s);
+    // Closing flushes: a failure here (disk full) means the file is incomplete.
+    if (!file.reset()) c.fail("cannot finish writing (disk full?)");
+}
+
+bool have_hdf5() {
+    return true;
+}
+
+}  // namespace nbody
