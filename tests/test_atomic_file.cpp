@@ -17,6 +17,7 @@
 
 #include "sim/error.hpp"
 #include "sim/platform/atomic_file.hpp"
+#include "temp_dir.hpp"
 
 namespace nbody {
 namespace {
@@ -24,19 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory per test, removed afterwards.
-class AtomicFileTest : public ::testing::Test {
+class AtomicFileTest : public test::TempDirTest {
   protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("nbody_test_atomic_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string file(const std::string& name) const { return (dir_ / name).string(); }
-
     std::string write_text(const std::string& name, const std::string& text) const {
         const std::string path = file(name);
         std::ofstream(path, std::ios::binary) << text;
@@ -49,8 +39,6 @@ class AtomicFileTest : public ::testing::Test {
         std::sort(names.begin(), names.end());
         return names;
     }
-
-    fs::path dir_;
 };
 
 std::string slurp(const std::string& path) {

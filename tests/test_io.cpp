@@ -16,6 +16,7 @@
 #include "sim/io/csv_io.hpp"
 #include "sim/rng.hpp"
 #include "sim/validate.hpp"
+#include "temp_dir.hpp"
 
 namespace nbody {
 namespace {
@@ -23,19 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory per test, removed afterwards.
-class IoTest : public ::testing::Test {
+class IoTest : public test::TempDirTest {
   protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ =
-            fs::temp_directory_path() / ("nbody_test_io_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string file(const std::string& name) const { return (dir_ / name).string(); }
-
     std::string write_text(const std::string& name, const std::string& text) const {
         const std::string path = file(name);
         std::ofstream(path, std::ios::binary) << text;
@@ -58,8 +48,6 @@ class IoTest : public ::testing::Test {
         }
         return "";
     }
-
-    fs::path dir_;
 };
 
 std::string slurp(const std::string& path) {

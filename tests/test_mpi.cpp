@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/params.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -42,7 +44,7 @@ std::vector<std::string> lines_of(const std::string& text) {
     return lines;
 }
 
-class MpiTest : public ::testing::Test {
+class MpiTest : public test::TempDirTest {
   protected:
     void SetUp() override {
         // Open MPI refuses to run as root (CI containers) without these, and more processes than cores
@@ -50,15 +52,8 @@ class MpiTest : public ::testing::Test {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
         setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
-        dir_ = fs::temp_directory_path() /
-               ("nbody_mpi_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
+        TempDirTest::SetUp();
     }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
     // `[mpirun -np K] nbody args...` through the shell, under `timeout` so a hang fails the test (124)
     // instead of stalling CI. K = 0: no mpirun.
@@ -66,16 +61,14 @@ class MpiTest : public ::testing::Test {
         std::string cmd = "timeout 120 ";
         if (processes > 0)
             cmd += std::string(NBODY_MPIEXEC) + " --oversubscribe -np " + std::to_string(processes) + " ";
-        cmd += std::string(NBODY_EXE) + " " + args + " >" + path("out.txt") + " 2>" + path("err.txt");
+        cmd += std::string(NBODY_EXE) + " " + args + " >" + file("out.txt") + " 2>" + file("err.txt");
         const int status = std::system(cmd.c_str());
         Result r;
         r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-        r.out = slurp(path("out.txt"));
-        r.err = slurp(path("err.txt"));
+        r.out = slurp(file("out.txt"));
+        r.err = slurp(file("err.txt"));
         return r;
     }
-
-    fs::path dir_;
 };
 
 // |a - b| within tol of the larger magnitude, or of `scale` for values near zero.
@@ -150,8 +143,8 @@ TEST_P(MpiMatchesOneProcess, FinalStateAndDiagnosticsAfter100Steps) {
     const double tol = c.precision == "double" ? 1e-12 : 1e-5;
     auto args = [&](const std::string& tag) {
         return "run --backend openmp --threads 1 --preset plummer --n 1001 --steps 100 --quiet --precision " +
-               c.precision + " --integrator " + c.integrator + " --output " + path(tag + ".csv") +
-               " --energy-log " + path(tag + "_energy.csv") + " --log-every 25";
+               c.precision + " --integrator " + c.integrator + " --output " + file(tag + ".csv") +
+               " --energy-log " + file(tag + "_energy.csv") + " --log-every 25";
     };
     const Result one = run(0, args("one"));
     ASSERT_EQ(one.code, 0) << one.err;
@@ -164,9 +157,9 @@ TEST_P(MpiMatchesOneProcess, FinalStateAndDiagnosticsAfter100Steps) {
                   std::count(one.out.begin(), one.out.end(), '\n'))
             << "only rank 0 prints:\n"
             << many.out;
-        expect_same_bodies(path("one.csv"), path(tag + ".csv"), tol,
+        expect_same_bodies(file("one.csv"), file(tag + ".csv"), tol,
                            c.integrator + " " + c.precision + " " + tag);
-        expect_same_log(path("one_energy.csv"), path(tag + "_energy.csv"), tol,
+        expect_same_log(file("one_energy.csv"), file(tag + "_energy.csv"), tol,
                         c.integrator + " " + c.precision + " " + tag);
     }
 }
@@ -191,12 +184,12 @@ TEST_F(MpiTest, SofteningZeroSkipsEachBodysOwnGlobalIndex) {
     auto args = [&](const std::string& tag) {
         return "run --backend openmp --threads 1 --n 700 --steps 20 --softening 0 --precision double --quiet "
                "--output " +
-               path(tag + ".csv");
+               file(tag + ".csv");
     };
     ASSERT_EQ(run(0, args("one")).code, 0);
     const Result many = run(3, args("np3"));
     ASSERT_EQ(many.code, 0) << many.err;
-    expect_same_bodies(path("one.csv"), path("np3.csv"), 1e-12, "softening 0");
+    expect_same_bodies(file("one.csv"), file("np3.csv"), 1e-12, "softening 0");
 }
 
 // Exactly one "nbody: error:" line, from rank 0 (mpirun adds its own banner after a non-zero exit;
@@ -214,37 +207,37 @@ void expect_one_error(const Result& r, const std::string& text) {
 TEST_F(MpiTest, BadInputIsOneLineFromRankZeroAndNoHang) {
     expect_one_error(run(3, "run --n abc"), "--n");
     expect_one_error(run(3, "run --frobnicate 3"), "frobnicate");
-    expect_one_error(run(3, "run --input " + path("missing.csv")), "missing.csv");
+    expect_one_error(run(3, "run --input " + file("missing.csv")), "missing.csv");
     expect_one_error(run(3, "run --backend openmp --n 2 --steps 1"),
                      "N = 2 bodies cannot be split over 3 processes");
     expect_one_error(run(2, "bench --backend openmp --n 100 --format xml"), "format");
     // Only run and bench are distributed.
-    std::ofstream(path("e.csv")) << "step,t,kinetic\n0,0,1\n";
-    expect_one_error(run(2, "plot " + path("e.csv") + " --output " + path("e.png")),
+    std::ofstream(file("e.csv")) << "step,t,kinetic\n0,0,1\n";
+    expect_one_error(run(2, "plot " + file("e.csv") + " --output " + file("e.png")),
                      "only `nbody run` and `nbody bench` run as 2 processes");
 }
 
 TEST_F(MpiTest, QuietMpirunLeavesExactlyOneLine) {
     const std::string cmd = std::string("timeout 120 ") + NBODY_MPIEXEC + " -q --oversubscribe -np 2 " +
-                            NBODY_EXE + " run --n abc 2>" + path("err.txt");
+                            NBODY_EXE + " run --n abc 2>" + file("err.txt");
     const int status = std::system(cmd.c_str());
     EXPECT_NE(WEXITSTATUS(status), 0);
-    const std::vector<std::string> lines = lines_of(slurp(path("err.txt")));
-    ASSERT_EQ(lines.size(), 1u) << slurp(path("err.txt"));
+    const std::vector<std::string> lines = lines_of(slurp(file("err.txt")));
+    ASSERT_EQ(lines.size(), 1u) << slurp(file("err.txt"));
     EXPECT_EQ(lines[0].rfind("nbody: error: ", 0), 0u) << lines[0];
 }
 
 // Body 3 (on the third process of three) overflows float in its first drift: every process stops at
 // step 1 and rank 0 names the body by its global index.
 TEST_F(MpiTest, BlowUpOnOneProcessStopsAllWithTheGlobalBodyIndex) {
-    std::ofstream(path("fast.csv")) << "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n0,1,0,0,0,0,1\n"
+    std::ofstream(file("fast.csv")) << "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0,0,1\n0,1,0,0,0,0,1\n"
                                        "5,0,0,3e38,0,0,1\n";
-    const Result r = run(3, "run --input " + path("fast.csv") +
+    const Result r = run(3, "run --input " + file("fast.csv") +
                                 " --backend openmp --precision float --dt 10 "
                                 "--steps 5 --integrator euler --output " +
-                                path("out.csv"));
+                                file("out.csv"));
     expect_one_error(r, "numerical blow-up at step 1 (t = 10): body 3 has a non-finite position or velocity");
-    EXPECT_FALSE(fs::exists(path("out.csv")));
+    EXPECT_FALSE(fs::exists(file("out.csv")));
 }
 
 // bench: the bodies split over the processes, one table from rank 0 with a processes column, and
@@ -274,10 +267,10 @@ TEST_F(MpiTest, BenchSplitsTheBodiesAndPrintsOnce) {
 TEST_F(MpiTest, OneProcessUnderMpirunIsThePlainRun) {
     const std::string args =
         "run --backend openmp --threads 1 --n 300 --steps 10 --quiet --precision double --output ";
-    ASSERT_EQ(run(0, args + path("plain.csv")).code, 0);
-    const Result r = run(1, args + path("np1.csv"));
+    ASSERT_EQ(run(0, args + file("plain.csv")).code, 0);
+    const Result r = run(1, args + file("np1.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(slurp(path("plain.csv")), slurp(path("np1.csv")));
+    EXPECT_EQ(slurp(file("plain.csv")), slurp(file("np1.csv")));
     EXPECT_EQ(r.out.find("processes"), std::string::npos) << r.out;
 }
 

@@ -16,6 +16,7 @@
 #include "app/commands.hpp"
 #include "sim/error.hpp"
 #include "sim/io/snapshot.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -43,24 +44,14 @@ CliResult run_cli(const std::vector<std::string>& args) {
     return r;
 }
 
-class SnapshotCliTest : public ::testing::Test {
+class SnapshotCliTest : public test::TempDirTest {
   protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("nbody_test_snapcli_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string file(const std::string& name) const { return (dir_ / name).string(); }
     std::vector<std::string> listing(const fs::path& d) const {
         std::vector<std::string> names;
         for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
         std::sort(names.begin(), names.end());
         return names;
     }
-    fs::path dir_;
 };
 
 bool same_bits(double a, double b) {
