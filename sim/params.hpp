@@ -1,10 +1,5 @@
 #pragma once
 // Physical and numerical parameters: plain data that the panel and the command line edit.
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
 namespace nbody {
 
 // The time integrators; sim/integrate/integrators.hpp describes each (order, force evaluations per step).
@@ -33,17 +28,21 @@ struct Params {
     double damping = 1.0;    // velocity factor applied once per step (1 = none)
     Integrator integrator = Integrator::leapfrog;
     ForceAlgorithm force = ForceAlgorithm::direct;
-    double theta = kDefaultTheta;  // the tree's opening angle, in (0, 1]; smaller is more accurate
+    double theta = kDefaultTheta;  // the tree's opening angle (its range: the tree's SettingInfo)
 };
 
-// Name <-> value for the integrators ("leapfrog", "symplectic-euler", "euler", "yoshida4").
-const char* to_string(Integrator i);
-std::optional<Integrator> parse_integrator(std::string_view name);
-std::vector<std::string> integrator_names();
+// One numeric setting of a force algorithm or an integrator, described once: the flag --NAME, --help,
+// the panel's slider, validation, the files' metadata and bench all read this description, so a new
+// setting needs nothing but its registry entry and its Params field.
+struct SettingInfo {
+    const char* name;       // the flag --NAME, the panel's label, the CSV metadata key ("theta")
+    const char* file_name;  // the HDF5 /NBody attribute ("Theta")
+    const char* help;       // one line for --help and tooltips, without the range and default
+    double min, max;        // the valid range, both ends included
+    double Params::*field;  // where the value lives
 
-// Name <-> value for the force algorithms ("direct", "tree").
-const char* to_string(ForceAlgorithm a);
-std::optional<ForceAlgorithm> parse_force_algorithm(std::string_view name);
-std::vector<std::string> force_algorithm_names();
+    double default_value() const { return Params{}.*field; }
+    bool in_range(double v) const { return v >= min && v <= max; }  // false for NaN
+};
 
 }  // namespace nbody

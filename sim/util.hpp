@@ -1,7 +1,7 @@
 #pragma once
-// Small helpers every module needs once: the median of a sample, a monotonic clock in seconds, a list
-// joined into one line, a value quoted for an error message. Kept here so there is exactly one
-// definition of each.
+// Small helpers every module needs once: the median of a sample, a number in %g, a monotonic clock in
+// seconds, a list joined into one line, a value quoted for an error message. Kept here so there is exactly
+// one definition of each.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +22,13 @@ T median(std::vector<T> v) {
     if (v.size() % 2) return upper;
     const T lower = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(m));
     return lower + (upper - lower) / T(2);
+}
+
+// v in printf's %g with `digits` significant digits: "0.6", "1e-05".
+inline std::string format_g(double v, int digits = 6) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
 }
 
 // Seconds on a monotonic clock (steady_clock): only differences mean anything.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "run_settings.hpp"
 
 // Body indices in messages are 0-based, as in the body CSV's data rows (the first body is body 0) and in
 // trajectory files. A state read from a file (BodySource) is also named by FILE:LINE, as the reader does.
@@ -122,7 +123,14 @@ void validate_params(const Params& p) {
     check(is_finite_bits(p.softening) && p.softening >= 0, "softening", "a finite number >= 0", p.softening);
     check(is_finite_bits(p.G) && p.G > 0, "G", "a finite number > 0", p.G);
     check(is_finite_bits(p.damping) && p.damping > 0 && p.damping <= 1, "damping", "in (0, 1]", p.damping);
-    check(is_finite_bits(p.theta) && p.theta > 0 && p.theta <= 1, "theta", "in (0, 1]", p.theta);
+    // Every algorithm's and integrator's settings, also those the run does not use: a bad value is a
+    // mistake wherever it was given.
+    for (const SettingInfo* s : all_settings()) {
+        const double v = p.*s->field;
+        if (!is_finite_bits(v) || !s->in_range(v))
+            throw Error(std::string(s->name) + " must be in [" + num(s->min) + ", " + num(s->max) +
+                        "] (got " + num(v) + ")");
+    }
 }
 
 void validate_params(const Params& p, Precision precision) {

@@ -26,6 +26,7 @@
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/presets.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -77,22 +78,11 @@ std::vector<std::string> data_lines(const std::string& text) {
     return lines;
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public test::TempDirTest {
   protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ =
-            fs::temp_directory_path() / ("nbody_test_cli_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
     std::string write_file(const std::string& name, const std::string& text) const {
-        std::ofstream(path(name)) << text;
-        return path(name);
+        std::ofstream(file(name)) << text;
+        return file(name);
     }
 
     // Files in the test directory other than the inputs the test wrote itself.
@@ -112,7 +102,7 @@ class CliTest : public ::testing::Test {
         args.insert(args.begin(), "run");
         for (const char* flag : {"--output", "--energy-log", "--trajectory"}) {
             args.push_back(flag);
-            args.push_back(path(std::string(flag + 2) + ".csv"));
+            args.push_back(file(std::string(flag + 2) + ".csv"));
         }
         const CliResult r = run_cli(args);
         std::string cmd;
@@ -143,8 +133,6 @@ class CliTest : public ::testing::Test {
         EXPECT_EQ(r.out, "");
         EXPECT_TRUE(outputs(inputs).empty()) << "left behind: " << outputs(inputs).front();
     }
-
-    fs::path dir_;
 };
 
 TEST_F(CliTest, RejectsBadBodyCounts) {
@@ -191,11 +179,47 @@ TEST_F(CliTest, RejectsOtherBadRunValues) {
     expect_rejected({"--trajectory-every", "0"}, "--trajectory-every");
 }
 
+// A setting is range-checked by its flag, in run and bench alike, with the range of its registry entry.
+TEST_F(CliTest, SettingsOutsideTheirRangeAreOneError) {
+    for (const char* bad : {"0", "1.5", "nan", "-0.2"}) {
+        expect_error({"run", "--n", "8", "--steps", "1", "--force", "tree", "--theta", bad}, "--theta");
+        expect_error({"bench", "--n", "64", "--force", "tree", "--theta", bad}, "--theta");
+    }
+}
+
+// A setting the run's algorithms do not take is said once, not silently ignored.
+TEST_F(CliTest, ASettingWithoutItsAlgorithmIsANote) {
+    const CliResult r = run_cli({"run", "--n", "8", "--steps", "1", "--theta", "0.4", "--quiet"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("note: --theta has no effect with --force direct"), std::string::npos) << r.err;
+    const CliResult used =
+        run_cli({"run", "--n", "8", "--steps", "1", "--force", "tree", "--theta", "0.4", "--quiet"});
+    EXPECT_EQ(used.err.find("no effect"), std::string::npos) << used.err;
+}
+
+// A CSV written by a tree run records the force algorithm and theta, and --input reads them back.
+TEST_F(CliTest, ACsvRemembersTheForceAlgorithmAndItsSettings) {
+    const std::string out = file("tree.csv");
+    ASSERT_EQ(run_cli({"run", "--n", "16", "--steps", "2", "--force", "tree", "--theta", "0.4", "--output",
+                       out, "--quiet"})
+                  .code,
+              0);
+    std::ifstream in(out);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("# force = tree\n"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("# theta = 0.4\n"), std::string::npos) << text.str();
+    const std::string again = file("again.csv");
+    const CliResult r = run_cli({"run", "--input", out, "--steps", "0", "--output", again, "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("force, theta from"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, RejectsBadSeeds) {
     for (const char* seed : {"abc", "-1", "1.5", "", "18446744073709551616"})
         expect_rejected({"--seed", seed}, std::string("--seed must be an integer in [0, "));
     // The whole range is accepted, and the seed is the preset's.
-    const std::string out = path("max.csv");
+    const std::string out = file("max.csv");
     ASSERT_EQ(run_cli({"run", "--n", "4", "--seed", "18446744073709551615", "--steps", "0", "--output", out,
                        "--precision", "double"})
                   .code,
@@ -210,7 +234,7 @@ TEST_F(CliTest, RejectsEmptyFileNames) {
 }
 
 TEST_F(CliTest, RejectsTwoOutputsNamingOneFile) {
-    const std::string x = path("x.csv");
+    const std::string x = file("x.csv");
     const std::string same = (dir_ / "." / "x.csv").string();
     const std::string via_parent = (dir_ / "sub" / ".." / "x.csv").string();  // sub does not exist
     expect_error({"run", "--n", "8", "--steps", "1", "--output", x, "--energy-log", same},
@@ -220,8 +244,8 @@ TEST_F(CliTest, RejectsTwoOutputsNamingOneFile) {
     expect_error({"run", "--n", "8", "--steps", "1", "--energy-log", x, "--trajectory", same},
                  "--energy-log and --trajectory name the same file");
     // Distinct names are fine and all three appear.
-    ASSERT_EQ(run_cli({"run", "--n", "8", "--steps", "1", "--output", x, "--energy-log", path("e.csv"),
-                       "--trajectory", path("t.csv")})
+    ASSERT_EQ(run_cli({"run", "--n", "8", "--steps", "1", "--output", x, "--energy-log", file("e.csv"),
+                       "--trajectory", file("t.csv")})
                   .code,
               0);
     EXPECT_EQ(outputs().size(), 3u);
@@ -229,7 +253,7 @@ TEST_F(CliTest, RejectsTwoOutputsNamingOneFile) {
 
 TEST_F(CliTest, ScenarioFlagsBeforeTheSubcommandAreNotIgnored) {
     // Before the subcommand they belong to the window (or to nothing, without one): never silently dropped.
-    const std::string out = path("out.csv");
+    const std::string out = file("out.csv");
     const CliResult r = run_cli({"--n", "100", "run", "--steps", "0", "--output", out});
     EXPECT_NE(r.code, 0) << r.out;
     ASSERT_EQ(lines_of(r.err).size(), 1u) << r.err;
@@ -268,8 +292,8 @@ TEST_F(CliTest, CliParseErrorsAreOneLine) {
 }
 
 TEST_F(CliTest, RejectsBadInputFiles) {
-    expect_rejected({"--input", path("missing.csv")}, "missing.csv");
-    expect_rejected({"--filename", path("missing.csv")}, "missing.csv");
+    expect_rejected({"--input", file("missing.csv")}, "missing.csv");
+    expect_rejected({"--filename", file("missing.csv")}, "missing.csv");
     struct Case {
         const char* name;
         const char* text;
@@ -323,7 +347,7 @@ TEST_F(CliTest, BlowUpStopsWithStepAndBodyAndWritesNothing) {
     const std::string in = write_file("fast.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n5,0,0,3e38,0,0,1\n");
     for (const char* backend : {"serial", "openmp"}) {
         expect_error({"run", "--input", in, "--precision", "float", "--dt", "10", "--steps", "5",
-                      "--integrator", "euler", "--backend", backend, "--output", path("out.csv")},
+                      "--integrator", "euler", "--backend", backend, "--output", file("out.csv")},
                      "numerical blow-up at step 1 (t = 10): body 1 has a non-finite position or velocity",
                      {in});
     }
@@ -331,13 +355,13 @@ TEST_F(CliTest, BlowUpStopsWithStepAndBodyAndWritesNothing) {
     // counted from the start of the run. (Alone, because a partner's r^2 would overflow first.)
     const std::string slower = write_file("slower.csv", "x,y,z,vx,vy,vz,m\n5,0,0,1.5e37,0,0,1\n");
     expect_error({"run", "--input", slower, "--precision", "float", "--dt", "10", "--steps", "5",
-                  "--log-every", "2", "--output", path("out.csv")},
+                  "--log-every", "2", "--output", file("out.csv")},
                  "numerical blow-up at step 3 (t = 30): body 0 has", {in, slower});
 }
 
 TEST_F(CliTest, BlowUpKeepsTheLogsUpToItAsPartialFiles) {
     const std::string in = write_file("slower.csv", "x,y,z,vx,vy,vz,m\n5,0,0,1.5e37,0,0,1\n");
-    const std::string log = path("e.csv"), traj = path("t.csv"), out = path("out.csv");
+    const std::string log = file("e.csv"), traj = file("t.csv"), out = file("out.csv");
     const CliResult r =
         run_cli({"run", "--input", in, "--precision", "float", "--dt", "10", "--steps", "5", "--log-every",
                  "1", "--energy-log", log, "--trajectory", traj, "--output", out});
@@ -357,7 +381,7 @@ TEST_F(CliTest, BlowUpKeepsTheLogsUpToItAsPartialFiles) {
 }
 
 TEST_F(CliTest, LogsAreWrittenAsPartialFilesAndRenamedAtTheEnd) {
-    const std::string log = path("e.csv"), traj = path("t.csv");
+    const std::string log = file("e.csv"), traj = file("t.csv");
     const CliResult r = run_cli({"run", "--n", "16", "--steps", "4", "--log-every", "1", "--energy-log", log,
                                  "--trajectory", traj, "--quiet"});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -370,7 +394,7 @@ TEST_F(CliTest, LogsAreWrittenAsPartialFilesAndRenamedAtTheEnd) {
 // The real program in its own process: its energy log can be read while it runs, and Ctrl-C (SIGINT)
 // stops it with status 130 and removes the .partial file.
 TEST_F(CliTest, PartialLogCanBeFollowedDuringARunAndCtrlCRemovesIt) {
-    const std::string log = path("follow.csv");
+    const std::string log = file("follow.csv");
     const std::string partial = log + ".partial";
     std::vector<std::string> args{NBODY_EXE,     "run", "--n",          "64", "--steps", "1000000000",
                                   "--log-every", "50",  "--energy-log", log,  "--quiet"};
@@ -401,7 +425,7 @@ TEST_F(CliTest, PartialLogCanBeFollowedDuringARunAndCtrlCRemovesIt) {
 }
 
 TEST_F(CliTest, StepsZeroWritesThePresetExactly) {
-    const std::string out = path("plummer.csv");
+    const std::string out = file("plummer.csv");
     const CliResult r = run_cli(
         {"run", "--n", "100", "--seed", "7", "--precision", "double", "--steps", "0", "--output", out});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -418,7 +442,7 @@ TEST_F(CliTest, StepsZeroWritesThePresetExactly) {
         EXPECT_EQ(got.vel[i].z, want.vel[i].z);
     }
     // In float the file holds the float-rounded preset: its digits read back to the same floats.
-    const std::string out32 = path("plummer32.csv");
+    const std::string out32 = file("plummer32.csv");
     ASSERT_EQ(run_cli({"run", "--n", "100", "--seed", "7", "--steps", "0", "--output", out32}).code, 0);
     const HostState got32 = read_bodies_csv(out32);
     ASSERT_EQ(got32.size(), want.size());
@@ -430,7 +454,7 @@ TEST_F(CliTest, StepsZeroWritesThePresetExactly) {
 }
 
 TEST_F(CliTest, TEndEndsExactlyAtTWithAShortLastStep) {
-    const std::string out = path("end.csv"), log = path("energy.csv");
+    const std::string out = file("end.csv"), log = file("energy.csv");
     const CliResult r = run_cli({"run", "--n", "64", "--precision", "double", "--backend", "serial", "--dt",
                                  "0.01", "--t-end", "0.105", "--output", out, "--energy-log", log});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -470,7 +494,7 @@ TEST_F(CliTest, TEndEndsExactlyAtTWithAShortLastStep) {
 }
 
 TEST_F(CliTest, LogAndTrajectoryCadence) {
-    const std::string log = path("e.csv"), traj = path("t.csv");
+    const std::string log = file("e.csv"), traj = file("t.csv");
     const CliResult r = run_cli({"run", "--n", "16", "--steps", "20", "--log-every", "5", "--energy-log", log,
                                  "--trajectory", traj, "--trajectory-every", "10"});
     ASSERT_EQ(r.code, 0) << r.err;
@@ -704,12 +728,12 @@ TEST_F(CliTest, ProgressLinesInPlainModeAndNoneWithQuiet) {
 }
 
 TEST_F(CliTest, ParametersTravelWithTheBodies) {
-    const std::string exported = path("solar.csv");
+    const std::string exported = file("solar.csv");
     ASSERT_EQ(run_cli({"run", "--preset", "solar", "--n", "20", "--steps", "0", "--softening", "0.0375",
                        "--dt", "0.003", "--output", exported})
                   .code,
               0);
-    const std::string again = path("again.csv");
+    const std::string again = file("again.csv");
     const CliResult r = run_cli({"run", "--input", exported, "--steps", "3", "--output", again});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("dt = 0.003, softening = 0.0375"), std::string::npos) << r.out;
@@ -760,18 +784,18 @@ TEST_F(CliTest, WarningsTeach) {
 
 TEST_F(CliTest, PlotsEnergyLogsAndBenchCsvs) {
     if (!on_path("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
-    const std::string log = path("energy.csv"), png = path("energy.png");
+    const std::string log = file("energy.csv"), png = file("energy.png");
     const CliResult r =
         run_cli({"run", "--n", "128", "--steps", "50", "--energy-log", log, "--plot", png, "--quiet"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(png_size(png), std::make_pair(1024u, 640u));
     EXPECT_GT(fs::file_size(png), 10000u);  // axes, labels and three curves, not an empty canvas
 
-    const std::string small = path("small.png");
+    const std::string small = file("small.png");
     ASSERT_EQ(run_cli({"plot", log, "-o", small, "--width", "400", "--height", "300"}).code, 0);
     EXPECT_EQ(png_size(small), std::make_pair(400u, 300u));
 
-    const std::string bench_png = path("bench.png");
+    const std::string bench_png = file("bench.png");
     const CliResult b = run_cli({"bench", "--backend", "serial", "--n", "32,64", "--steps", "1", "--repeats",
                                  "1", "--warmup", "0", "--plot", bench_png, "--quiet"});
     ASSERT_EQ(b.code, 0) << b.err;
@@ -785,22 +809,22 @@ TEST_F(CliTest, PlotRejectsBadInputWithOneLine) {
                                        "0,0,1,-2,-1,0,0,0,0\n1,0.1,1,-2,-1,1e-6,0,0,0\n");
     const std::string other = write_file("o.csv", "a,b\n1,2\n");
     const std::vector<std::string> inputs{log, other};
-    expect_error({"plot", log, "-o", path("x.txt")}, "must name a .png file", inputs);
-    expect_error({"plot", log, "-o", path("no-such-dir/x.png")}, "does not exist", inputs);
-    expect_error({"plot", path("missing.csv"), "-o", path("x.png")}, "cannot open", inputs);
+    expect_error({"plot", log, "-o", file("x.txt")}, "must name a .png file", inputs);
+    expect_error({"plot", log, "-o", file("no-such-dir/x.png")}, "does not exist", inputs);
+    expect_error({"plot", file("missing.csv"), "-o", file("x.png")}, "cannot open", inputs);
     expect_error({"plot", log, "-o", ""}, "needs a file name", inputs);
-    expect_error({"plot", log, "-o", path("x.png"), "--width", "10"}, "64..8192", inputs);
-    expect_error({"plot", log, "-o", path("x.png"), "--width", "wide"}, "--width", inputs);
-    if (on_path("gnuplot")) expect_error({"plot", other, "-o", path("x.png")}, "not an energy log", inputs);
-    expect_error({"run", "--n", "8", "--plot", path("x.png")}, "give --energy-log", inputs);
+    expect_error({"plot", log, "-o", file("x.png"), "--width", "10"}, "64..8192", inputs);
+    expect_error({"plot", log, "-o", file("x.png"), "--width", "wide"}, "--width", inputs);
+    if (on_path("gnuplot")) expect_error({"plot", other, "-o", file("x.png")}, "not an energy log", inputs);
+    expect_error({"run", "--n", "8", "--plot", file("x.png")}, "give --energy-log", inputs);
     // Hostile paths: a FIFO with no writer as the input is empty, not a hang; a device is refused, not read
     // until memory runs out; a FIFO as the image is refused before any work (bench: before benchmarking).
-    const std::string fifo = path("fifo.csv"), fifo_png = path("fifo.png");
+    const std::string fifo = file("fifo.csv"), fifo_png = file("fifo.png");
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     ASSERT_EQ(::mkfifo(fifo_png.c_str(), 0600), 0);
     const std::vector<std::string> with_fifos{log, other, fifo, fifo_png};
-    expect_error({"plot", fifo, "-o", path("x.png")}, fifo, with_fifos);
-    expect_error({"plot", "/dev/zero", "-o", path("x.png")}, "character device", with_fifos);
+    expect_error({"plot", fifo, "-o", file("x.png")}, fifo, with_fifos);
+    expect_error({"plot", "/dev/zero", "-o", file("x.png")}, "character device", with_fifos);
     expect_error({"plot", log, "-o", fifo_png}, "-o '" + fifo_png + "' is a FIFO", with_fifos);
     expect_error({"bench", "--backend", "serial", "--n", "8", "--steps", "1", "--repeats", "1", "--quiet",
                   "--plot", fifo_png},
@@ -809,7 +833,7 @@ TEST_F(CliTest, PlotRejectsBadInputWithOneLine) {
     ::unlink(fifo_png.c_str());
     {
         ScopedEnv no_path("PATH", "/nonexistent");
-        expect_error({"plot", log, "-o", path("x.png")}, "plotting needs gnuplot", inputs);
+        expect_error({"plot", log, "-o", file("x.png")}, "plotting needs gnuplot", inputs);
     }
 }
 

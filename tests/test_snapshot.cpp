@@ -19,30 +19,24 @@
 
 #include "backends/registry.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/io/snapshot_hdf5.hpp"
 #include "sim/io/tipsy_io.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "sim/presets.hpp"
+#include "sim/run_settings.hpp"
+#include "temp_dir.hpp"
 
 namespace nbody {
 namespace {
 
 namespace fs = std::filesystem;
 
-class SnapshotTest : public ::testing::Test {
+class SnapshotTest : public test::TempDirTest {
   protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("nbody_test_snapshot_" + std::to_string(::getpid()) + "_" + info->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string file(const std::string& name) const { return (dir_ / name).string(); }
-
     std::string write_bytes(const std::string& name, const std::vector<unsigned char>& bytes) const {
         const std::string path = file(name);
         std::ofstream(path, std::ios::binary)
@@ -55,8 +49,6 @@ class SnapshotTest : public ::testing::Test {
         for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
         return names;
     }
-
-    fs::path dir_;
 };
 
 std::vector<unsigned char> slurp(const std::string& path) {
@@ -156,38 +148,65 @@ TEST_F(SnapshotTest, Hdf5RoundTripIsExactInBothPrecisionsAndKeepsTheRun) {
     EXPECT_LT(fs::file_size(file("snap_float.h5")), fs::file_size(file("snap_double.h5")));
 }
 
-TEST_F(SnapshotTest, Hdf5ThetaIsStoredWhenTheRunHasOne) {
-    SKIP_WITHOUT_HDF5();
-    Snapshot out = snapshot_of(bodies(10, Precision::f64), Precision::f64);
-    out.info.theta = 0.625;
-    if (!params_theta(out.info.params)) {
-        const std::string path = file("theta.h5");
-        write_snapshot(path, out);
-        const Snapshot in = read_snapshot(path);
-        ASSERT_TRUE(in.info.theta.has_value());
-        EXPECT_EQ(*in.info.theta, 0.625);
-    } else {
-        set_params_theta(out.info.params, 0.625);
-        const std::string path = file("theta.h5");
-        write_snapshot(path, out);
-        const Snapshot in = read_snapshot(path);
-        EXPECT_EQ(params_theta(in.info.params), 0.625);
+// Every parameter a run used comes back from every format that holds parameters (HDF5 and nbody's own
+// CSV): for every force algorithm and integrator, their settings set away from the defaults.
+TEST_F(SnapshotTest, EveryParameterOfTheRunComesBackFromEveryFormatThatHoldsThem) {
+    std::vector<std::string> formats = {"csv"};
+    if (have_hdf5()) formats.emplace_back("h5");
+    for (const auto& force : builtin_force_algorithms()) {
+        for (const auto& integrator : builtin_integrators()) {
+            Snapshot out = snapshot_of(bodies(10, Precision::f64), Precision::f64);
+            Params& p = out.info.params;
+            p.G = 2.5, p.dt = 0.003, p.softening = 0.07, p.damping = 0.999;
+            p.force = force.id, p.integrator = integrator.id;
+            // A value inside each range that no default has: halfway, rounded to a few digits.
+            for (const SettingInfo* s : all_settings()) p.*s->field = 0.5 * (s->min + s->max) + 0.001;
+            for (const std::string& ext : formats) {
+                const std::string path = file(std::string("params.") + ext);
+                write_snapshot(path, out);
+                const Snapshot in = read_snapshot(path);
+                SCOPED_TRACE(std::string(force.name) + " " + integrator.name + " ." + ext);
+                ASSERT_TRUE(in.info.has_params);
+                const Params& q = in.info.params;
+                EXPECT_EQ(q.G, p.G);
+                EXPECT_EQ(q.dt, p.dt);
+                EXPECT_EQ(q.softening, p.softening);
+                EXPECT_EQ(q.damping, p.damping);
+                EXPECT_EQ(q.force, p.force);
+                EXPECT_EQ(q.integrator, p.integrator);
+                for (const SettingInfo* s : settings_used(p)) EXPECT_EQ(q.*s->field, p.*s->field) << s->name;
+            }
+        }
     }
 }
 
-// Params gains `theta` with the Barnes-Hut tree; the snapshot code finds it by name, whatever its type.
-TEST(SnapshotTheta, AThetaMemberIsFoundWhereParamsHasOne) {
-    struct WithTheta {
-        float theta = 0.75f;
-    };
-    struct WithoutTheta {};
-    EXPECT_EQ(params_theta(WithTheta{}), 0.75);
-    EXPECT_EQ(params_theta(WithoutTheta{}), std::nullopt);
-    WithTheta p;
-    EXPECT_TRUE(set_params_theta(p, 0.25));
-    EXPECT_EQ(p.theta, 0.25f);
-    WithoutTheta q;
-    EXPECT_FALSE(set_params_theta(q, 0.25));
+// A setting outside its range in a file is refused with the setting's name, like the flag.
+TEST_F(SnapshotTest, ASettingOutsideItsRangeInAFileIsOneError) {
+    Snapshot out = snapshot_of(bodies(10, Precision::f64), Precision::f64);
+    out.info.params.force = ForceAlgorithm::tree;
+    const std::string path = file("bad_theta.csv");
+    write_snapshot(path, out);
+    std::string text;
+    {
+        std::ifstream in(path);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        text = ss.str();
+    }
+    const std::size_t at = text.find("# theta = ");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.replace(at, text.find('\n', at) - at, "# theta = 7");
+    std::ofstream(path) << text;
+    try {
+        Params p;
+        double t = 0;
+        apply_metadata(*read_metadata(path), path, {}, p, t);
+        validate_params(p);
+        FAIL() << "theta = 7 was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("theta must be in [0.01, 1] (got 7)"), std::string::npos)
+            << e.what();
+    }
 }
 
 TEST_F(SnapshotTest, Hdf5FromAnotherCodeGetsDefaultParametersAndANote) {

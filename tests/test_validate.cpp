@@ -1,11 +1,13 @@
 // State and parameter checks made before a run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/validate.hpp"
 
 namespace nbody {
@@ -183,6 +185,27 @@ TEST(ValidateParams, EachBadValueNamesItsParameter) {
         EXPECT_EQ(msg.rfind(std::string(c.name) + " must be", 0), 0u)
             << c.name << " = " << c.value << ": " << msg;
         EXPECT_TRUE(contains(msg, "(got ")) << msg;
+    }
+}
+
+// Every setting of every force algorithm and integrator: its ends are accepted, just past them, NaN and
+// infinity are refused with its name and range, and its default lies inside.
+TEST(ValidateParams, EverySettingOfTheRegistriesHasOneRange) {
+    ASSERT_FALSE(all_settings().empty());
+    for (const SettingInfo* s : all_settings()) {
+        SCOPED_TRACE(s->name);
+        EXPECT_TRUE(s->in_range(s->default_value()));
+        for (double ok : {s->min, s->max, s->default_value()}) {
+            Params p;
+            p.*s->field = ok;
+            EXPECT_NO_THROW(validate_params(p));
+        }
+        for (double bad : {std::nextafter(s->min, -kInf), std::nextafter(s->max, kInf), kNaN, kInf, -kInf}) {
+            Params p;
+            p.*s->field = bad;
+            const std::string msg = error_of([&] { validate_params(p); });
+            EXPECT_EQ(msg.rfind(std::string(s->name) + " must be in [", 0), 0u) << bad << ": " << msg;
+        }
     }
 }
 

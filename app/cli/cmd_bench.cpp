@@ -19,10 +19,12 @@
 #include "scenario.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/backend_force_error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/interaction.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -45,7 +47,6 @@ struct BenchCase {
     std::string backend;
     Precision precision;
     ForceAlgorithm force;
-    double theta;
     Integrator integrator;
     int threads;  // 0: leave OpenMP's default
     std::int64_t n;
@@ -61,7 +62,7 @@ bool sweeps_threads(const std::string& backend) {
 // 1e-6 of the system's size after a few steps; 1e-4 leaves room for chaotic growth while a wrong kernel
 // (a missing factor, a wrong sign, a skipped tile) is off by far more. A tree's error depends on theta.
 double compare_bound(Precision p, ForceAlgorithm f) {
-    if (f != ForceAlgorithm::direct) return 1e-2;
+    if (force_algorithm_info(f).approximate) return 1e-2;
     return p == Precision::f32 ? 1e-4 : 1e-10;
 }
 
@@ -73,11 +74,13 @@ void check_finite(const StepReport& r, const BenchCase& c) {
     }
 }
 
-Params bench_params(const BenchCase& c) {
+Params bench_params(const BenchCase& c, const BenchOptions& o) {
     Params p = find_preset(kBenchPreset)->params;
     p.integrator = c.integrator;
-    p.theta = c.theta;
     p.force = c.force;
+    for (const auto& [name, value] : o.settings) {
+        if (value) p.*find_setting(name)->field = *value;
+    }
     return p;
 }
 
@@ -87,7 +90,7 @@ Params bench_params(const BenchCase& c) {
 void compare_with_reference(const BenchCase& c, const HostState& start, const BenchOptions& o,
                             BenchRow& row) {
     Cluster& cl = cluster();
-    const Params p = bench_params(c);
+    const Params p = bench_params(c, o);
     const std::int64_t steps = o.steps;
     std::unique_ptr<Backend> tested;
     agree(cl, [&] {
@@ -132,7 +135,7 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
         backend = create_process_backend(cl, c.backend, c.precision);
         backend->set_state(start);
     });
-    const Params p = bench_params(c);
+    const Params p = bench_params(c, o);
 
     const double n = static_cast<double>(c.n);
     Progress progress(label, o.warmup + o.repeats * o.steps, n * n,
@@ -180,7 +183,8 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     }
     const BackendInfo* info = find_backend(c.backend);
     // One process's kernels on its own device: not a distributed measurement.
-    if (info && info->compare_kernels && c.force == ForceAlgorithm::direct && !cl.distributed()) {
+    // The baseline is a textbook direct sum: only an exact algorithm's kernel compares with it.
+    if (info && info->compare_kernels && !force_algorithm_info(c.force).approximate && !cl.distributed()) {
         const KernelComparison k =
             info->compare_kernels(static_cast<std::size_t>(c.n), c.precision, static_cast<int>(o.repeats));
         if (k.production_ms > 0 && k.reference_ms > 0) row.vs_baseline = k.reference_ms / k.production_ms;
@@ -190,15 +194,13 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     return row;
 }
 
+// Comma-separated registry names (or the fallback when none were given) as values.
 template <typename T, typename Parse>
 std::vector<T> parse_names(const std::vector<std::string>& names, const std::vector<std::string>& fallback,
                            const char* what, const std::vector<std::string>& valid, Parse parse) {
     std::vector<T> out;
-    for (const auto& name : names.empty() ? fallback : names) {
-        const auto v = parse(name);
-        if (!v) throw Error("unknown " + std::string(what) + " '" + name + "' (valid: " + join(valid) + ")");
-        out.push_back(*v);
-    }
+    for (const auto& name : names.empty() ? fallback : names)
+        out.push_back(parse_choice(name, what, valid, parse));
     return out;
 }
 
@@ -280,9 +282,11 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
            "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
            "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) + ")")
         ->type_name("S");
-    cmd->add_option("--theta", o.theta, "opening angle of --force tree, in (0, 1]")
-        ->check(CLI::Range(1e-6, 1.0))
-        ->capture_default_str();
+    for (const SettingInfo* s : all_settings()) {
+        add_real_option(*cmd, std::string("--") + s->name, o.settings[s->name], {s->min, s->max},
+                        setting_help(*s))
+            ->type_name("X");
+    }
     cmd->add_flag("--error", o.error,
                   "also measure the relative force error of each row's accelerations against the float64 "
                   "direct sum on a sample of bodies: err_median, err_p99, err_max columns");
@@ -346,7 +350,7 @@ std::vector<BenchCase> plan_cases(const BenchOptions& o) {
             for (ForceAlgorithm f : forces) {
                 for (Integrator i : integrators) {
                     for (int t : threads) {
-                        for (std::int64_t n : o.ns) cases.push_back({b, p, f, o.theta, i, t, n});
+                        for (std::int64_t n : o.ns) cases.push_back({b, p, f, i, t, n});
                     }
                 }
             }

@@ -2,6 +2,8 @@
 // `nbody bench`: time backends x precision x force x integrator x threads x N on the plummer preset and
 // print a table, CSV or JSON that a student can hand in (min/median/max, the machine, the thread count).
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +26,8 @@ struct BenchOptions {
     std::string format = "table";  // table, csv or json
     std::uint64_t seed = 1;
     bool compare = false;  // also run the CPU reference and report the difference
-    double theta = 0.6;    // opening angle of --force tree (kDefaultTheta)
-    bool error = false;    // also measure the force error against the float64 direct sum on a sample
+    std::map<std::string, std::optional<double>> settings;  // --theta, ...: unset keeps the default
+    bool error = false;  // also measure the force error against the float64 direct sum on a sample
     std::size_t error_sample = 1000;
     std::string plot;    // PNG of interactions/s against N
     bool quiet = false;  // no progress line

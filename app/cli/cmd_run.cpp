@@ -22,12 +22,14 @@
 #include "progress.hpp"
 #include "sim/closest_pair.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/interaction.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/presets.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
 
@@ -43,10 +45,13 @@ constexpr double kEnergyWarning = 1e-2;
 // With softening 0, an encounter whose time scale spans fewer steps than this is not resolved.
 constexpr double kMinStepsPerEncounter = 10.0;
 
-std::string format_g(double v, int digits = 6) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
+// "direct", "tree (theta 0.6)": the force algorithm with the settings it takes.
+std::string force_text(const Params& p) {
+    std::string out = to_string(p.force);
+    std::string settings;
+    for (const SettingInfo& s : force_algorithm_info(p.force).settings)
+        settings += (settings.empty() ? "" : ", ") + std::string(s.name) + " " + format_g(p.*s.field);
+    return settings.empty() ? out : out + " (" + settings + ")";
 }
 
 // How many steps a run takes and, for --t-end, the length of the last one.
@@ -331,9 +336,9 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
     const std::string processes =
         cl.distributed() ? " on " + std::to_string(cl.size()) + " processes (mpirun)" : std::string();
     std::cout << "nbody run: " << source << ", N = " << backend.size() << ", " << backend.name() << processes
-              << ", " << to_string(sc.precision) << ", " << to_string(sc.params.integrator)
-              << ", dt = " << format_g(sc.params.dt) << ", softening = " << format_g(sc.params.softening)
-              << '\n';
+              << ", " << to_string(sc.precision) << ", " << to_string(sc.params.integrator) << ", "
+              << force_text(sc.params) << ", dt = " << format_g(sc.params.dt)
+              << ", softening = " << format_g(sc.params.softening) << '\n';
     if (!sc.from_file.empty() || !sc.overridden.empty()) {
         std::cout << "  parameters      ";
         const std::string& file = o.scenario.restart.empty() ? o.scenario.input : o.scenario.restart;

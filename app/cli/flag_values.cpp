@@ -22,12 +22,6 @@ std::string first_name(const std::string& names) {
     return names.substr(0, names.find(','));
 }
 
-std::string format_g(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
 std::string range_text(RealRange r) {
     constexpr double kMax = std::numeric_limits<double>::max();
     if (r.hi == kMax) return std::string(r.lo_open ? "> " : ">= ") + format_g(r.lo);
@@ -89,6 +83,10 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
         if (comma == std::string::npos) return out;
         start = comma + 1;
     }
+}
+
+void throw_unknown_choice(const char* what, const std::string& name, const std::string& valid) {
+    throw Error("unknown " + std::string(what) + " '" + name + "' (valid: " + valid + ")");
 }
 
 std::int64_t parse_body_count(const std::string& flag, const std::string& text) {

@@ -7,10 +7,13 @@
 
 #include "backends/registry.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
 
@@ -45,11 +48,11 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
     add_name_option(app, "--force", o.force,
                     "force algorithm: " + join(force_algorithm_names()) + " (default direct)");
-    add_real_option(
-        app, "--theta", o.theta, {},
-        "opening angle of --force tree, in (0, 1]: smaller is more accurate and slower (default " +
-            std::to_string(kDefaultTheta).substr(0, 3) + ": median force error <= 1e-3)")
-        ->type_name("T");
+    for (const SettingInfo* s : all_settings()) {
+        add_real_option(app, std::string("--") + s->name, o.settings[s->name], {s->min, s->max},
+                        setting_help(*s))
+            ->type_name("X");
+    }
     add_name_option(app, "--backend", o.backend,
                     join(backend_names()) + " (default: " + default_interactive_backend().name +
                         " here: the first available GPU backend, else openmp)");
@@ -58,14 +61,25 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
 
 namespace {
 
-// The flags of ScenarioOptions that were given, by the parameter names of RunMetadata.
+// The parameters the flags gave, by their RunMetadata keys; each one's flag is "--" + key.
 std::vector<std::string> given_params(const ScenarioOptions& o) {
     std::vector<std::string> keys;
-    if (o.G) keys.emplace_back("G");
-    if (o.dt) keys.emplace_back("dt");
-    if (o.softening) keys.emplace_back("softening");
-    if (o.damping) keys.emplace_back("damping");
-    if (!o.integrator.empty()) keys.emplace_back("integrator");
+    for (const auto& [key, given] :
+         {std::pair{"G", o.G.has_value()}, std::pair{"dt", o.dt.has_value()},
+          std::pair{"softening", o.softening.has_value()}, std::pair{"damping", o.damping.has_value()},
+          std::pair{"integrator", !o.integrator.empty()}, std::pair{"force", !o.force.empty()}}) {
+        if (given) keys.emplace_back(key);
+    }
+    for (const auto& [name, value] : o.settings) {
+        if (value) keys.push_back(name);
+    }
+    return keys;
+}
+
+// The parameters a file written by a run with `p` carries (run_metadata.hpp's keys).
+std::vector<std::string> carried_params(const Params& p) {
+    std::vector<std::string> keys = {"G", "softening", "dt", "damping", "integrator", "force"};
+    for (const SettingInfo* s : settings_used(p)) keys.emplace_back(s->name);
     return keys;
 }
 
@@ -75,24 +89,22 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
     if (o.dt) p.dt = *o.dt;
     if (o.softening) p.softening = *o.softening;
     if (o.damping) p.damping = *o.damping;
-    if (!o.integrator.empty()) {
-        const auto i = parse_integrator(o.integrator);
-        if (!i) {
-            throw Error("unknown integrator '" + o.integrator + "' (valid: " + join(integrator_names()) +
-                        ")");
-        }
-        p.integrator = *i;
+    if (!o.integrator.empty())
+        p.integrator = parse_choice(o.integrator, "integrator", integrator_names(), parse_integrator);
+    if (!o.force.empty())
+        p.force = parse_choice(o.force, "force algorithm", force_algorithm_names(), parse_force_algorithm);
+    for (const auto& [name, value] : o.settings) {
+        if (value) p.*find_setting(name)->field = *value;
     }
-    if (!o.force.empty()) {
-        const auto f = parse_force_algorithm(o.force);
-        if (!f) {
-            throw Error("unknown force algorithm '" + o.force + "' (valid: " + join(force_algorithm_names()) +
-                        ")");
-        }
-        p.force = *f;
-    }
-    if (o.theta) p.theta = *o.theta;
     validate_params(p, precision);
+    // A setting the run's algorithms do not take changes nothing: say so rather than ignore it silently.
+    const std::vector<const SettingInfo*> used = settings_used(p);
+    for (const auto& [name, value] : o.settings) {
+        const SettingInfo* s = find_setting(name);
+        if (value && std::find(used.begin(), used.end(), s) == used.end())
+            std::cerr << "nbody: note: --" << name << " has no effect with --force " << to_string(p.force)
+                      << " and --integrator " << to_string(p.integrator) << '\n';
+    }
     return p;
 }
 
@@ -132,14 +144,9 @@ Scenario resolve_restart(const ScenarioOptions& o) {
                     " would not continue the run exactly (drop --precision, "
                     "or start a new run from it with --input)");
     }
-    for (const auto& [given, flag] :
-         {std::pair{o.G.has_value(), "--G"}, std::pair{o.dt.has_value(), "--dt"},
-          std::pair{o.softening.has_value(), "--softening"}, std::pair{o.damping.has_value(), "--damping"},
-          std::pair{!o.integrator.empty(), "--integrator"}}) {
-        if (given) {
-            std::cerr << "nbody: warning: " << flag << " overrides the value stored in '" << o.restart
-                      << "': the continuation is not the original run\n";
-        }
+    for (const std::string& key : given_params(o)) {
+        std::cerr << "nbody: warning: --" << key << " overrides the value stored in '" << o.restart
+                  << "': the continuation is not the original run\n";
     }
     Scenario sc;
     sc.precision = snap.info.precision;
@@ -148,7 +155,6 @@ Scenario resolve_restart(const ScenarioOptions& o) {
     sc.step = snap.info.step;
     sc.preset = snap.info.preset;
     sc.seed = snap.info.seed;
-    sc.theta = snap.info.theta;
     sc.state = std::move(snap.state);
     check_host_memory(sc.state.size(), sc.precision);
     try {
@@ -196,7 +202,7 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
     if (!preset && file.info.has_params) {
         // The file's parameters are the defaults; the summary says which ones a flag replaced.
         const std::vector<std::string> given = given_params(o);
-        for (const char* key : {"G", "softening", "dt", "damping", "integrator"}) {
+        for (const std::string& key : carried_params(file.info.params)) {
             const bool flag = std::find(given.begin(), given.end(), key) != given.end();
             (flag ? sc.overridden : sc.from_file).emplace_back(key);
         }
@@ -214,7 +220,6 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
         sc.seed = o.seed;
     } else {
         sc.state = std::move(file.state);
-        sc.theta = file.info.theta;
         if (file.info.precision == Precision::f64 && sc.precision == Precision::f32) {
             std::cerr << "nbody: warning: " << o.input
                       << " holds double-precision bodies; they are rounded to float "

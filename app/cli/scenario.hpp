@@ -1,6 +1,7 @@
 #pragma once
 // The scenario flags shared by `nbody` (window), `nbody run` and `nbody render`: what to simulate and how.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,14 +27,16 @@ struct ScenarioOptions {
     std::optional<double> G, dt, softening, damping;  // unset: the preset's (or Params{}'s) values
     std::string integrator;                           // empty: leapfrog
     std::string force;                                // empty: direct
-    std::optional<double> theta;  // the tree's opening angle; unset: kDefaultTheta (or the file's)
-    std::string backend;          // empty: the best available (cuda, else openmp)
-    std::string precision;        // "float" or "double"; empty: float (with --restart: the file's)
+    // The force algorithms' and integrators' settings by name (--theta, ...); unset: the default (or the
+    // file's). A map: CLI11 holds references to its values.
+    std::map<std::string, std::optional<double>> settings;
+    std::string backend;    // empty: the best available (cuda, else openmp)
+    std::string precision;  // "float" or "double"; empty: float (with --restart: the file's)
 };
 
-// Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --force, --theta,
-// --backend,
-// --precision (and the COSC3500 aliases where they apply) to a CLI11 app. Validation happens in
+// Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --force, a flag per
+// setting of the registries (--theta, ...), --backend, --precision (and the COSC3500 aliases where they
+// apply) to a CLI11 app. Validation happens in
 // resolve_scenario so every command reports errors the same way.
 void add_scenario_flags(CLI::App& app, ScenarioOptions& o);
 
@@ -45,7 +48,6 @@ struct Scenario {
     std::int64_t step = 0;  // steps already taken (non-zero when continuing a snapshot)
     std::string preset;     // the preset's name, empty for bodies from a file (kept in snapshots)
     std::uint64_t seed = 0;
-    std::optional<double> theta;          // from a snapshot whose run had a tree opening angle
     std::vector<std::string> from_file;   // parameters taken from --input's parameter lines ("dt", ...)
     std::vector<std::string> overridden;  // parameters in those lines that a flag replaced
 };

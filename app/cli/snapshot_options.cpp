@@ -61,7 +61,6 @@ Snapshot make_snapshot(const Scenario& sc, const HostState& s, std::int64_t step
     snap.state = s;
     snap.info.has_params = true;
     snap.info.params = sc.params;
-    snap.info.theta = sc.theta;
     snap.info.step = step;
     snap.info.precision = sc.precision;
     snap.info.preset = sc.preset;

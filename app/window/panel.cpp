@@ -10,9 +10,11 @@
 
 #include "backends/registry.hpp"
 #include "keys.hpp"
-#include "sim/gravity/force_solver.hpp"
+#include "sim/gravity/force_algorithms.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
+#include "sim/run_settings.hpp"
 
 namespace nbody {
 
@@ -107,6 +109,22 @@ bool log_slider(const char* label, double& v, double lo, double hi, const char* 
     return changed;
 }
 
+bool slider_double(const char* label, double& v, double lo, double hi, const char* fmt) {
+    double x = std::clamp(v, lo, hi);
+    bool changed =
+        ImGui::SliderScalar(label, ImGuiDataType_Double, &x, &lo, &hi, fmt, ImGuiSliderFlags_AlwaysClamp);
+    if (changed) v = std::clamp(x, lo, hi);
+    return changed;
+}
+
+// A slider per setting of the chosen force algorithm or integrator, over the setting's own range.
+void settings_controls(Params& p, const std::vector<SettingInfo>& settings) {
+    for (const SettingInfo& s : settings) {
+        slider_double(s.name, p.*s.field, s.min, s.max, "%.3g");
+        tooltip_for_last(setting_help(s).c_str());
+    }
+}
+
 void force_controls(PanelModel& m, const PanelInfo& info) {
     std::string cur = to_string(m.params.force);
     if (ImGui::BeginCombo("force", cur.c_str())) {
@@ -117,16 +135,8 @@ void force_controls(PanelModel& m, const PanelInfo& info) {
         ImGui::EndCombo();
     }
     tooltip_for_last("Force algorithm; a change takes effect at the next step.");
-    if (m.params.force == ForceAlgorithm::tree) {
-        float theta = float(m.params.theta);
-        if (ImGui::SliderFloat("theta", &theta, 0.05f, 1.0f, "%.2f"))
-            m.params.theta = std::clamp(double(theta), 0.05, 1.0);
-        tooltip_for_last(
-            "Opening angle: a cell acts as one multipole when it is farther than side / theta from a group "
-            "of "
-            "32 bodies. Smaller: more accurate, slower. The default 0.6 keeps the median relative force "
-            "error "
-            "below 1e-3.");
+    settings_controls(m.params, force_algorithm_info(m.params.force).settings);
+    if (force_algorithm_info(m.params.force).approximate) {
         if (info.have_force_error) {
             ImGui::TextUnformatted(info.force_error.c_str());
             if (ImGui::IsItemHovered()) {
@@ -134,7 +144,7 @@ void force_controls(PanelModel& m, const PanelInfo& info) {
                     "Relative force error |a_tree - a_direct| / |a_direct| of the accelerations the steps "
                     "use, "
                     "on a fixed sample of bodies, against the float64 direct sum on that sample only; "
-                    "re-measured every so often and whenever theta changes.\n%s",
+                    "re-measured every so often and whenever a setting changes.\n%s",
                     info.force_error_where.c_str());
             }
         } else {
@@ -143,14 +153,6 @@ void force_controls(PanelModel& m, const PanelInfo& info) {
         if (info.interactions_per_body > 0)
             ImGui::Text("%.0f interactions / body / step", info.interactions_per_body);
     }
-}
-
-bool slider_double(const char* label, double& v, double lo, double hi, const char* fmt) {
-    double x = std::clamp(v, lo, hi);
-    bool changed =
-        ImGui::SliderScalar(label, ImGuiDataType_Double, &x, &lo, &hi, fmt, ImGuiSliderFlags_AlwaysClamp);
-    if (changed) v = std::clamp(x, lo, hi);
-    return changed;
 }
 
 void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
@@ -184,16 +186,14 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
     tooltip_for_last("Velocity factor applied once per step (1 = none).");
     log_slider("G", m.params.G, kMinG, kMaxG, "%.4g");
 
-    const auto names = integrator_names();
-    std::string cur = to_string(m.params.integrator);
-    if (ImGui::BeginCombo("integrator", cur.c_str())) {
-        for (const auto& name : names) {
-            if (ImGui::Selectable(name.c_str(), name == cur)) {
-                if (auto i = parse_integrator(name)) m.params.integrator = *i;
-            }
+    if (ImGui::BeginCombo("integrator", to_string(m.params.integrator))) {
+        for (const auto& i : builtin_integrators()) {
+            if (ImGui::Selectable(i.name, i.id == m.params.integrator)) m.params.integrator = i.id;
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i.description);
         }
         ImGui::EndCombo();
     }
+    settings_controls(m.params, integrator_info(m.params.integrator).settings);
     force_controls(m, info);
 }
 

@@ -8,8 +8,10 @@
 #include "backends/registry.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/backend_force_error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/platform/memory.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -390,10 +392,12 @@ void SimSession::do_steps() {
     }
     // Energy needs the O(N^2) potential: keep it under ~10% of the time, and at most twice a second.
     if (reset_e0 || t1 - last_diag_wall_ > std::max(0.5, 10.0 * diag_cost_)) diagnostics_locked(reset_e0);
-    // The tree's live error: a direct sum on a small sample, under ~10% of the time, at most twice a
-    // second, and right away when theta changed (the number beside the slider must be the slider's).
-    if (p.force != ForceAlgorithm::direct &&
-        (p.theta != last_error_theta_ || t1 - last_error_wall_ > std::max(0.5, 10.0 * error_cost_))) {
+    // An approximate solver's live error: a direct sum on a small sample, under ~10% of the time, at most
+    // twice a second, and right away when a setting changed (the number beside the slider must be the
+    // slider's).
+    if (force_algorithm_info(p.force).approximate &&
+        (!last_error_params_ || !same_force_model(p, *last_error_params_) ||
+         t1 - last_error_wall_ > std::max(0.5, 10.0 * error_cost_))) {
         force_error_locked(p);
     }
     // The checkpoint is a full copy (device -> host on a GPU): at most checkpoint_share of the time.
@@ -434,11 +438,11 @@ void SimSession::force_error_locked(const Params& p) {
     const double t1 = now_s();
     error_cost_ = t1 - t0;
     last_error_wall_ = t1;
-    last_error_theta_ = p.theta;
+    last_error_params_ = p;
     std::lock_guard<std::mutex> c(ctl_mutex_);
     stats_.have_force_error = true;
     stats_.force_error = e;
-    stats_.force_error_theta = p.theta;
+    stats_.force_error_settings = describe_settings(p);
     stats_.force_error_step = stats_.steps_total;
 }
 

@@ -34,7 +34,7 @@ struct SessionStats {
     // bodies against the float64 direct sum on that sample (sim/gravity/backend_force_error.hpp).
     bool have_force_error = false;
     ForceErrorStats force_error;
-    double force_error_theta = 0;       // the theta it was measured at
+    std::string force_error_settings;   // "theta 0.6": the settings it was measured at
     std::int64_t force_error_step = 0;  // steps_total when measured
     // Interactions a step evaluates: the solver's own count where it has one (a tree), else N^2 per
     // force evaluation. 0 until the first step.
@@ -218,7 +218,8 @@ class SimSession {
 
     // Sim thread only.
     double last_diag_wall_ = -1e9, diag_cost_ = 0;
-    double last_error_wall_ = -1e9, error_cost_ = 0, last_error_theta_ = -1;
+    double last_error_wall_ = -1e9, error_cost_ = 0;
+    std::optional<Params> last_error_params_;  // what the last force error was measured with
     double last_ckpt_wall_ = -1e9;
     double window_start_ = 0, window_busy_ = 0;
     std::int64_t window_steps_ = 0;

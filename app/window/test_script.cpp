@@ -5,17 +5,32 @@
 
 #include "keys.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
 #include "sim/params.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/state.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
 
+namespace {
+
+// The fixed actions, then one per setting of the registries ("theta=T"), as the panel's sliders set them.
+std::vector<ScriptAction> with_settings(std::vector<ScriptAction> actions) {
+    for (const SettingInfo* s : all_settings())
+        actions.push_back({s->name,
+                           "NAME=X sets that setting of a force algorithm or integrator, as the "
+                           "panel's slider does"});
+    return actions;
+}
+
+}  // namespace
+
 const std::vector<ScriptAction>& script_actions() {
-    static const std::vector<ScriptAction> actions = {
+    static const std::vector<ScriptAction> actions = with_settings({
         {"backend", "backend=NAME switches backend keeping the state"},
         {"precision", "precision=float|double"},
         {"force", "force=NAME sets the force algorithm (direct, tree), as the panel's combo does"},
-        {"theta", "theta=T sets the tree's opening angle, as the panel's slider does"},
         {"n", "n=N regenerates the preset with N bodies"},
         {"preset", "preset=NAME loads a preset with its own parameters"},
         {"pause", "pause"},
@@ -45,7 +60,7 @@ const std::vector<ScriptAction>& script_actions() {
         {"expect_selected", "expect_selected=I fails unless body I is selected (-1: none)"},
         {"expect_param", "expect_param=NAME:VALUE for dt, softening or G"},
         {"expect_running", "expect_running fails if the window is closing"},
-    };
+    });
     return actions;
 }
 
@@ -96,7 +111,7 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         if (s.action == "force" && !parse_force_algorithm(s.value)) {
             throw Error("--test-script item '" + item + "': unknown force algorithm");
         }
-        if (s.action == "theta") {
+        if (const SettingInfo* setting = find_setting(s.action)) {
             std::size_t used = 0;
             double t = 0;
             try {
@@ -104,8 +119,9 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
             } catch (const std::exception&) {
                 used = 0;
             }
-            if (used == 0 || used != s.value.size() || !(t > 0 && t <= 1)) {
-                throw Error("--test-script item '" + item + "': theta must be a number in (0, 1]");
+            if (used == 0 || used != s.value.size() || !setting->in_range(t)) {
+                throw Error("--test-script item '" + item + "': " + s.action + " must be a number in [" +
+                            format_g(setting->min) + ", " + format_g(setting->max) + "]");
             }
         }
         if ((s.action == "save" || s.action == "drop") && s.value.empty()) {

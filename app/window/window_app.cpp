@@ -37,6 +37,7 @@
 #include "render/pick_renderer.hpp"
 #include "render/scene_renderer.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/interaction.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/io/snapshot.hpp"
@@ -44,6 +45,7 @@
 #include "sim/platform/atomic_file.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 #include "sim_session.hpp"
 #include "test_script.hpp"
@@ -790,13 +792,13 @@ void WindowApp::update_info(double frame_ms) {
     info.drift.push(float(st.energy_drift));
     const double n = double(session->size());
     info.interactions_per_body = n > 0 ? st.interactions_per_step / n : 0;
-    info.have_force_error = st.have_force_error && model.params.force != ForceAlgorithm::direct;
+    info.have_force_error = st.have_force_error && force_algorithm_info(model.params.force).approximate;
     if (info.have_force_error) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "force error: median %.1e, p99 %.1e", st.force_error.median,
                       st.force_error.p99);
         info.force_error = buf;
-        std::snprintf(buf, sizeof buf, "(theta %.2f, %zu bodies, step %lld)", st.force_error_theta,
+        std::snprintf(buf, sizeof buf, "(%s, %zu bodies, step %lld)", st.force_error_settings.c_str(),
                       st.force_error.count, static_cast<long long>(st.force_error_step));
         info.force_error_where = buf;
     }
@@ -898,8 +900,8 @@ void WindowApp::run_script() {
             a.switch_backend = true;
         } else if (s.action == "force") {
             model.params.force = *parse_force_algorithm(s.value);  // checked by parse_script
-        } else if (s.action == "theta") {
-            model.params.theta = std::stod(s.value);  // checked by parse_script
+        } else if (const SettingInfo* setting = find_setting(s.action)) {
+            model.params.*setting->field = std::stod(s.value);  // checked by parse_script
         } else if (s.action == "n") {
             model.n_edit = std::stoll(s.value);
             a.regenerate = true;
@@ -1137,8 +1139,8 @@ int run_window_app(const WindowOptions& o) {
     int frame = app.frame;
     app.close();
     if (app.script.empty()) return 0;
-    if (params.force != ForceAlgorithm::direct) {
-        std::cout << "nbody: force=" << to_string(params.force) << " theta=" << params.theta << ", "
+    if (force_algorithm_info(params.force).approximate) {
+        std::cout << "nbody: force=" << to_string(params.force) << " " << describe_settings(params) << ", "
                   << force_error << std::endl;
     }
     // One line for the smoke test to match; a failed scripted action fails the run.

@@ -7,13 +7,6 @@
 namespace nbody {
 namespace {
 
-const std::vector<ForceAlgorithmInfo> kForceAlgorithms = {
-    {ForceAlgorithm::direct, "direct", "direct summation of all N^2 pairs: exact up to rounding"},
-    {ForceAlgorithm::tree, "tree",
-     "Barnes-Hut octree with quadrupoles, O(N log N); --theta sets the opening angle (median force error "
-     "<= 1e-3 at the default 0.6)"},
-};
-
 // Direct summation on the host: each pair once on one thread, or a full row per body on every thread.
 template <typename T>
 class HostDirectSolver final : public HostForceSolver<T> {
@@ -50,22 +43,6 @@ class HostDirectSolver final : public HostForceSolver<T> {
 };
 
 }  // namespace
-
-const std::vector<ForceAlgorithmInfo>& builtin_force_algorithms() {
-    return kForceAlgorithms;
-}
-
-const ForceAlgorithmInfo& force_algorithm_info(ForceAlgorithm a) {
-    for (const auto& info : kForceAlgorithms) {
-        if (info.id == a) return info;
-    }
-    return kForceAlgorithms.front();  // unreachable: every enumerator has an entry (tested)
-}
-
-bool same_force_model(const Params& a, const Params& b) {
-    return a.force == b.force && a.G == b.G && a.softening == b.softening &&
-           (a.force != ForceAlgorithm::tree || a.theta == b.theta);
-}
 
 template <typename T>
 std::unique_ptr<HostForceSolver<T>> make_host_force_solver(ForceAlgorithm a, HostParallelism par) {

@@ -1,33 +1,20 @@
 #pragma once
-// Force solvers: the algorithm that sums gravity (Params::force), chosen apart from the backend that
-// runs it. Each execution space has its own solvers: the host ones live here (serial pairs, OpenMP
-// rows), the CUDA ones in cuda/ (one-sided tiled, pairwise). A solver evaluates accelerations, and
-// optionally potentials, of arbitrary target points from the source bodies: the bodies themselves
-// (a step), a grid (the potential view) or a sample (force-error measurement).
+// Force solvers: the algorithm that sums gravity (Params::force, force_algorithms.hpp), chosen apart
+// from the backend that runs it. Each execution space has its own solvers: the host ones live here (serial
+// pairs, OpenMP rows), the CUDA ones in cuda/ (one-sided tiled, pairwise). A solver evaluates accelerations,
+// and optionally potentials, of arbitrary target points from the source bodies: the bodies themselves (a
+// step), a grid (the potential view) or a sample (force-error measurement).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "force_algorithms.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
 
 namespace nbody {
-
-struct ForceAlgorithmInfo {
-    ForceAlgorithm id;
-    const char* name;         // --force NAME, the panel's combo
-    const char* description;  // one line for --help and tooltips
-};
-
-// Every force algorithm, in a fixed order (direct first: the default).
-const std::vector<ForceAlgorithmInfo>& builtin_force_algorithms();
-const ForceAlgorithmInfo& force_algorithm_info(ForceAlgorithm a);
-
-// Whether a and b give the same accelerations for the same positions (force algorithm and its settings,
-// G, softening): what a backend's acceleration cache is keyed on.
-bool same_force_model(const Params& a, const Params& b);
 
 // How a host solver may use the CPU.
 enum class HostParallelism {

@@ -69,6 +69,23 @@ const IntegratorInfo& integrator_info(Integrator i) {
     return kIntegrators.front();  // unreachable: every enumerator has an entry (tested)
 }
 
+const char* to_string(Integrator i) {
+    return integrator_info(i).name;
+}
+
+std::optional<Integrator> parse_integrator(std::string_view name) {
+    for (const auto& info : kIntegrators) {
+        if (name == info.name) return info.id;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> integrator_names() {
+    std::vector<std::string> out;
+    for (const auto& info : kIntegrators) out.emplace_back(info.name);
+    return out;
+}
+
 double interactions_per_step(const Params& p, std::size_t n) {
     return double(integrator_info(p.integrator).force_evaluations) * double(n) * double(n);
 }

@@ -2,6 +2,9 @@
 // The integrator registry: every integrator written once, as a sequence of Backend primitives (kick,
 // drift, update_forces), whatever the backend. Feeds --integrator, --help, the panel and the tests that
 // loop over every entry.
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/backend.hpp"
@@ -18,6 +21,7 @@ struct IntegratorInfo {
     const char* description;  // one line for --help and tooltips
     // One step of size p.dt, without damping (step() applies that after the sequence).
     void (*advance)(Backend& b, const Params& p);
+    std::vector<SettingInfo> settings = {};  // what it takes besides dt (none of the fixed-step ones)
 };
 
 // Every integrator, in a fixed order (leapfrog first: the default).
@@ -25,6 +29,11 @@ const std::vector<IntegratorInfo>& builtin_integrators();
 
 // The entry for i (every Integrator value has one).
 const IntegratorInfo& integrator_info(Integrator i);
+
+// Name <-> value ("leapfrog", "symplectic-euler", "euler", "yoshida4").
+const char* to_string(Integrator i);
+std::optional<Integrator> parse_integrator(std::string_view name);
+std::vector<std::string> integrator_names();
 
 // Body-body interactions one step of p.integrator costs with the direct sum, N^2 counted per force
 // evaluation (the convention every interactions/s and GFLOP/s figure uses): force evaluations x N^2.

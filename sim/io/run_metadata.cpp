@@ -9,6 +9,9 @@
 
 #include "input_file.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "sim/run_settings.hpp"
 
 namespace nbody {
 namespace {
@@ -97,8 +100,9 @@ std::vector<std::string> apply_metadata(const RunMetadata& m, const std::string&
     auto bad = [&](const char* key, const std::string& value) {
         return Error(path + ": bad value '" + value + "' for " + key + " in the parameter lines");
     };
-    const std::pair<const char*, double*> numbers[] = {
+    std::vector<std::pair<const char*, double*>> numbers = {
         {"G", &p.G}, {"softening", &p.softening}, {"dt", &p.dt}, {"damping", &p.damping}, {"t", &t}};
+    for (const SettingInfo* s : all_settings()) numbers.emplace_back(s->name, &(p.*s->field));
     for (const auto& [key, target] : numbers) {
         const std::string* v = wanted(key);
         if (!v) continue;
@@ -113,7 +117,56 @@ std::vector<std::string> apply_metadata(const RunMetadata& m, const std::string&
         p.integrator = *i;
         applied.emplace_back("integrator");
     }
+    if (const std::string* v = wanted("force")) {
+        const auto f = parse_force_algorithm(*v);
+        if (!f) throw bad("force", *v);
+        p.force = *f;
+        applied.emplace_back("force");
+    }
     return applied;
+}
+
+RunMetadata csv_metadata(const Snapshot& s) {
+    RunMetadata m;
+    const RunInfo& info = s.info;
+    if (!info.preset.empty()) {
+        m.set("preset", info.preset);
+        m.set("seed", std::to_string(info.seed));
+    }
+    m.set("N", std::to_string(s.state.size()));
+    m.set("G", info.params.G);
+    m.set("softening", info.params.softening);
+    m.set("dt", info.params.dt);
+    m.set("damping", info.params.damping);
+    m.set("integrator", to_string(info.params.integrator));
+    m.set("force", to_string(info.params.force));
+    for (const SettingInfo* setting : settings_used(info.params))
+        m.set(setting->name, info.params.*setting->field);
+    m.set("precision", to_string(info.precision));
+    m.set("t", s.state.t);
+    m.set("step", std::to_string(info.step));
+    return m;
+}
+
+void read_run_info(const RunMetadata& m, const std::string& path, RunInfo& info, double& t) {
+    info.has_params = true;
+    info.params = Params{};
+    apply_metadata(m, path, {}, info.params, t);
+    auto whole = [&](const char* key, auto& out) {
+        const std::string* v = m.get(key);
+        if (!v) return;
+        const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+        if (ec != std::errc() || ptr != v->data() + v->size()) {
+            throw Error(path + ": bad value '" + *v + "' for " + key + " in the parameter lines");
+        }
+    };
+    whole("step", info.step);
+    whole("seed", info.seed);
+    if (const std::string* v = m.get("preset")) info.preset = *v;
+    if (const std::string* v = m.get("precision")) {
+        if (const auto p = parse_precision(*v)) info.precision = *p;
+    }
+    if (const std::string* v = m.get("version")) info.program_version = *v;
 }
 
 }  // namespace nbody

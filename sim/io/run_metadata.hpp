@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/params.hpp"
+#include "snapshot_types.hpp"
 
 namespace nbody {
 
@@ -33,11 +34,20 @@ std::string format_metadata(const RunMetadata& m, const std::string& version);
 // nbody::Error "FILE: cannot open ..." when the file cannot be read.
 std::optional<RunMetadata> read_metadata(const std::string& path);
 
-// The parameters among `m` that apply to a run: G, softening, dt, damping, integrator and the start
-// time t. Each present value replaces the one in `p` (or `t`) unless its key is in `keep` (a flag gave
-// it). Returns the keys applied. Throws nbody::Error "FILE: bad value 'X' for KEY in the parameter
-// lines" when a value does not parse; the values are validated later with the run's.
+// The parameters among `m` that apply to a run: G, softening, dt, damping, integrator, force algorithm,
+// every setting of the registries (theta, ...) and the start time t. Each present value replaces the one in
+// `p` (or `t`) unless its key is in `keep` (a flag gave it). Returns the keys applied. Throws nbody::Error
+// "FILE: bad value 'X' for KEY in the parameter lines" when a value does not parse; the values are validated
+// later with the run's.
 std::vector<std::string> apply_metadata(const RunMetadata& m, const std::string& path,
                                         const std::vector<std::string>& keep, Params& p, double& t);
+
+// The parameter lines of a CSV written from `s`: preset, seed, N, G, softening, dt, damping, integrator,
+// force and the settings they use (theta with the tree), precision, t, step.
+RunMetadata csv_metadata(const Snapshot& s);
+
+// The RunInfo (and start time t) of a file written by nbody, from its parameter lines. Throws as
+// apply_metadata does.
+void read_run_info(const RunMetadata& m, const std::string& path, RunInfo& info, double& t);
 
 }  // namespace nbody

@@ -48,65 +48,13 @@ FileFormat require_format(const std::string& flag, const std::string& path) {
                 "native-endian Tipsy)");
 }
 
-RunMetadata csv_metadata(const Snapshot& s) {
-    RunMetadata m;
-    const RunInfo& info = s.info;
-    if (!info.preset.empty()) {
-        m.set("preset", info.preset);
-        m.set("seed", std::to_string(info.seed));
-    }
-    m.set("N", std::to_string(s.state.size()));
-    m.set("G", info.params.G);
-    m.set("softening", info.params.softening);
-    m.set("dt", info.params.dt);
-    m.set("damping", info.params.damping);
-    m.set("integrator", to_string(info.params.integrator));
-    if (info.theta) m.set("theta", *info.theta);
-    m.set("precision", to_string(info.precision));
-    m.set("t", s.state.t);
-    m.set("step", std::to_string(info.step));
-    return m;
-}
-
-namespace {
-
-// The RunInfo of a CSV written by nbody, from its parameter lines.
-void read_csv_run_info(const RunMetadata& m, const std::string& path, Snapshot& s) {
-    RunInfo& info = s.info;
-    info.has_params = true;
-    info.params = Params{};
-    apply_metadata(m, path, {}, info.params, s.state.t);
-    auto whole = [&](const char* key, auto& out) {
-        const std::string* v = m.get(key);
-        if (!v) return;
-        const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
-        if (ec != std::errc() || ptr != v->data() + v->size()) {
-            throw Error(path + ": bad value '" + *v + "' for " + key + " in the parameter lines");
-        }
-    };
-    whole("step", info.step);
-    whole("seed", info.seed);
-    if (const std::string* v = m.get("preset")) info.preset = *v;
-    if (const std::string* v = m.get("precision")) {
-        if (const auto p = parse_precision(*v)) info.precision = *p;
-    }
-    if (const std::string* v = m.get("theta")) {
-        double theta = 0;
-        whole("theta", theta);
-        info.theta = theta;
-        (void)v;
-    }
-    if (const std::string* v = m.get("version")) info.program_version = *v;
-}
-
-}  // namespace
-
 Snapshot read_snapshot(const std::string& path, BodySource* source) {
     switch (require_format("input", path)) {
         case FileFormat::csv: {
             Snapshot s;
             s.state = read_bodies_csv(path, source);
-            if (const std::optional<RunMetadata> m = read_metadata(path)) read_csv_run_info(*m, path, s);
+            if (const std::optional<RunMetadata> m = read_metadata(path))
+                read_run_info(*m, path, s.info, s.state.t);
             return s;
         }
         case FileFormat::hdf5:

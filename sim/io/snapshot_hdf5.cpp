@@ -16,8 +16,11 @@
 
 #include "input_file.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/platform/child_process.hpp"
 #include "sim/platform/memory.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/validate.hpp"
 
 #ifndef NBODY_VERSION
@@ -217,11 +220,10 @@ void write_parameters(const Context& c, hid_t file, const Snapshot& s) {
     attr_double(c, g, "Damping", p.damping);
     attr_string(c, g, "Integrator", to_string(p.integrator));
     attr_string(c, g, "ForceAlgorithm", to_string(p.force));
-    if (const auto theta = params_theta(p)) {
-        attr_double(c, g, "Theta", *theta);
-    } else if (info.theta) {
-        attr_double(c, g, "Theta", *info.theta);
-    }
+    // Every setting, also those of algorithms the run did not use: a restart that switches to one starts
+    // from the value the run had.
+    for (const SettingInfo* setting : all_settings())
+        attr_double(c, g, setting->file_name, p.*setting->field);
     attr_int64(c, g, "Step", info.step);
     attr_string(c, g, "Precision", to_string(info.precision));
     attr_string(c, g, "Preset", info.preset);
@@ -396,13 +398,9 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
         if (!a) c.fail("/NBody/ForceAlgorithm '" + *algorithm + "' is not a force algorithm of this nbody");
         p.force = *a;
     }
-    if (const auto theta = read_scalar<double>(c, g, where, "Theta", H5T_NATIVE_DOUBLE)) {
-        if (!is_finite_bits(*theta) || *theta < 0)
-            c.fail("/NBody/Theta = " + num(*theta) + " is not an angle >= 0");
-        info.theta = *theta;
-        if (!set_params_theta(p, *theta))
-            s.notes.push_back(c.name + ": its theta = " + num(*theta) +
-                              " is ignored (this nbody has no tree)");
+    for (const SettingInfo* setting : all_settings()) {
+        if (const auto v = read_scalar<double>(c, g, where, setting->file_name, H5T_NATIVE_DOUBLE))
+            p.*setting->field = *v;  // checked with the rest by validate_params
     }
     try {
         validate_params(p);
@@ -558,7 +556,7 @@ std::string encode(const Snapshot& s) {
     out.append(reinterpret_cast<const char*>(s.state.pos_mass.data()), n * sizeof(Vec4<double>));
     out.append(reinterpret_cast<const char*>(s.state.vel.data()), n * sizeof(Vec4<double>));
     const RunInfo& i = s.info;
-    put(out, i.has_params), put(out, i.params), put(out, i.theta.has_value()), put(out, i.theta.value_or(0));
+    put(out, i.has_params), put(out, i.params);
     put(out, i.step), put(out, i.precision), put(out, i.seed);
     put_string(out, i.preset), put_string(out, i.program_version);
     put(out, s.notes.size());
@@ -599,9 +597,6 @@ Snapshot decode(const std::string& bytes, const std::string& name) {
     RunInfo& i = s.info;
     i.has_params = d.get<bool>();
     i.params = d.get<Params>();
-    const bool has_theta = d.get<bool>();
-    const double theta = d.get<double>();
-    if (has_theta) i.theta = theta;
     i.step = d.get<std::int64_t>();
     i.precision = d.get<Precision>();
     i.seed = d.get<std::uint64_t>();

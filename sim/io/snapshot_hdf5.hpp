@@ -2,12 +2,13 @@
 // HDF5 snapshots in the layout GADGET-4, SWIFT and AREPO write, so h5py, yt and pynbody open them as they
 // are: /Header (attributes Time, NumPart_ThisFile, NumPart_Total, MassTable, NumFilesPerSnapshot, ...),
 // /PartType1/{Coordinates, Velocities, Masses, ParticleIDs}, and our own /NBody group holding what an
-// exact restart needs (G, softening, dt, damping, integrator, force algorithm, theta, step, precision,
-// preset, seed, program version). Built only where libhdf5 is found; snapshot_hdf5_none.cpp otherwise.
+// exact restart needs (G, softening, dt, damping, integrator, force algorithm and its settings (theta), step,
+// precision, preset, seed, program version). Built only where libhdf5 is found; snapshot_hdf5_none.cpp
+// otherwise.
 #include <cstddef>
 #include <string>
 
-#include "snapshot.hpp"
+#include "snapshot_types.hpp"
 
 namespace nbody {
 

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "snapshot.hpp"
+#include "snapshot_types.hpp"
 
 namespace nbody {
 

@@ -1,0 +1,33 @@
+#pragma once
+// A snapshot: the bodies plus what an exact restart needs (parameters, step count, precision, where the
+// bodies came from). Types only, so every file format includes this and not the dispatcher (snapshot.hpp).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/params.hpp"
+#include "sim/state.hpp"
+
+namespace nbody {
+
+// What a run was, beside its bodies. HDF5 snapshots and the CSVs nbody writes carry it; other files leave
+// the defaults and has_params false.
+struct RunInfo {
+    bool has_params = false;  // false: params are Params{} (the file did not carry ours)
+    Params params;
+    std::int64_t step = 0;                 // steps taken since the run began
+    Precision precision = Precision::f32;  // precision of the stored bodies (float or double datasets)
+    std::string preset;                    // empty: the bodies came from a file
+    std::uint64_t seed = 0;
+    std::string program_version;  // of the writer; empty: written by another program
+};
+
+struct Snapshot {
+    HostState state;  // state.t is the simulated time
+    RunInfo info;
+    // One line each, for the user: things the reader did that they should know (gas read as bodies,
+    // parameters missing). Not errors: the bodies are usable.
+    std::vector<std::string> notes;
+};
+
+}  // namespace nbody

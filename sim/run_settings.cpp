@@ -1,0 +1,58 @@
+#include "run_settings.hpp"
+
+#include "sim/gravity/force_algorithms.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "util.hpp"
+
+namespace nbody {
+
+std::vector<const SettingInfo*> all_settings() {
+    std::vector<const SettingInfo*> out;
+    auto add = [&out](const std::vector<SettingInfo>& settings) {
+        for (const SettingInfo& s : settings) {
+            if (!find_setting(s.name) || find_setting(s.name) == &s) out.push_back(&s);
+        }
+    };
+    for (const auto& f : builtin_force_algorithms()) add(f.settings);
+    for (const auto& i : builtin_integrators()) add(i.settings);
+    return out;
+}
+
+std::vector<const SettingInfo*> settings_used(const Params& p) {
+    std::vector<const SettingInfo*> out;
+    for (const SettingInfo& s : force_algorithm_info(p.force).settings) out.push_back(&s);
+    for (const SettingInfo& s : integrator_info(p.integrator).settings) out.push_back(&s);
+    return out;
+}
+
+// The first entry of that name: two registries may share a setting (the same Params field), which then
+// has one flag.
+const SettingInfo* find_setting(std::string_view name) {
+    for (const auto& f : builtin_force_algorithms()) {
+        for (const SettingInfo& s : f.settings) {
+            if (name == s.name) return &s;
+        }
+    }
+    for (const auto& i : builtin_integrators()) {
+        for (const SettingInfo& s : i.settings) {
+            if (name == s.name) return &s;
+        }
+    }
+    return nullptr;
+}
+
+std::string describe_settings(const Params& p) {
+    std::string out;
+    for (const SettingInfo* s : settings_used(p)) {
+        if (!out.empty()) out += ", ";
+        out += std::string(s->name) + " " + format_g(p.*s->field);
+    }
+    return out;
+}
+
+std::string setting_help(const SettingInfo& s) {
+    return std::string(s.help) + " (in [" + format_g(s.min) + ", " + format_g(s.max) + "], default " +
+           format_g(s.default_value()) + ")";
+}
+
+}  // namespace nbody

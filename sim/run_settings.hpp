@@ -1,0 +1,28 @@
+#pragma once
+// The settings of force algorithms and integrators (SettingInfo, sim/params.hpp) across both registries:
+// the generic code that flags, the panel, validation, files and bench use instead of naming a setting.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "params.hpp"
+
+namespace nbody {
+
+// Every setting of every force algorithm and integrator, each name once, in registry order.
+std::vector<const SettingInfo*> all_settings();
+
+// The settings p's force algorithm and integrator take: what a run used, so what its files record and
+// what the panel shows.
+std::vector<const SettingInfo*> settings_used(const Params& p);
+
+// The setting called name (any algorithm's or integrator's), or nullptr.
+const SettingInfo* find_setting(std::string_view name);
+
+// "theta 0.6": settings_used(p) with their values, for summaries and labels; empty when there are none.
+std::string describe_settings(const Params& p);
+
+// The --help text of s: its help line, range and default.
+std::string setting_help(const SettingInfo& s);
+
+}  // namespace nbody
