@@ -9,8 +9,8 @@
 #include "app/cli/cmd_run.hpp"
 #include "commands.hpp"
 #include "mpi/cluster.hpp"
-#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
+#include "sim/platform/atomic_file.hpp"
 
 #ifdef NBODY_HAVE_WINDOW
 #include "app/cli/cmd_render.hpp"

@@ -1,8 +1,8 @@
 // The registry entry "cuda" of a build with the CUDA backend. The textbook baseline kernel comes from
 // bench/ and is handed to the CUDA timing code here, so the production CUDA library never links it.
-#include "registry.hpp"
 #include "cuda/baseline_kernel.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "registry.hpp"
 #include "sim/platform/memory.hpp"
 
 namespace nbody {

@@ -16,8 +16,8 @@
 #include "sim/gravity/force_error.hpp"
 #include "sim/gravity/kernels_cpu.hpp"
 #include "sim/gravity/octree.hpp"
-#include "sim/presets.hpp"
 #include "sim/gravity/tree_walk.hpp"
+#include "sim/presets.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {

@@ -28,8 +28,8 @@ namespace {
 
 using namespace nbody;
 
-// The relative force error over `sample` against the float64 direct sum on the sample (sim/gravity/force_error.hpp,
-// the project's one statistic).
+// The relative force error over `sample` against the float64 direct sum on the sample
+// (sim/gravity/force_error.hpp, the project's one statistic).
 ForceErrorStats sample_errors(const std::vector<Vec4<float>>& bodies, const std::vector<Vec4<float>>& acc,
                               const std::vector<std::size_t>& sample, double G, double eps) {
     if (sample.empty()) return {};

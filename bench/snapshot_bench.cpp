@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <string>
 
-#include "sim/presets.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/presets.hpp"
 
 namespace {
 

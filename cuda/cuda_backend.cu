@@ -12,10 +12,10 @@
 #include "device_buffer.hpp"
 #include "device_force_solver.hpp"
 #include "pinned_buffer.hpp"
-#include "step_kernels.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_solver.hpp"
 #include "sim/platform/memory.hpp"
+#include "step_kernels.hpp"
 
 namespace nbody {
 namespace {

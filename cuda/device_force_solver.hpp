@@ -1,6 +1,6 @@
 #pragma once
-// Force solvers on the GPU: the device-side counterpart of sim/gravity/force_solver.hpp. All pointers are device
-// pointers, `stream` is a cudaStream_t; no CUDA headers here.
+// Force solvers on the GPU: the device-side counterpart of sim/gravity/force_solver.hpp. All pointers are
+// device pointers, `stream` is a cudaStream_t; no CUDA headers here.
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -8,8 +8,8 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "device_tree.hpp"
-#include "tree_detail.cuh"
 #include "sim/error.hpp"
+#include "tree_detail.cuh"
 
 namespace nbody {
 

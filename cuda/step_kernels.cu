@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "launch.cuh"
-#include "step_kernels.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
+#include "step_kernels.hpp"
 
 namespace nbody {
 namespace {

@@ -1,6 +1,6 @@
 // The GPU tree's build passes: bounding cube, Morton keys, CUB radix sort, gather, and the octree itself,
-// built level by level. The cube and the keys come from sim/gravity/morton.hpp, the same functions the CPU tree
-// uses, so both put every body in the same cell.
+// built level by level. The cube and the keys come from sim/gravity/morton.hpp, the same functions the CPU
+// tree uses, so both put every body in the same cell.
 #include <cfloat>
 #include <cub/device/device_radix_sort.cuh>
 
@@ -22,8 +22,8 @@ __global__ void bounds_partial_kernel(const float4* __restrict__ pos, std::size_
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
         const float4 p = pos[i];
-        // A body with a non-finite coordinate stays out of the box, as on the CPU (sim/gravity/octree.cpp): an
-        // infinity would put every key at 0, one leaf of all N bodies and an O(N^2) walk.
+        // A body with a non-finite coordinate stays out of the box, as on the CPU (sim/gravity/octree.cpp):
+        // an infinity would put every key at 0, one leaf of all N bodies and an O(N^2) walk.
         if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.z))) continue;
         lo = make_float3(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
         hi = make_float3(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));

@@ -1,11 +1,11 @@
 // The GPU tree's upward pass: for every node, mass M, centre of mass c, the traceless quadrupole about c,
-// the opening radius l / theta + s and the monopole radius l / theta^p + s (sim/gravity/multipole.hpp), one launch
-// per level from the deepest up (a parent reads its children's finished moments). In float, with the same
-// formulas as the CPU tree (sim/gravity/multipole.hpp): a leaf sums its bodies, an inner cell shifts its children's
-// quadrupoles to its own c.
+// the opening radius l / theta + s and the monopole radius l / theta^p + s (sim/gravity/multipole.hpp), one
+// launch per level from the deepest up (a parent reads its children's finished moments). In float, with the
+// same formulas as the CPU tree (sim/gravity/multipole.hpp): a leaf sums its bodies, an inner cell shifts its
+// children's quadrupoles to its own c.
 #include "launch.cuh"
-#include "tree_detail.cuh"
 #include "sim/gravity/multipole.hpp"
+#include "tree_detail.cuh"
 
 namespace nbody::tree_gpu {
 namespace {

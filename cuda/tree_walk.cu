@@ -1,8 +1,8 @@
 // The GPU tree walk: one warp walks once for a group of 32 consecutive targets in key order (their
 // bounding box is what the opening rule tests against), gathering accepted cells (with their quadrupole,
 // or far ones as monopoles alone) and opened leaves' bodies in shared-memory ring lists and evaluating them
-// 32 at a time with sim/gravity/multipole.hpp (which builds on sim/gravity/interaction.hpp). Warps are persistent: each takes
-// the next group from a counter.
+// 32 at a time with sim/gravity/multipole.hpp (which builds on sim/gravity/interaction.hpp). Warps are
+// persistent: each takes the next group from a counter.
 //
 // Traversal: a depth-first stack of node indices, its bottom kSharedStack entries in shared memory and
 // the rest in a global slice per resident warp. Each iteration pops up to 32 nodes, one per lane, and pushes
@@ -16,8 +16,8 @@
 
 #include "cuda_check.hpp"
 #include "launch.cuh"
-#include "tree_detail.cuh"
 #include "sim/gravity/multipole.hpp"
+#include "tree_detail.cuh"
 
 namespace nbody::tree_gpu {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
+#include "sim/platform/atomic_file.hpp"
 
 namespace nbody {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
+#include "sim/platform/atomic_file.hpp"
 
 namespace nbody {
 namespace {

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string>
 
+#include "sim/error.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "sim/platform/child_process.hpp"
-#include "sim/error.hpp"
 
 namespace nbody {
 namespace {

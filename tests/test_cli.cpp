@@ -20,12 +20,12 @@
 #include <utility>
 #include <vector>
 
-#include "app/commands.hpp"
 #include "app/cli/process_pipe.hpp"
+#include "app/commands.hpp"
 #include "backends/registry.hpp"
 #include "sim/io/csv_io.hpp"
-#include "sim/presets.hpp"
 #include "sim/io/run_metadata.hpp"
+#include "sim/presets.hpp"
 
 namespace fs = std::filesystem;
 

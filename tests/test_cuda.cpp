@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "reference.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
-#include "sim/presets.hpp"
 #include "sim/io/snapshot.hpp"
-#include "reference.hpp"
+#include "sim/presets.hpp"
 #include "thread_exchange.hpp"
 
 #ifdef NBODY_HAVE_CUDA

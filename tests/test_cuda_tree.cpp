@@ -12,13 +12,13 @@
 #include <random>
 #include <vector>
 
+#include "reference.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_error.hpp"
 #include "sim/gravity/octree.hpp"
+#include "sim/gravity/tree_walk.hpp"
 #include "sim/presets.hpp"
 #include "sim/state.hpp"
-#include "sim/gravity/tree_walk.hpp"
-#include "reference.hpp"
 
 #ifdef NBODY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -162,8 +162,8 @@ TEST(CudaTree, ThetaZeroIsTheDirectSum) {
 }
 
 // The opening angle the project uses meets the spec's targets on Plummer and cube at N = 65536, measured
-// with the project's one error statistic (sim/gravity/force_error.hpp), for the spec's plain runs of 32 and for
-// the default cut groups.
+// with the project's one error statistic (sim/gravity/force_error.hpp), for the spec's plain runs of 32 and
+// for the default cut groups.
 TEST(CudaTree, DefaultThetaMeetsTheErrorTargets) {
     SKIP_WITHOUT_DEVICE();
     for (const char* preset : {"plummer", "cube"}) {
@@ -198,12 +198,13 @@ TEST(CudaTree, DefaultThetaMeetsTheErrorTargets) {
     }
 }
 
-// The GPU tree against the CPU tree (sim/gravity/octree.hpp, sim/gravity/tree_walk.hpp) on the same float bodies: the same
-// cells, opening rule and groups (group_cut = 0: the spec's plain runs of 32) leave only float round-off
-// between them (the CPU sums its moments in double, the GPU in float, and the two add in other orders). A
-// different tree or rule would differ by the tree's own error, ~1e-4. With the GPU's default groups (cut at
-// big cells' children) the two are different approximations: their p99 difference is of the order of the
-// tree's own p99 error (~3e-3 on the cube at 65536 since far cells became monopoles), held to 5e-3.
+// The GPU tree against the CPU tree (sim/gravity/octree.hpp, sim/gravity/tree_walk.hpp) on the same float
+// bodies: the same cells, opening rule and groups (group_cut = 0: the spec's plain runs of 32) leave only
+// float round-off between them (the CPU sums its moments in double, the GPU in float, and the two add in
+// other orders). A different tree or rule would differ by the tree's own error, ~1e-4. With the GPU's default
+// groups (cut at big cells' children) the two are different approximations: their p99 difference is of the
+// order of the tree's own p99 error (~3e-3 on the cube at 65536 since far cells became monopoles), held to
+// 5e-3.
 TEST(CudaTree, AgreesWithTheCpuTree) {
     SKIP_WITHOUT_DEVICE();
     for (const char* preset : {"plummer", "cube", "disk"}) {

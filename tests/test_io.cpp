@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
+#include "sim/io/csv_io.hpp"
 #include "sim/rng.hpp"
 #include "sim/validate.hpp"
 

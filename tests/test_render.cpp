@@ -22,8 +22,8 @@
 #include "render/scene_renderer.hpp"
 #include "render/splat_renderer.hpp"
 #include "render/tone_mapper.hpp"
-#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "sim/presets.hpp"
 
 namespace nbody {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
+#include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 
 namespace nbody {

@@ -1,6 +1,6 @@
-// The window's simulation thread (app/window/sim_session): requests never wait behind a step, drawing gets the
-// bodies between long steps, and the NaN-recovery checkpoint is counted. A gated backend makes "a step
-// in progress" a state the test controls, so nothing here depends on timing.
+// The window's simulation thread (app/window/sim_session): requests never wait behind a step, drawing gets
+// the bodies between long steps, and the NaN-recovery checkpoint is counted. A gated backend makes "a step in
+// progress" a state the test controls, so nothing here depends on timing.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,9 +13,9 @@
 
 #include "app/window/sim_session.hpp"
 #include "backends/registry.hpp"
+#include "reference.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
-#include "reference.hpp"
 
 namespace nbody {
 namespace {

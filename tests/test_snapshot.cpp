@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "backends/registry.hpp"
-#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
-#include "sim/presets.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/io/snapshot_hdf5.hpp"
 #include "sim/io/tipsy_io.hpp"
+#include "sim/platform/atomic_file.hpp"
+#include "sim/presets.hpp"
 
 namespace nbody {
 namespace {

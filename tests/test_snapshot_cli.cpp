@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "app/commands.hpp"
 #include "app/cli/replay.hpp"
+#include "app/commands.hpp"
 #include "sim/error.hpp"
 #include "sim/io/snapshot.hpp"
 

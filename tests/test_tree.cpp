@@ -12,16 +12,16 @@
 #include <vector>
 
 #include "backends/registry.hpp"
-#include "sim/gravity/backend_force_error.hpp"
 #include "sim/diagnostics.hpp"
+#include "sim/gravity/backend_force_error.hpp"
 #include "sim/gravity/force_error.hpp"
 #include "sim/gravity/force_solver.hpp"
 #include "sim/gravity/kernels_cpu.hpp"
 #include "sim/gravity/morton.hpp"
 #include "sim/gravity/multipole.hpp"
 #include "sim/gravity/octree.hpp"
-#include "sim/presets.hpp"
 #include "sim/gravity/tree_walk.hpp"
+#include "sim/presets.hpp"
 
 namespace nbody {
 namespace {
@@ -351,10 +351,10 @@ INSTANTIATE_TEST_SUITE_P(Presets, TreeVsDirect,
                          });
 
 // theta -> 0 opens every cell: each target sums every body of every leaf, i.e. the direct sum.
-// Far cells as monopoles (sim/gravity/multipole.hpp, kMonopolePower): most accepted cells go to the monopole list,
-// the same cells are accepted, and the error stays of the opening rule's own size. The dropped quadrupole
-// terms add an error that does not shrink with N the way the near cells' does, so a small N shows it most
-// (here ~2x on the Plummer sphere at N = 20000; +5% at 1M, docs/CUDA_NOTES.md t12). A wrong monopole
+// Far cells as monopoles (sim/gravity/multipole.hpp, kMonopolePower): most accepted cells go to the monopole
+// list, the same cells are accepted, and the error stays of the opening rule's own size. The dropped
+// quadrupole terms add an error that does not shrink with N the way the near cells' does, so a small N shows
+// it most (here ~2x on the Plummer sphere at N = 20000; +5% at 1M, docs/CUDA_NOTES.md t12). A wrong monopole
 // (sign, position, mass) would be off by orders of magnitude. A power <= 0 turns the rule off.
 TEST(Tree, FarCellsAsMonopolesKeepTheError) {
     for (const char* preset : {"plummer", "cube"}) {

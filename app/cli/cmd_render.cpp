@@ -27,10 +27,10 @@
 #include "render/potential_view.hpp"
 #include "render/scene_renderer.hpp"
 #include "replay.hpp"
-#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
-#include "sim/platform/memory.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/platform/atomic_file.hpp"
+#include "sim/platform/memory.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "process_pipe.hpp"
-#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
 #include "sim/io/input_file.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {

@@ -6,11 +6,11 @@
 #include <iostream>
 
 #include "backends/registry.hpp"
-#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
+#include "sim/io/csv_io.hpp"
+#include "sim/io/snapshot.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
-#include "sim/io/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
 

@@ -6,8 +6,8 @@
 #include <new>
 
 #include "backends/registry.hpp"
-#include "sim/gravity/backend_force_error.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/backend_force_error.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/util.hpp"

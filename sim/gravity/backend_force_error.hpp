@@ -1,12 +1,13 @@
 #pragma once
 // The force error of whatever solver a backend runs, measured the cheap way: the accelerations its steps
-// use, at a sample of bodies, against the float64 direct sum on that sample only (sim/gravity/force_error.hpp).
-// For the window's live error next to the theta slider and for `nbody bench --error`.
+// use, at a sample of bodies, against the float64 direct sum on that sample only
+// (sim/gravity/force_error.hpp). For the window's live error next to the theta slider and for `nbody bench
+// --error`.
 #include <cstddef>
 #include <cstdint>
 
-#include "sim/backend.hpp"
 #include "force_error.hpp"
+#include "sim/backend.hpp"
 
 namespace nbody {
 

@@ -1,7 +1,7 @@
 #include "force_solver.hpp"
 
-#include "sim/error.hpp"
 #include "kernels_cpu.hpp"
+#include "sim/error.hpp"
 #include "tree_solver.hpp"
 
 namespace nbody {

@@ -1,8 +1,8 @@
 #pragma once
 // The Barnes-Hut tree's physics, shared by the CPU tree (sim/) and the GPU tree (cuda/): the quadrupole
 // moment of a cell, its shift to a parent's centre of mass, the opening rule and the evaluation of an
-// accepted cell or an opened leaf's body at one target. All of it from sim/gravity/interaction.hpp's pieces, so
-// the monopole term is exactly the direct sum's pair interaction with m = M. No CUDA header.
+// accepted cell or an opened leaf's body at one target. All of it from sim/gravity/interaction.hpp's pieces,
+// so the monopole term is exactly the direct sum's pair interaction with m = M. No CUDA header.
 //
 // Sign convention as in add_interaction: d = (source) - (target), i.e. d = c - x for a cell with centre
 // of mass c seen from a target at x; results accumulate a / G and -phi / G (G applied once by the caller).

@@ -1,6 +1,7 @@
 #pragma once
 // The Barnes-Hut tree as a host force solver (Params::force == tree): the octree rebuilt from the bodies
-// at every evaluation, then one walk per group of 32 targets (sim/gravity/octree.hpp, sim/gravity/tree_walk.hpp).
+// at every evaluation, then one walk per group of 32 targets (sim/gravity/octree.hpp,
+// sim/gravity/tree_walk.hpp).
 #include <memory>
 
 #include "force_solver.hpp"

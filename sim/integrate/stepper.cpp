@@ -1,8 +1,8 @@
 // Backend::step: the one loop that runs an integrator over any backend's primitives.
 #include <algorithm>
 
-#include "sim/backend.hpp"
 #include "integrators.hpp"
+#include "sim/backend.hpp"
 
 namespace nbody {
 namespace {

@@ -8,8 +8,8 @@
 #include <system_error>
 #include <vector>
 
-#include "sim/error.hpp"
 #include "input_file.hpp"
+#include "sim/error.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/platform/atomic_file.hpp"
 #include "sim/diagnostics.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "sim/platform/partial_file.hpp"
 #include "sim/state.hpp"
 #include "sim/validate.hpp"

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "sim/error.hpp"
 #include "input_file.hpp"
+#include "sim/error.hpp"
 
 namespace nbody {
 namespace {

@@ -4,10 +4,10 @@
 #include <cctype>
 #include <charconv>
 
-#include "sim/platform/atomic_file.hpp"
 #include "csv_io.hpp"
-#include "sim/error.hpp"
 #include "run_metadata.hpp"
+#include "sim/error.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "snapshot_hdf5.hpp"
 #include "tipsy_io.hpp"
 

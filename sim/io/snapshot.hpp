@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/params.hpp"
 #include "run_metadata.hpp"
+#include "sim/params.hpp"
 #include "sim/state.hpp"
 #include "sim/validate.hpp"
 

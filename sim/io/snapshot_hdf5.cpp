@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/platform/child_process.hpp"
-#include "sim/error.hpp"
 #include "input_file.hpp"
+#include "sim/error.hpp"
+#include "sim/platform/child_process.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/validate.hpp"
 

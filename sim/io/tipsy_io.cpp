@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/error.hpp"
 #include "input_file.hpp"
+#include "sim/error.hpp"
 #include "sim/validate.hpp"
 
 namespace nbody {

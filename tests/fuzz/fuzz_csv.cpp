@@ -10,8 +10,8 @@
 #include <cstring>
 #include <string>
 
-#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
+#include "sim/io/csv_io.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const int fd = ::memfd_create("fuzz.csv", MFD_CLOEXEC);
