@@ -33,6 +33,7 @@
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
 #include "render/image.hpp"
+#include "render/overlay_scale.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/pick_renderer.hpp"
 #include "render/scene_renderer.hpp"
@@ -651,7 +652,7 @@ void WindowApp::update_potential(int fw, int fh) {
     if (!model.potential || potential_job.valid() || now_s() - potential_launched < potential_interval)
         return;
     int cols = std::clamp(model.potential_res, 8, 1024);
-    int rows = std::max(8, int(std::lround(double(cols) * fh / std::max(fw, 1))));
+    int rows = potential_grid_rows(cols, fw, fh);
     auto targets =
         std::make_shared<std::vector<Vec4<double>>>(potential_grid_points(camera, cols, rows, fw, fh));
     SimSession* s = session.get();
@@ -678,16 +679,8 @@ OverlaySettings WindowApp::overlay_settings() const {
     os.trails = model.trails;
     os.trail_length = model.trail_length;
     os.vectors = model.vectors;
-    // The scenario's fast speed draws an arrow a tenth of the view's height long (shorter among many
-    // bodies, so they do not hide each other), times the slider.
-    float view_h = camera.units_per_pixel(1000) * 1000.0f;
-    float crowd = std::min(1.0f, std::cbrt(64.0f / float(std::max<std::size_t>(scene.particles.count, 1))));
-    os.vector_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.speed_scale, 1e-30f);
-    // Accelerations the same way, from the scenario's typical acceleration.
     os.accelerations = model.accel_vectors;
-    os.accel_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.accel_scale, 1e-30f);
-    os.accel_cap = model.vector_scale * 0.2f * crowd * view_h;  // at most ~2 typical lengths
-    os.trail_light = scene.particles.count <= 4096 ? 0.6f : 0.3f;
+    os.set_scale(overlay_scale(camera, scene.particles.count, info.stats, model.vector_scale));
     return os;
 }
 
