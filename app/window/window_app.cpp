@@ -49,6 +49,7 @@
 #include "sim_session.hpp"
 #include "test_script.hpp"
 #include "window_files.hpp"
+#include "window_jobs.hpp"
 
 namespace nbody {
 
@@ -84,20 +85,6 @@ void on_glfw_error(int code, const char* text) {
     glfw_error_text = text ? text : ("GLFW error " + std::to_string(code));
 }
 
-// A request queued on the simulation thread; what to apply when it succeeds.
-struct PendingRequest {
-    std::uint64_t id = 0;
-    std::string label;     // "regenerating 4096 bodies", "switching to cuda (float)"
-    int script_frame = 0;  // > 0: queued by --test-script at this frame
-    std::string script_action;
-    std::optional<std::int64_t> n;  // load: the new N, its body stats and the framed camera
-    BodyStats stats;
-    Camera camera;
-    std::optional<Params> params;  // preset load: its own parameters
-    std::string save_path;         // capture: where the snapshot goes
-    std::string opened;            // load of a file: its name (shown once loaded)
-};
-
 // Synthetic input from --test-script for one frame, written into ImGui's IO over the real devices.
 struct ScriptInput {
     bool active = false;
@@ -110,20 +97,6 @@ struct ScriptInput {
 struct Gesture {
     bool active = false, add = false, moved = false;
     float x0 = 0, y0 = 0;  // window coordinates where it started
-};
-
-// A potential-field grid evaluated by the session's force solver, waited for off the render thread.
-struct PotentialJob {
-    std::vector<float> phi;
-    int cols = 0, rows = 0;
-    double ms = 0;
-    std::string error;  // non-empty: the evaluation failed (shown instead of the grid)
-};
-
-// The selected body's potential energy, evaluated the same way.
-struct PickJob {
-    std::int64_t index = -1;
-    std::optional<double> energy;  // nullopt: no such body any more, or the evaluation failed
 };
 
 // Everything the window needs between frames. The loop in run() stays: poll, panel, step, draw, swap.
