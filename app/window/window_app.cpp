@@ -113,7 +113,7 @@ struct WindowApp {
     const ScriptStep* script_step = nullptr;  // the script action being applied, if any
     int script_actions = 0, script_failures = 0;
     std::vector<Vec4<float>> marked;  // positions saved by the script's `mark`
-    std::vector<PendingRequest> pending;
+    PendingRequests pending;
     bool force_upload = true;
     double last_frame = 0, loaded_at = 0;
     int windowed_x = 100, windowed_y = 100, windowed_w = 1600, windowed_h = 900;
@@ -127,10 +127,8 @@ struct WindowApp {
     std::unique_ptr<ReplayTimeline> replay;  // set in replay mode (no simulation)
     std::vector<std::string> replay_files;
     double replay_time = 0;  // the shown snapshot's simulated time
-    int last_potential_frame = -1000;
-    std::future<PotentialJob> potential_job;
-    double potential_launched = -1e9, potential_interval = 0.4;
-    std::future<PickJob> pick_job;
+    PotentialJob potential_job;
+    PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
     // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
     // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
@@ -331,7 +329,7 @@ void WindowApp::handle_mouse() {
             r.label = "adding a body...";
             if (script_step) r.script_action = script_step->text();
             r.id = session->add_body({p0.x, p0.y, p0.z, m}, {v.x, v.y, v.z, 0.0});
-            pending.push_back(std::move(r));
+            pending.add(std::move(r));
         } else if (!gesture.moved) {
             pick_at = glm::vec2(x0, y0);
         }
@@ -351,7 +349,7 @@ void WindowApp::apply(const PanelActions& a) {
         PendingRequest r;
         r.label = "reversing time...";
         r.id = session->reverse();
-        pending.push_back(std::move(r));
+        pending.add(std::move(r));
     }
     if (a.load_preset) regenerate(true);
     if (a.regenerate) regenerate(false);
@@ -405,7 +403,7 @@ void WindowApp::regenerate(bool with_preset_params) {
         r.script_action = script_step->text();
     }
     r.id = session->load_state(std::move(s));
-    pending.push_back(std::move(r));
+    pending.add(std::move(r));
 }
 
 // Ctrl+S: the exact bodies are copied between two steps (capture_state), then written here.
@@ -418,7 +416,7 @@ void WindowApp::save_snapshot(const std::string& path) {
         r.script_action = script_step->text();
     }
     r.id = session->capture_state();
-    pending.push_back(std::move(r));
+    pending.add(std::move(r));
 }
 
 void WindowApp::write_captured(const PendingRequest& r, const SessionResult& res) {
@@ -479,7 +477,7 @@ void WindowApp::open_file(const std::string& path, bool refit) {
         r.script_action = script_step->text();
     }
     r.id = session->load_state(std::move(snap.state));
-    pending.push_back(std::move(r));
+    pending.add(std::move(r));
 }
 
 void WindowApp::on_drop(int count, const char** paths) {
@@ -506,17 +504,15 @@ void WindowApp::switch_backend() {
         r.script_action = script_step->text();
     }
     r.id = session->switch_backend(model.backend, model.precision);
-    pending.push_back(std::move(r));
+    pending.add(std::move(r));
 }
 
 // Applies the outcome of finished requests (the simulation thread runs them between steps).
 void WindowApp::take_results() {
     for (const SessionResult& res : session->take_results()) {
-        auto it = std::find_if(pending.begin(), pending.end(),
-                               [&](const PendingRequest& p) { return p.id == res.id; });
-        if (it == pending.end()) continue;
-        PendingRequest r = std::move(*it);
-        pending.erase(it);
+        std::optional<PendingRequest> taken = pending.take(res.id);
+        if (!taken) continue;
+        const PendingRequest& r = *taken;
         if (!res.error.empty()) {
             info.message = res.error;
             if (r.n) model.n_edit = model.n;
@@ -557,7 +553,7 @@ void WindowApp::take_results() {
         model.backend = session->backend_name();
         model.precision = session->precision();
     }
-    info.busy = pending.empty() ? std::string() : pending.front().label;
+    info.busy = pending.busy_label();
 }
 
 void WindowApp::fit_camera() {
@@ -605,45 +601,24 @@ void WindowApp::upload_bodies() {
 // waited for off this thread; the last finished grid is drawn meanwhile. Refreshed a few times a second,
 // less often when one evaluation is slow (it holds up the steps).
 void WindowApp::update_potential(int fw, int fh) {
-    using namespace std::chrono_literals;
-    if (potential_job.valid() && potential_job.wait_for(0s) == std::future_status::ready) {
-        PotentialJob job = potential_job.get();
-        potential_interval = std::max(0.4, 5e-3 * job.ms);
-        if (job.error.empty()) {
-            scene.potential.upload(job.phi, job.cols, job.rows);
+    if (std::optional<PotentialGrid> grid = potential_job.take_finished()) {
+        if (grid->error.empty()) {
+            scene.potential.upload(grid->phi, grid->cols, grid->rows);
             info.potential_min = scene.potential.range.lo;
             info.potential_max = scene.potential.range.hi;
             char buf[192];
             std::snprintf(buf, sizeof buf, "%dx%d targets x %zu bodies: %.0f ms (%s force solver on %s)",
-                          job.cols, job.rows, info.n, job.ms, to_string(model.params.force),
+                          grid->cols, grid->rows, info.n, grid->ms, to_string(model.params.force),
                           model.backend.c_str());
             info.potential_note = buf;
         } else {
-            info.potential_note = job.error;
+            info.potential_note = grid->error;
         }
     }
-    if (!model.potential || potential_job.valid() || now_s() - potential_launched < potential_interval)
-        return;
+    if (!model.potential || !potential_job.due()) return;
     int cols = std::clamp(model.potential_res, 8, 1024);
     int rows = potential_grid_rows(cols, fw, fh);
-    auto targets =
-        std::make_shared<std::vector<Vec4<double>>>(potential_grid_points(camera, cols, rows, fw, fh));
-    SimSession* s = session.get();
-    potential_launched = now_s();
-    potential_job = std::async(std::launch::async, [s, targets, cols, rows] {
-        PotentialJob job;
-        job.cols = cols;
-        job.rows = rows;
-        double t0 = now_s();
-        try {
-            std::vector<double> phi = s->potentials_at(*targets);
-            job.phi.assign(phi.begin(), phi.end());
-        } catch (const std::exception& e) {
-            job.error = e.what();
-        }
-        job.ms = 1e3 * (now_s() - t0);
-        return job;
-    });
+    potential_job.start(*session, potential_grid_points(camera, cols, rows, fw, fh), cols, rows);
 }
 
 OverlaySettings WindowApp::overlay_settings() const {
@@ -675,30 +650,13 @@ void WindowApp::update_picked() {
     p.kinetic = 0.5 * p.mass * (p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
     // Its potential energy sums over all N bodies: by the force solver where the bodies live, a few times
     // a second, waited for off this thread.
-    using namespace std::chrono_literals;
     if (!same) p.have_potential = false;
-    if (pick_job.valid() && pick_job.wait_for(0s) == std::future_status::ready) {
-        PickJob job = pick_job.get();
-        if (job.index == p.index) {
-            p.have_potential = job.energy.has_value();
-            if (job.energy) p.potential = *job.energy;
-        }
+    std::optional<PickEnergy> e = pick_job.take_finished();
+    if (e && e->index == p.index) {
+        p.have_potential = e->energy.has_value();
+        if (e->energy) p.potential = *e->energy;
     }
-    if (!pick_job.valid() && (!same || frame - last_potential_frame >= 15)) {
-        last_potential_frame = frame;
-        SimSession* s = session.get();
-        const std::int64_t index = p.index;
-        pick_job = std::async(std::launch::async, [s, index] {
-            PickJob job;
-            job.index = index;
-            try {
-                job.energy = s->body_potential_energy(std::size_t(index));
-            } catch (const std::exception&) {
-                // Nothing new to show; the panel keeps "KE" only.
-            }
-            return job;
-        });
-    }
+    if (pick_job.due(same, frame)) pick_job.start(*session, p.index, frame);
     if (model.follow_selected) camera.target = glm::vec3(b.pos_mass.x, b.pos_mass.y, b.pos_mass.z);
 }
 
@@ -810,8 +768,8 @@ void WindowApp::set_fullscreen(bool on) {
 }
 
 void WindowApp::close() {
-    if (potential_job.valid()) potential_job.wait();  // these read the session
-    if (pick_job.valid()) pick_job.wait();
+    potential_job.wait();  // these read the session
+    pick_job.wait();
     session.reset();  // stop the simulation thread before its backend's context goes away
     feed.shutdown();
     scene.shutdown();

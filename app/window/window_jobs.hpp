@@ -1,7 +1,9 @@
 #pragma once
 // The window's work in flight: requests queued on the simulation thread until their results come back,
-// and the potential evaluations waited for off the render thread.
+// and the potential evaluations waited for off the render thread. The window starts them and applies
+// what comes back.
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,8 +11,11 @@
 #include "render/body_look.hpp"
 #include "render/camera.hpp"
 #include "sim/params.hpp"
+#include "sim/state.hpp"
 
 namespace nbody {
+
+class SimSession;
 
 // A request queued on the simulation thread; what to apply when it succeeds.
 struct PendingRequest {
@@ -26,18 +31,68 @@ struct PendingRequest {
     std::string opened;            // load of a file: its name (shown once loaded)
 };
 
+// The requests in flight, oldest first.
+class PendingRequests {
+  public:
+    // Keeps r until the result with its id comes back.
+    void add(PendingRequest r) { list_.push_back(std::move(r)); }
+    // The request a result answers, no longer pending; nullopt if the result is not for one of these.
+    std::optional<PendingRequest> take(std::uint64_t id);
+    bool empty() const { return list_.empty(); }
+    // What the oldest request is doing, for the panel's busy line; empty when none is in flight.
+    std::string busy_label() const;
+
+  private:
+    std::vector<PendingRequest> list_;
+};
+
 // A potential-field grid evaluated by the session's force solver, waited for off the render thread.
-struct PotentialJob {
+struct PotentialGrid {
     std::vector<float> phi;
     int cols = 0, rows = 0;
     double ms = 0;
     std::string error;  // non-empty: the evaluation failed (shown instead of the grid)
 };
 
+// The potential view's grids, one at a time: a few a second, less often when one is slow (an evaluation
+// holds up the steps).
+class PotentialJob {
+  public:
+    // The grid finished since the last call, if one did.
+    std::optional<PotentialGrid> take_finished();
+    // Whether to start the next grid: none in flight, and the last one started long enough ago.
+    bool due() const;
+    // Starts evaluating the potential at the cols x rows `targets` by the session's force solver.
+    void start(SimSession& session, std::vector<Vec4<double>> targets, int cols, int rows);
+    // Waits for the evaluation in flight, if any (it reads the session).
+    void wait();
+
+  private:
+    std::future<PotentialGrid> job_;
+    double launched_ = -1e9, interval_ = 0.4;
+};
+
 // The selected body's potential energy, evaluated the same way.
-struct PickJob {
+struct PickEnergy {
     std::int64_t index = -1;
     std::optional<double> energy;  // nullopt: no such body any more, or the evaluation failed
+};
+
+// The selected body's energy, refreshed at once for a new selection and every 15 frames for the same one.
+class PickJob {
+  public:
+    // The energy finished since the last call, if one did.
+    std::optional<PickEnergy> take_finished();
+    // Whether to start the next evaluation at this frame: none in flight, and a new body or 15 frames on.
+    bool due(bool same_body, int frame) const;
+    // Starts evaluating body `index`'s potential energy by the session's force solver.
+    void start(SimSession& session, std::int64_t index, int frame);
+    // Waits for the evaluation in flight, if any (it reads the session).
+    void wait();
+
+  private:
+    std::future<PickEnergy> job_;
+    int last_frame_ = -1000;
 };
 
 }  // namespace nbody
