@@ -93,6 +93,62 @@ struct ScriptInput {
     int key = -1;  // GLFW key code held this frame
 };
 
+// The window as a script drives it: the panel's model and actions (a script acts as the panel does), the
+// simulation, and the few things the panel has no widget for.
+class ScriptWindow {
+  public:
+    virtual ~ScriptWindow() = default;
+    // The panel's model, edited as its widgets would.
+    virtual PanelModel& panel_model() = 0;
+    // The simulation, for exact steps and the bodies' positions.
+    virtual SimSession& simulation() = 0;
+    // Carries out what the panel's buttons would have raised.
+    virtual void apply(const PanelActions& a) = 0;
+    // Waits for every queued request and applies its outcome, so a check sees it.
+    virtual void settle() = 0;
+    // Where a world point is drawn, in window coordinates.
+    virtual glm::vec2 window_position(const glm::vec3& world) = 0;
+    // Saves a snapshot, as Ctrl+S does.
+    virtual void save_snapshot(const std::string& path) = 0;
+    // Opens a file as if it were dropped onto the window.
+    virtual void drop_file(const std::string& path) = 0;
+    // Shows snapshot k of the replay; false when not in replay mode.
+    virtual bool seek_replay(std::size_t k) = 0;
+    // Whether the window is closing (Escape, the close button, the panel's Quit).
+    virtual bool closing() = 0;
+};
+
+// Carries out a parsed --test-script frame by frame, and counts the actions and what failed.
+class ScriptRunner {
+  public:
+    ScriptRunner() = default;
+    explicit ScriptRunner(std::vector<ScriptStep> steps) : steps_(std::move(steps)) {}
+    bool empty() const { return steps_.empty(); }
+    // Carries out this frame's actions on the window; call once a frame, before the panel.
+    void run(int frame, ScriptWindow& w);
+    // The action being carried out, while run() is in one: requests it queues carry it, so they count.
+    const ScriptStep* current() const { return step_; }
+    // Counts a failure of the current action (outside one: of the frame run last) and says why.
+    void fail(const std::string& why);
+    // Counts a failure of a request the action `action` queued at `frame` and says why.
+    void request_failed(int frame, const std::string& action, const std::string& why);
+    // The synthetic input for this frame, if there is any.
+    const ScriptInput* input(int frame) const;
+    // The screenshot an action asked for this frame, or empty; asking forgets it.
+    std::string take_screenshot();
+    int actions() const { return actions_; }
+    int failures() const { return failures_; }
+
+  private:
+    std::vector<ScriptStep> steps_;
+    std::map<int, ScriptInput> input_;  // frame -> synthetic input
+    const ScriptStep* step_ = nullptr;  // the action being carried out, if any
+    int frame_ = 0;
+    int actions_ = 0, failures_ = 0;
+    std::vector<Vec4<float>> marked_;  // positions saved by `mark`
+    std::string screenshot_;
+};
+
 // A left-button gesture in the view: a click picks, a drag orbits, a Shift+drag drops a body.
 struct Gesture {
     bool active = false, add = false, moved = false;
@@ -100,7 +156,7 @@ struct Gesture {
 };
 
 // Everything the window needs between frames. The loop in run() stays: poll, panel, step, draw, swap.
-struct WindowApp {
+struct WindowApp final : ScriptWindow {
     GLFWwindow* window = nullptr;
     PanelModel model;
     PanelInfo info;
@@ -108,17 +164,12 @@ struct WindowApp {
     SceneRenderer scene;
     BodyFeed feed;
     std::unique_ptr<SimSession> session;
-    std::vector<ScriptStep> script;
-    std::map<int, ScriptInput> script_input;  // frame -> synthetic input
-    const ScriptStep* script_step = nullptr;  // the script action being applied, if any
-    int script_actions = 0, script_failures = 0;
-    std::vector<Vec4<float>> marked;  // positions saved by the script's `mark`
+    ScriptRunner script;
     PendingRequests pending;
     bool force_upload = true;
     double last_frame = 0, loaded_at = 0;
     int windowed_x = 100, windowed_y = 100, windowed_w = 1600, windowed_h = 900;
     bool want_screenshot = false;
-    std::string script_screenshot;
     Gesture gesture;
     std::optional<glm::vec2> pick_at;  // framebuffer pixel to pick at in the next draw
     int frame = 0;
@@ -141,17 +192,16 @@ struct WindowApp {
     void start(const Scenario& sc, std::int64_t n);
     void feed_script_input();
     void handle_mouse();
-    void save_snapshot(const std::string& path);
+    void save_snapshot(const std::string& path) override;
     void open_file(const std::string& path, bool refit);
     void on_drop(int count, const char** paths);
     void replay_show(std::size_t frame, bool refit);
     void write_captured(const PendingRequest& r, const SessionResult& res);
-    void apply(const PanelActions& a);
-    void run_script();
+    void apply(const PanelActions& a) override;
     void regenerate(bool with_preset_params);
     void switch_backend();
     void take_results();
-    void script_failed(const std::string& why);
+    void tag_with_script_step(PendingRequest& r) const;
     void fit_camera();
     void upload_bodies();
     void draw();
@@ -172,6 +222,15 @@ struct WindowApp {
     void close();
     void on_key(int key, int scancode, int action, int mods);
     void release_held_keys();
+
+    // What a test script may do (ScriptWindow).
+    PanelModel& panel_model() override { return model; }
+    SimSession& simulation() override { return *session; }
+    void settle() override;
+    glm::vec2 window_position(const glm::vec3& world) override;
+    void drop_file(const std::string& path) override;
+    bool seek_replay(std::size_t k) override;
+    bool closing() override { return glfwWindowShouldClose(window); }
 };
 
 void WindowApp::on_key(int key, int scancode, int action, int mods) {
@@ -280,10 +339,10 @@ void WindowApp::window_to_fb(float& x, float& y) const {
 
 // Between ImGui_ImplGlfw_NewFrame (which reads the real devices) and ImGui::NewFrame.
 void WindowApp::feed_script_input() {
-    auto it = script_input.find(frame);
-    if (it == script_input.end()) return;
+    const ScriptInput* scripted = script.input(frame);
+    if (!scripted) return;
     ImGuiIO& io = ImGui::GetIO();
-    const ScriptInput& in = it->second;
+    const ScriptInput& in = *scripted;
     io.MousePos = ImVec2(in.x, in.y);
     io.MouseDown[0] = in.down;
     io.KeyShift = in.shift;
@@ -327,7 +386,7 @@ void WindowApp::handle_mouse() {
             double m = model.add_mass > 0 ? model.add_mass : double(info.stats.median_mass);
             PendingRequest r;
             r.label = "adding a body...";
-            if (script_step) r.script_action = script_step->text();
+            if (script.current()) r.script_action = script.current()->text();
             r.id = session->add_body({p0.x, p0.y, p0.z, m}, {v.x, v.y, v.z, 0.0});
             pending.add(std::move(r));
         } else if (!gesture.moved) {
@@ -364,12 +423,6 @@ void WindowApp::apply(const PanelActions& a) {
     if (a.open_file) open_dialog.visible = true;
 }
 
-void WindowApp::script_failed(const std::string& why) {
-    ++script_failures;
-    std::cout << "nbody: test-script: frame " << (script_step ? script_step->frame : frame) << ": "
-              << (script_step ? script_step->text() : std::string("?")) << " FAILED: " << why << std::endl;
-}
-
 // New bodies from the preset: with its own dt, softening, G and damping (a preset choice) or keeping the
 // panel's (a new N or seed).
 void WindowApp::regenerate(bool with_preset_params) {
@@ -382,7 +435,7 @@ void WindowApp::regenerate(bool with_preset_params) {
     } catch (const std::exception& e) {
         info.message = e.what();
         model.n_edit = model.n;
-        if (script_step) script_failed(e.what());
+        if (script.current()) script.fail(e.what());
         return;
     }
     // The body stats and the framing come from the host copy now; applied once the load succeeds.
@@ -398,10 +451,7 @@ void WindowApp::regenerate(bool with_preset_params) {
         p.integrator = model.params.integrator;  // the user's choice of method stays
         r.params = p;
     }
-    if (script_step) {
-        r.script_frame = script_step->frame;
-        r.script_action = script_step->text();
-    }
+    tag_with_script_step(r);
     r.id = session->load_state(std::move(s));
     pending.add(std::move(r));
 }
@@ -411,10 +461,7 @@ void WindowApp::save_snapshot(const std::string& path) {
     PendingRequest r;
     r.label = "saving " + path + "...";
     r.save_path = path;
-    if (script_step) {
-        r.script_frame = script_step->frame;
-        r.script_action = script_step->text();
-    }
+    tag_with_script_step(r);
     r.id = session->capture_state();
     pending.add(std::move(r));
 }
@@ -433,11 +480,7 @@ void WindowApp::write_captured(const PendingRequest& r, const SessionResult& res
                   << snap.info.step << ")" << std::endl;
     } catch (const std::exception& e) {
         info.message = e.what();
-        if (r.script_frame > 0) {
-            ++script_failures;
-            std::cout << "nbody: test-script: frame " << r.script_frame << ": " << r.script_action
-                      << " FAILED: " << e.what() << std::endl;
-        }
+        if (r.script_frame > 0) script.request_failed(r.script_frame, r.script_action, e.what());
     }
 }
 
@@ -451,7 +494,7 @@ void WindowApp::open_file(const std::string& path, bool refit) {
                        session->precision());
     } catch (const std::exception& e) {
         info.message = e.what();
-        if (script_step) script_failed(e.what());
+        if (script.current()) script.fail(e.what());
         return;
     }
     for (const std::string& note : snap.notes) info.message = note;
@@ -472,10 +515,7 @@ void WindowApp::open_file(const std::string& path, bool refit) {
         State<float> fs = convert_state<float>(snap.state);
         r.camera.fit(fs.pos_mass.data(), fs.size());
     }
-    if (script_step) {
-        r.script_frame = script_step->frame;
-        r.script_action = script_step->text();
-    }
+    tag_with_script_step(r);
     r.id = session->load_state(std::move(snap.state));
     pending.add(std::move(r));
 }
@@ -499,12 +539,17 @@ void WindowApp::replay_show(std::size_t shown, bool refit) {
 void WindowApp::switch_backend() {
     PendingRequest r;
     r.label = "switching to " + model.backend + " (" + to_string(model.precision) + ")...";
-    if (script_step) {
-        r.script_frame = script_step->frame;
-        r.script_action = script_step->text();
-    }
+    tag_with_script_step(r);
     r.id = session->switch_backend(model.backend, model.precision);
     pending.add(std::move(r));
+}
+
+// A request queued by a script action carries it, so its failure counts against the script.
+void WindowApp::tag_with_script_step(PendingRequest& r) const {
+    if (const ScriptStep* step = script.current()) {
+        r.script_frame = step->frame;
+        r.script_action = step->text();
+    }
 }
 
 // Applies the outcome of finished requests (the simulation thread runs them between steps).
@@ -516,11 +561,7 @@ void WindowApp::take_results() {
         if (!res.error.empty()) {
             info.message = res.error;
             if (r.n) model.n_edit = model.n;
-            if (r.script_frame > 0) {
-                ++script_failures;
-                std::cout << "nbody: test-script: frame " << r.script_frame << ": " << r.script_action
-                          << " FAILED: " << res.error << std::endl;
-            }
+            if (r.script_frame > 0) script.request_failed(r.script_frame, r.script_action, res.error);
         } else if (!r.save_path.empty()) {
             write_captured(r, res);
         } else if (r.n) {
@@ -780,9 +821,29 @@ void WindowApp::close() {
     glfwTerminate();
 }
 
-}  // namespace
+void WindowApp::settle() {
+    session->wait_for_requests();
+    take_results();
+}
 
-namespace {
+glm::vec2 WindowApp::window_position(const glm::vec3& world) {
+    int w, h, fw, fh;
+    glfwGetWindowSize(window, &w, &h);
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glm::vec3 p = camera.project(world, fw, fh);
+    return {p.x * float(w) / float(fw), p.y * float(h) / float(fh)};
+}
+
+void WindowApp::drop_file(const std::string& path) {
+    const char* paths[] = {path.c_str()};
+    on_drop(1, paths);  // what GLFW's drop callback calls
+}
+
+bool WindowApp::seek_replay(std::size_t k) {
+    if (!replay) return false;
+    if (auto f = replay->seek(k)) replay_show(*f, false);
+    return true;
+}
 
 std::vector<double> numbers(const std::string& v) {
     std::vector<double> out;
@@ -801,19 +862,16 @@ double max_distance(const std::vector<Vec4<float>>& a, const std::vector<Vec4<fl
     return worst;
 }
 
-}  // namespace
-
-void WindowApp::run_script() {
-    for (const ScriptStep& s : script) {
+void ScriptRunner::run(int frame, ScriptWindow& w) {
+    frame_ = frame;
+    PanelModel& model = w.panel_model();
+    SimSession& session = w.simulation();
+    for (const ScriptStep& s : steps_) {
         if (s.frame != frame) continue;
-        ++script_actions;
-        script_step = &s;
+        ++actions_;
+        step_ = &s;
         std::cout << "nbody: frame " << frame << ": " << s.text() << std::endl;
         PanelActions a;
-        auto settle = [&] {
-            session->wait_for_requests();
-            take_results();
-        };
         if (s.action == "backend") {
             model.backend = s.value;
             a.switch_backend = true;
@@ -837,9 +895,9 @@ void WindowApp::run_script() {
             a.single_step = true;
         } else if (s.action == "steps") {
             model.paused = true;
-            session->set_paused(true);
-            session->request_steps(std::stoi(s.value));
-            session->wait_for_steps();
+            session.set_paused(true);
+            session.request_steps(std::stoi(s.value));
+            session.wait_for_steps();
         } else if (s.action == "fit") {
             a.fit_camera = true;
         } else if (s.action == "reverse") {
@@ -855,13 +913,13 @@ void WindowApp::run_script() {
             model.potential = true;
             model.potential_res = std::stoi(s.value);
         } else if (s.action == "screenshot") {
-            script_screenshot = s.value;
+            screenshot_ = s.value;
         } else if (s.action == "key") {
             ScriptInput in;
             in.active = true;
             in.key = key_code(s.value.c_str());
-            script_input[frame] = in;
-            script_input[frame + 1] = ScriptInput{true};
+            input_[frame] = in;
+            input_[frame + 1] = ScriptInput{true};
         } else if (s.action == "click" || s.action == "click_body") {
             ScriptInput in;
             in.active = in.down = true;
@@ -870,55 +928,50 @@ void WindowApp::run_script() {
                 in.x = float(v[0]), in.y = float(v[1]);
             } else {
                 // Where the body is on screen now, from its position and the camera.
-                settle();
-                std::vector<Vec4<float>> pos = session->positions_for_fit();
+                w.settle();
+                std::vector<Vec4<float>> pos = session.positions_for_fit();
                 std::size_t i = std::stoul(s.value);
-                int w, h, fw, fh;
-                glfwGetWindowSize(window, &w, &h);
-                glfwGetFramebufferSize(window, &fw, &fh);
                 if (i >= pos.size()) {
-                    script_failed("no body " + s.value);
+                    fail("no body " + s.value);
                 } else {
-                    glm::vec3 p = camera.project(glm::vec3(pos[i].x, pos[i].y, pos[i].z), fw, fh);
-                    in.x = p.x * float(w) / float(fw), in.y = p.y * float(h) / float(fh);
+                    glm::vec2 p = w.window_position(glm::vec3(pos[i].x, pos[i].y, pos[i].z));
+                    in.x = p.x, in.y = p.y;
                 }
             }
-            script_input[frame] = in;
+            input_[frame] = in;
             in.down = false;
-            script_input[frame + 1] = in;
+            input_[frame + 1] = in;
         } else if (s.action == "drag") {
             std::vector<double> v = numbers(s.value);
             ScriptInput in;
             in.active = in.down = in.shift = true;
             in.x = float(v[0]), in.y = float(v[1]);
-            script_input[frame] = in;
+            input_[frame] = in;
             in.x = float(v[2]), in.y = float(v[3]);
-            script_input[frame + 1] = in;
+            input_[frame + 1] = in;
             in.down = false;
-            script_input[frame + 2] = in;
+            input_[frame + 2] = in;
         } else if (s.action == "mark") {
-            settle();
-            marked = session->positions_for_fit();
+            w.settle();
+            marked_ = session.positions_for_fit();
         } else if (s.action == "expect_back" || s.action == "expect_kept") {
-            settle();
-            std::vector<Vec4<float>> pos = session->positions_for_fit();
+            w.settle();
+            std::vector<Vec4<float>> pos = session.positions_for_fit();
             double tol = std::stod(s.value);
-            std::size_t n = std::min(pos.size(), marked.size());
-            double d = max_distance(pos, marked, n);
+            std::size_t n = std::min(pos.size(), marked_.size());
+            double d = max_distance(pos, marked_, n);
             std::cout << "nbody: " << s.action << ": largest distance from the marked positions " << d
                       << " over " << n << " bodies" << std::endl;
-            if (marked.empty() || !(d <= tol))
-                script_failed("distance " + std::to_string(d) + " > " + s.value);
+            if (marked_.empty() || !(d <= tol)) fail("distance " + std::to_string(d) + " > " + s.value);
         } else if (s.action == "expect_n") {
-            settle();
-            if (std::to_string(session->size()) != s.value) {
-                script_failed("N = " + std::to_string(session->size()));
+            w.settle();
+            if (std::to_string(session.size()) != s.value) {
+                fail("N = " + std::to_string(session.size()));
             }
         } else if (s.action == "expect_selected") {
-            if (std::to_string(model.selected) != s.value)
-                script_failed("selected " + std::to_string(model.selected));
+            if (std::to_string(model.selected) != s.value) fail("selected " + std::to_string(model.selected));
         } else if (s.action == "expect_param") {
-            settle();
+            w.settle();
             auto colon = s.value.find(':');
             std::string name = s.value.substr(0, colon);
             double want = std::stod(s.value.substr(colon + 1));
@@ -926,26 +979,43 @@ void WindowApp::run_script() {
                          : name == "softening" ? model.params.softening
                                                : model.params.G;
             if (std::abs(got - want) > 1e-12 * std::max(1.0, std::abs(want))) {
-                script_failed(name + " = " + std::to_string(got));
+                fail(name + " = " + std::to_string(got));
             }
         } else if (s.action == "save") {
-            save_snapshot(s.value);
+            w.save_snapshot(s.value);
         } else if (s.action == "drop") {
-            const char* paths[] = {s.value.c_str()};
-            on_drop(1, paths);  // what GLFW's drop callback calls
+            w.drop_file(s.value);
         } else if (s.action == "seek") {
-            if (!replay) {
-                script_failed("not in replay mode");
-            } else if (auto f = replay->seek(std::size_t(std::max(0LL, std::stoll(s.value))))) {
-                replay_show(*f, false);
-            }
+            if (!w.seek_replay(std::size_t(std::max(0LL, std::stoll(s.value))))) fail("not in replay mode");
         } else if (s.action == "expect_running") {
-            if (glfwWindowShouldClose(window)) script_failed("the window is closing");
+            if (w.closing()) fail("the window is closing");
         }
-        apply(a);
-        script_step = nullptr;
+        w.apply(a);
+        step_ = nullptr;
     }
 }
+
+void ScriptRunner::fail(const std::string& why) {
+    request_failed(step_ ? step_->frame : frame_, step_ ? step_->text() : std::string("?"), why);
+}
+
+void ScriptRunner::request_failed(int frame, const std::string& action, const std::string& why) {
+    ++failures_;
+    std::cout << "nbody: test-script: frame " << frame << ": " << action << " FAILED: " << why << std::endl;
+}
+
+const ScriptInput* ScriptRunner::input(int frame) const {
+    auto it = input_.find(frame);
+    return it == input_.end() ? nullptr : &it->second;
+}
+
+std::string ScriptRunner::take_screenshot() {
+    std::string path;
+    path.swap(screenshot_);
+    return path;
+}
+
+}  // namespace
 
 int run_window_app(const WindowOptions& o) {
     check_thread_count(0);  // OMP_NUM_THREADS within bounds
@@ -975,7 +1045,7 @@ int run_window_app(const WindowOptions& o) {
     if (!o.screenshot.empty()) check_output_path(o.screenshot, "--screenshot");
     WindowApp app;
     app.model.particles.splat = *splat;
-    app.script = parse_script(o.test_script);
+    app.script = ScriptRunner(parse_script(o.test_script));
     app.model.preset = o.scenario.preset.empty() ? presets().front().name : o.scenario.preset;
     app.model.seed = o.scenario.seed;
     app.open(o);
@@ -996,7 +1066,7 @@ int run_window_app(const WindowOptions& o) {
             app.release_held_keys();
             glfwPollEvents();
             app.take_results();
-            app.run_script();
+            app.script.run(app.frame, app);
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             app.feed_script_input();
@@ -1030,10 +1100,8 @@ int run_window_app(const WindowOptions& o) {
                 std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S.png", std::localtime(&t));
                 app.save_screenshot(name);
             }
-            if (!app.script_screenshot.empty()) {
-                if (!app.save_screenshot(app.script_screenshot)) app.script_failed(app.info.message);
-                app.script_screenshot.clear();
-            }
+            const std::string scripted = app.script.take_screenshot();
+            if (!scripted.empty() && !app.save_screenshot(scripted)) app.script.fail(app.info.message);
             if (last && !o.screenshot.empty() && !app.save_screenshot(o.screenshot))
                 throw Error(app.info.message);
             glfwSwapBuffers(app.window);
@@ -1068,9 +1136,9 @@ int run_window_app(const WindowOptions& o) {
     // One line for the smoke test to match; a failed scripted action fails the run.
     if (quit_by_user) std::cout << "nbody: quit at frame " << frame << std::endl;
     std::cout << "nbody: test-script done: backend=" << backend << " precision=" << to_string(precision)
-              << " n=" << n << ", " << app.script_failures << " of " << app.script_actions
+              << " n=" << n << ", " << app.script.failures() << " of " << app.script.actions()
               << " actions failed" << std::endl;
-    return app.script_failures > 0 ? 1 : 0;
+    return app.script.failures() > 0 ? 1 : 0;
 }
 
 }  // namespace nbody
