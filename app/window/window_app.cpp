@@ -11,23 +11,16 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
-#include <future>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "app/cli/replay.hpp"
-#include "app/cli/snapshot_options.hpp"
 #include "backends/registry.hpp"
-#include "keys.hpp"
+#include "file_actions.hpp"
 #include "panel.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
@@ -40,8 +33,6 @@
 #include "script_runner.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
-#include "sim/integrate/integrators.hpp"
-#include "sim/io/snapshot.hpp"
 #include "sim/params.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "sim/platform/memory.hpp"
@@ -111,10 +102,7 @@ struct WindowApp final : ScriptWindow {
     std::optional<glm::vec2> pick_at;  // framebuffer pixel to pick at in the next draw
     int frame = 0;
     OpenDialog open_dialog;
-    std::int64_t step_offset = 0;            // the loaded snapshot's step: saved snapshots count on from it
-    std::unique_ptr<ReplayTimeline> replay;  // set in replay mode (no simulation)
-    std::vector<std::string> replay_files;
-    double replay_time = 0;  // the shown snapshot's simulated time
+    FileActions files;
     PotentialJob potential_job;
     PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
@@ -376,13 +364,7 @@ void WindowApp::regenerate(bool with_preset_params) {
         return;
     }
     // The body stats and the framing come from the host copy now; applied once the load succeeds.
-    PendingRequest r;
-    r.label = "loading " + std::to_string(s.size()) + " bodies...";
-    r.n = std::int64_t(s.size());
-    r.stats = compute_body_stats(s);
-    State<float> fs = convert_state<float>(s);
-    r.camera = camera;
-    r.camera.fit(fs.pos_mass.data(), fs.size());
+    PendingRequest r = load_request("loading " + std::to_string(s.size()) + " bodies...", s, camera, true);
     if (with_preset_params && preset) {
         Params p = preset->params;
         p.integrator = model.params.integrator;  // the user's choice of method stays
@@ -404,17 +386,12 @@ void WindowApp::save_snapshot(const std::string& path) {
 }
 
 void WindowApp::write_captured(const PendingRequest& r, const SessionResult& res) {
-    Scenario sc;
-    sc.params = res.params;
-    sc.precision = res.precision;
-    sc.preset = model.preset;
-    sc.seed = model.seed;
     try {
-        const Snapshot snap = make_snapshot(sc, *res.state, step_offset + res.steps_total);
-        for (const std::string& note : write_snapshot(r.save_path, snap)) info.message = note;
+        const SavedSnapshot saved = files.save(r.save_path, res, model.preset, model.seed);
+        for (const std::string& note : saved.notes) info.message = note;
         info.screenshot_note = "saved snapshot " + r.save_path;
         std::cout << "nbody: saved snapshot " << r.save_path << " (" << res.state->size() << " bodies, step "
-                  << snap.info.step << ")" << std::endl;
+                  << saved.step << ")" << std::endl;
     } catch (const std::exception& e) {
         info.message = e.what();
         if (r.script_frame > 0) script.request_failed(r.script_frame, r.script_action, e.what());
@@ -424,43 +401,27 @@ void WindowApp::write_captured(const PendingRequest& r, const SessionResult& res
 // Ctrl+O, a dropped file, or a replay frame: the bodies replace the current ones in the current backend.
 // A snapshot's parameters (dt, G, softening, integrator) come with it.
 void WindowApp::open_file(const std::string& path, bool refit) {
-    Snapshot snap;
+    OpenedFile f;
     try {
-        snap = read_snapshot(path);
-        validate_state(snap.state, snap.info.has_params ? snap.info.params : model.params,
-                       session->precision());
+        f = files.open(path, model.params, session->precision());
     } catch (const std::exception& e) {
         info.message = e.what();
         if (script.current()) script.fail(e.what());
         return;
     }
-    for (const std::string& note : snap.notes) info.message = note;
-    if (snap.info.has_params && !replay) {
-        model.params = snap.info.params;
-        step_offset = snap.info.step;
-    } else if (!replay) {
-        step_offset = 0;
-    }
-    replay_time = snap.state.t;
-    PendingRequest r;
-    r.label = "loading " + path + "...";
+    for (const std::string& note : f.notes) info.message = note;
+    if (f.params) model.params = *f.params;
+    PendingRequest r = load_request("loading " + path + "...", f.state, camera, refit);
     r.opened = path;
-    r.n = std::int64_t(snap.state.size());
-    r.stats = compute_body_stats(snap.state);
-    r.camera = camera;
-    if (refit) {
-        State<float> fs = convert_state<float>(snap.state);
-        r.camera.fit(fs.pos_mass.data(), fs.size());
-    }
     tag_with_script_step(r);
-    r.id = session->load_state(std::move(snap.state));
+    r.id = session->load_state(std::move(f.state));
     pending.add(std::move(r));
 }
 
 void WindowApp::on_drop(int count, const char** paths) {
     if (count < 1 || !paths || !paths[0]) return;
     if (count > 1) info.message = "opened only the first of " + std::to_string(count) + " dropped files";
-    if (replay) {
+    if (files.replaying()) {
         info.message = "replay mode: files cannot be opened (start `nbody --input FILE` to simulate one)";
         return;
     }
@@ -468,9 +429,9 @@ void WindowApp::on_drop(int count, const char** paths) {
 }
 
 void WindowApp::replay_show(std::size_t shown, bool refit) {
-    open_file(replay_files[shown], refit);
-    std::cout << "nbody: replay: snapshot " << shown << " of " << replay_files.size() << ": "
-              << replay_files[shown] << std::endl;
+    open_file(files.replay_path(shown), refit);
+    std::cout << "nbody: replay: snapshot " << shown << " of " << files.replay_size() << ": "
+              << files.replay_path(shown) << std::endl;
 }
 
 void WindowApp::switch_backend() {
@@ -502,7 +463,7 @@ void WindowApp::take_results() {
         } else if (!r.save_path.empty()) {
             write_captured(r, res);
         } else if (r.n) {
-            if (!r.opened.empty() && !replay) {
+            if (!r.opened.empty() && !files.replaying()) {
                 info.screenshot_note = "opened " + r.opened;
                 std::cout << "nbody: opened " << r.opened << " (" << *r.n << " bodies)" << std::endl;
             }
@@ -777,8 +738,8 @@ void WindowApp::drop_file(const std::string& path) {
 }
 
 bool WindowApp::seek_replay(std::size_t k) {
-    if (!replay) return false;
-    if (auto f = replay->seek(k)) replay_show(*f, false);
+    if (!files.replaying()) return false;
+    if (auto f = files.replay()->seek(k)) replay_show(*f, false);
     return true;
 }
 
@@ -794,14 +755,8 @@ int run_window_app(const WindowOptions& o) {
     std::vector<std::string> replay_files;
     Scenario sc;
     if (!o.replay.empty()) {
-        // Replay: no simulation; the first snapshot sets the scene, the session stays paused.
         replay_files = list_snapshot_series(o.replay);
-        Snapshot first = read_snapshot(replay_files.front());
-        sc.state = std::move(first.state);
-        sc.params = first.info.params;
-        sc.backend = "serial";
-        sc.precision = Precision::f64;
-        validate_state(sc.state, sc.params, sc.precision);
+        sc = replay_scenario(replay_files);
     } else {
         sc = resolve_scenario(o.scenario, default_n);
     }
@@ -820,12 +775,10 @@ int run_window_app(const WindowOptions& o) {
     try {
         app.start(sc, std::int64_t(sc.state.size()));
         if (!replay_files.empty()) {
-            app.replay = std::make_unique<ReplayTimeline>(replay_files.size());
-            app.replay_files = std::move(replay_files);
-            app.replay_time = sc.state.t;
+            app.files.start_replay(std::move(replay_files), sc.state.t);
             app.model.paused = true;
             app.session->set_paused(true);
-            std::cout << "nbody: replay: " << app.replay_files.size() << " snapshots in " << o.replay
+            std::cout << "nbody: replay: " << app.files.replay_size() << " snapshots in " << o.replay
                       << std::endl;
         }
         app.last_frame = now_s();
@@ -841,10 +794,10 @@ int run_window_app(const WindowOptions& o) {
             app.apply(draw_panel(app.model, app.info));
             quit_by_user = glfwWindowShouldClose(app.window);
             if (auto path = draw_open_dialog(app.open_dialog)) app.open_file(*path, true);
-            if (app.replay) {
-                const std::string& file = app.replay_files[app.replay->current()];
-                std::optional<std::size_t> show = draw_replay_bar(*app.replay, file, app.replay_time);
-                if (!show && app.pending.empty()) show = app.replay->tick(now_s() - app.last_frame);
+            if (ReplayTimeline* replay = app.files.replay()) {
+                const std::string& file = app.files.replay_path(replay->current());
+                std::optional<std::size_t> show = draw_replay_bar(*replay, file, app.files.shown_time());
+                if (!show && app.pending.empty()) show = replay->tick(now_s() - app.last_frame);
                 if (show) app.replay_show(*show, false);
                 app.model.paused = true;  // a replay never simulates
                 app.session->set_paused(true);
@@ -862,10 +815,7 @@ int run_window_app(const WindowOptions& o) {
             bool last = o.frames > 0 && app.frame >= o.frames;
             if (app.want_screenshot) {
                 app.want_screenshot = false;
-                std::time_t t = std::time(nullptr);
-                char name[64];
-                std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S.png", std::localtime(&t));
-                app.save_screenshot(name);
+                app.save_screenshot(default_screenshot_name());
             }
             const std::string scripted = app.script.take_screenshot();
             if (!scripted.empty() && !app.save_screenshot(scripted)) app.script.fail(app.info.message);

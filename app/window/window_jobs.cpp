@@ -3,11 +3,25 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <utility>
 
 #include "sim/util.hpp"
 #include "sim_session.hpp"
 
 namespace nbody {
+
+PendingRequest load_request(std::string label, const HostState& s, const Camera& camera, bool refit) {
+    PendingRequest r;
+    r.label = std::move(label);
+    r.n = std::int64_t(s.size());
+    r.stats = compute_body_stats(s);
+    r.camera = camera;
+    if (refit) {
+        State<float> fs = convert_state<float>(s);
+        r.camera.fit(fs.pos_mass.data(), fs.size());
+    }
+    return r;
+}
 
 std::optional<PendingRequest> PendingRequests::take(std::uint64_t id) {
     auto it = std::find_if(list_.begin(), list_.end(), [&](const PendingRequest& p) { return p.id == id; });

@@ -31,6 +31,10 @@ struct PendingRequest {
     std::string opened;            // load of a file: its name (shown once loaded)
 };
 
+// A request to load bodies `s`: their N and body stats, and `camera` framing them when `refit` (from the
+// host copy: on a GPU the bodies are not on the host once loaded).
+PendingRequest load_request(std::string label, const HostState& s, const Camera& camera, bool refit);
+
 // The requests in flight, oldest first.
 class PendingRequests {
   public:
