@@ -39,7 +39,7 @@ class ScriptWindow {
     // Waits for every queued request and applies its outcome, so a check sees it.
     virtual void settle() = 0;
     // Where a world point is drawn, in window coordinates.
-    virtual glm::vec2 window_position(const glm::vec3& world) = 0;
+    virtual glm::vec2 window_position(const glm::vec3& world) const = 0;
     // Saves a snapshot, as Ctrl+S does.
     virtual void save_snapshot(const std::string& path) = 0;
     // Opens a file as if it were dropped onto the window.
@@ -47,7 +47,7 @@ class ScriptWindow {
     // Shows snapshot k of the replay; false when not in replay mode.
     virtual bool seek_replay(std::size_t k) = 0;
     // Whether the window is closing (Escape, the close button, the panel's Quit).
-    virtual bool closing() = 0;
+    virtual bool closing() const = 0;
 };
 
 // Carries out a parsed --test-script frame by frame, and counts the actions and what failed.

@@ -152,10 +152,10 @@ struct WindowApp final : ScriptWindow {
     PanelModel& panel_model() override { return model; }
     SimSession& simulation() override { return *session; }
     void settle() override;
-    glm::vec2 window_position(const glm::vec3& world) override;
+    glm::vec2 window_position(const glm::vec3& world) const override;
     void drop_file(const std::string& path) override;
     bool seek_replay(std::size_t k) override;
-    bool closing() override { return glfwWindowShouldClose(window); }
+    bool closing() const override { return glfwWindowShouldClose(window); }
 };
 
 void WindowApp::on_key(int key, int scancode, int action, int mods) {
@@ -724,7 +724,7 @@ void WindowApp::settle() {
     take_results();
 }
 
-glm::vec2 WindowApp::window_position(const glm::vec3& world) {
+glm::vec2 WindowApp::window_position(const glm::vec3& world) const {
     int w, h, fw, fh;
     glfwGetWindowSize(window, &w, &h);
     glfwGetFramebufferSize(window, &fw, &fh);
