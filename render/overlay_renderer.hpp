@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "camera.hpp"
+#include "overlay_scale.hpp"
 #include "particle_renderer.hpp"
 
 namespace nbody {
@@ -22,6 +23,14 @@ struct OverlaySettings {
     float accel_scale = 1.0f;    // world units of arrow per unit of acceleration
     float accel_cap = 0.0f;      // > 0: acceleration arrows saturate softly at this length (world units)
     bool potential = false;      // blend SceneRenderer::potential's last grid over the picture
+
+    // Takes the lengths and light computed for the view (render/overlay_scale).
+    void set_scale(const OverlayScale& s) {
+        vector_scale = s.vector_scale;
+        accel_scale = s.accel_scale;
+        accel_cap = s.accel_cap;
+        trail_light = s.trail_light;
+    }
 };
 
 struct OverlayRenderer {

@@ -18,6 +18,7 @@
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
 #include "render/offscreen_context.hpp"
+#include "render/overlay_scale.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/scene_renderer.hpp"
 #include "render/splat_renderer.hpp"
@@ -250,6 +251,40 @@ TEST(SplatChoice, AutoPicksComputeForManySmallBodies) {
     EXPECT_EQ(parse_splat_mode("sprites"), SplatMode::sprites);
     EXPECT_FALSE(parse_splat_mode("Compute").has_value());
     EXPECT_FALSE(parse_splat_mode("").has_value());
+}
+
+// The window and `nbody render` size their overlays through this one function: the scenario's fast speed
+// is an arrow a tenth of the view's height among few bodies, shorter among many, times the slider.
+TEST(OverlayScale, ArrowsFollowTheViewTheCrowdAndTheSlider) {
+    Camera c;
+    c.distance = 10.0f;
+    BodyStats stats;
+    stats.speed_scale = 2.0f;
+    stats.accel_scale = 0.5f;
+    const float view_h = c.units_per_pixel(1000) * 1000.0f;
+    const OverlayScale few = overlay_scale(c, 64, stats);
+    EXPECT_NEAR(few.vector_scale * stats.speed_scale, 0.1f * view_h, 1e-5f * view_h);
+    EXPECT_NEAR(few.accel_scale * stats.accel_scale, 0.1f * view_h, 1e-5f * view_h);
+    EXPECT_NEAR(few.accel_cap, 0.2f * view_h, 1e-5f * view_h);
+    EXPECT_EQ(overlay_scale(c, 1, stats).vector_scale, few.vector_scale);  // never longer than nominal
+    const OverlayScale many = overlay_scale(c, 64 * 8, stats);             // twice as crowded per axis
+    EXPECT_NEAR(many.vector_scale, 0.5f * few.vector_scale, 1e-5f * few.vector_scale);
+    const OverlayScale doubled = overlay_scale(c, 64, stats, 2.0f);
+    EXPECT_NEAR(doubled.vector_scale, 2.0f * few.vector_scale, 1e-5f * few.vector_scale);
+    EXPECT_NEAR(doubled.accel_cap, 2.0f * few.accel_cap, 1e-5f * few.accel_cap);
+    c.distance = 20.0f;  // zoomed out: arrows keep their share of the view
+    EXPECT_NEAR(overlay_scale(c, 64, stats).vector_scale, 2.0f * few.vector_scale, 1e-4f * few.vector_scale);
+    EXPECT_EQ(overlay_scale(c, 4096, stats).trail_light, 0.6f);
+    EXPECT_EQ(overlay_scale(c, 4097, stats).trail_light, 0.3f);
+    stats.speed_scale = 0.0f;  // all at rest: finite, not a division by zero
+    EXPECT_TRUE(std::isfinite(overlay_scale(c, 64, stats).vector_scale));
+}
+
+TEST(OverlayScale, PotentialGridHasSquareCells) {
+    EXPECT_EQ(potential_grid_rows(64, 1600, 900), 36);
+    EXPECT_EQ(potential_grid_rows(64, 900, 1600), 114);
+    EXPECT_EQ(potential_grid_rows(16, 1600, 100), 8);  // never fewer than 8 rows
+    EXPECT_EQ(potential_grid_rows(16, 0, 100), 1600);  // an empty width counts as one pixel
 }
 
 TEST_F(Offscreen, ToneMappingKeepsDenseCoresBelowClipping) {

@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +21,7 @@
 #include "render/gl_util.hpp"
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
+#include "render/overlay_scale.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/pick_renderer.hpp"
 #include "render/potential_view.hpp"
@@ -201,7 +201,7 @@ struct OffscreenRenderer {
         FeedStats fs = feed.feed(b, scene.particles, os.accelerations ? &params : nullptr);
         if (os.trails) scene.overlays.record(scene.particles, os);
         if (potential_res > 0) {
-            int rows = std::max(8, int(std::lround(double(potential_res) * ctx.height / ctx.width)));
+            int rows = potential_grid_rows(potential_res, ctx.width, ctx.height);
             auto targets = potential_grid_points(camera, potential_res, rows, ctx.width, ctx.height);
             std::vector<double> phi = b.field_at(params, targets, true).potential;
             scene.potential.upload(std::vector<float>(phi.begin(), phi.end()), potential_res, rows);
@@ -321,20 +321,12 @@ int run_render_command(const RenderOptions& o) {
     r.params = sc.params;
     r.os.trails = o.trails > 0;
     r.os.trail_length = std::max(2, o.trails);
-    r.os.trail_light = sc.state.size() <= 4096 ? 0.6f : 0.3f;
     r.os.vectors = o.vectors;
     r.os.accelerations = o.acc_vectors;
     r.os.potential = o.potential > 0;
     r.potential_res = o.potential;
-    {
-        // Arrows as in the window: the scenario's fast speed a tenth of the view's height (less when
-        // crowded).
-        float view_h = r.camera.units_per_pixel(1000) * 1000.0f;
-        float crowd = std::min(1.0f, std::cbrt(64.0f / float(std::max<std::size_t>(sc.state.size(), 1))));
-        r.os.vector_scale = 0.1f * crowd * view_h / std::max(r.scene.particles.stats.speed_scale, 1e-30f);
-        r.os.accel_scale = 0.1f * crowd * view_h / std::max(r.scene.particles.stats.accel_scale, 1e-30f);
-        r.os.accel_cap = 0.2f * crowd * view_h;
-    }
+    // As the window draws them at the nominal arrow length, so an image matches what the window shows.
+    r.os.set_scale(overlay_scale(r.camera, sc.state.size(), r.scene.particles.stats));
 
     auto backend = create_backend(sc.backend, sc.precision);
     backend->set_state(sc.state);

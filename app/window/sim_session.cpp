@@ -81,9 +81,7 @@ void SimSession::set_paused(bool paused) {
         std::lock_guard<std::mutex> lk(ctl_mutex_);
         paused_ = paused;
         stats_.steps_per_s = paused ? 0 : stats_.steps_per_s;
-        window_start_ = now_s();
-        window_steps_ = 0;
-        window_busy_ = 0;
+        restart_rate_window_locked();
     }
     wake_.notify_all();
 }
@@ -584,18 +582,31 @@ std::string SimSession::apply_load(HostState& s) {
     }
     last_ckpt_wall_ = now_s();
     diagnostics_locked(true);
-    {
-        std::lock_guard<std::mutex> c(ctl_mutex_);
-        stats_.steps_total = 0;
-        stats_.sim_time = t;
-        stats_.ms_per_step = 0;
-        stats_.steps_per_s = 0;
-        window_start_ = now_s();
-        window_steps_ = 0;
-        window_busy_ = 0;
-    }
+    reset_step_stats(t);
     publish_locked();
     return {};
+}
+
+// New bodies or another backend step at another speed: what was measured of the old steps goes.
+void SimSession::reset_step_stats(std::optional<double> loaded_t) {
+    std::lock_guard<std::mutex> c(ctl_mutex_);
+    stats_.ms_per_step = 0;  // unknown: the next steps go one call each until measured
+    if (loaded_t) {
+        // New bodies start their own count and clock.
+        stats_.steps_total = 0;
+        stats_.sim_time = *loaded_t;
+        stats_.steps_per_s = 0;
+    } else {
+        // The bodies go on; a checkpoint from the other backend costs something else.
+        stats_.checkpoint_ms = 0;
+    }
+    restart_rate_window_locked();
+}
+
+void SimSession::restart_rate_window_locked() {
+    window_start_ = now_s();
+    window_steps_ = 0;
+    window_busy_ = 0;
 }
 
 std::string SimSession::apply_capture(SessionResult& res) {
@@ -628,14 +639,7 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
     }
     last_ckpt_wall_ = now_s();
     if (draw_from_backend_by_residency_) gpu_ = backend_->residency() == Residency::device;
-    {
-        std::lock_guard<std::mutex> c(ctl_mutex_);
-        stats_.ms_per_step = 0;  // unknown: the next steps go one call each until measured
-        stats_.checkpoint_ms = 0;
-        window_start_ = now_s();
-        window_steps_ = 0;
-        window_busy_ = 0;
-    }
+    reset_step_stats(std::nullopt);
     publish_locked();
     return {};
 }

@@ -175,6 +175,11 @@ class SimSession {
     void diagnostics_locked(bool reset_e0);
     void force_error_locked(const Params& p);
     void checkpoint_locked();
+    // Forgets the measured step speed (and, with the time of newly loaded bodies, the step count and
+    // simulated time). Takes ctl_mutex_.
+    void reset_step_stats(std::optional<double> loaded_t);
+    // Starts a new measuring window for the step rate; ctl_mutex_ held.
+    void restart_rate_window_locked();
     std::uint64_t enqueue(Request r);
 
     SessionTuning tuning_;

@@ -1,7 +1,7 @@
 #pragma once
 // The window's --test-script mini-language: 'FRAME:ACTION[=VALUE];...' (or separated by spaces), a testing
 // aid that drives the real window frame by frame (e.g. '10:backend=serial;20:n=256'). Parsing and validation
-// live here; the window (app/window/window_app) carries the actions out.
+// live here; app/window/script_runner carries the actions out.
 #include <string>
 #include <vector>
 

@@ -11,31 +11,27 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
-#include <future>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <vector>
 
 #include "app/cli/replay.hpp"
 #include "app/cli/snapshot_options.hpp"
 #include "backends/registry.hpp"
-#include "keys.hpp"
+#include "file_actions.hpp"
 #include "panel.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
 #include "render/image.hpp"
+#include "render/overlay_scale.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/pick_renderer.hpp"
 #include "render/scene_renderer.hpp"
+#include "script_runner.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/interaction.hpp"
@@ -50,6 +46,7 @@
 #include "sim_session.hpp"
 #include "test_script.hpp"
 #include "window_files.hpp"
+#include "window_jobs.hpp"
 
 namespace nbody {
 
@@ -85,50 +82,14 @@ void on_glfw_error(int code, const char* text) {
     glfw_error_text = text ? text : ("GLFW error " + std::to_string(code));
 }
 
-// A request queued on the simulation thread; what to apply when it succeeds.
-struct PendingRequest {
-    std::uint64_t id = 0;
-    std::string label;     // "regenerating 4096 bodies", "switching to cuda (float)"
-    int script_frame = 0;  // > 0: queued by --test-script at this frame
-    std::string script_action;
-    std::optional<std::int64_t> n;  // load: the new N, its body stats and the framed camera
-    BodyStats stats;
-    Camera camera;
-    std::optional<Params> params;  // preset load: its own parameters
-    std::string save_path;         // capture: where the snapshot goes
-    std::string opened;            // load of a file: its name (shown once loaded)
-};
-
-// Synthetic input from --test-script for one frame, written into ImGui's IO over the real devices.
-struct ScriptInput {
-    bool active = false;
-    float x = 0, y = 0;  // window coordinates
-    bool down = false, shift = false;
-    int key = -1;  // GLFW key code held this frame
-};
-
 // A left-button gesture in the view: a click picks, a drag orbits, a Shift+drag drops a body.
 struct Gesture {
     bool active = false, add = false, moved = false;
     float x0 = 0, y0 = 0;  // window coordinates where it started
 };
 
-// A potential-field grid evaluated by the session's force solver, waited for off the render thread.
-struct PotentialJob {
-    std::vector<float> phi;
-    int cols = 0, rows = 0;
-    double ms = 0;
-    std::string error;  // non-empty: the evaluation failed (shown instead of the grid)
-};
-
-// The selected body's potential energy, evaluated the same way.
-struct PickJob {
-    std::int64_t index = -1;
-    std::optional<double> energy;  // nullopt: no such body any more, or the evaluation failed
-};
-
 // Everything the window needs between frames. The loop in run() stays: poll, panel, step, draw, swap.
-struct WindowApp {
+struct WindowApp final : ScriptWindow {
     GLFWwindow* window = nullptr;
     PanelModel model;
     PanelInfo info;
@@ -136,29 +97,19 @@ struct WindowApp {
     SceneRenderer scene;
     BodyFeed feed;
     std::unique_ptr<SimSession> session;
-    std::vector<ScriptStep> script;
-    std::map<int, ScriptInput> script_input;  // frame -> synthetic input
-    const ScriptStep* script_step = nullptr;  // the script action being applied, if any
-    int script_actions = 0, script_failures = 0;
-    std::vector<Vec4<float>> marked;  // positions saved by the script's `mark`
-    std::vector<PendingRequest> pending;
+    ScriptRunner script;
+    PendingRequests pending;
     bool force_upload = true;
     double last_frame = 0, loaded_at = 0;
     int windowed_x = 100, windowed_y = 100, windowed_w = 1600, windowed_h = 900;
     bool want_screenshot = false;
-    std::string script_screenshot;
     Gesture gesture;
     std::optional<glm::vec2> pick_at;  // framebuffer pixel to pick at in the next draw
     int frame = 0;
     OpenDialog open_dialog;
-    std::int64_t step_offset = 0;            // the loaded snapshot's step: saved snapshots count on from it
-    std::unique_ptr<ReplayTimeline> replay;  // set in replay mode (no simulation)
-    std::vector<std::string> replay_files;
-    double replay_time = 0;  // the shown snapshot's simulated time
-    int last_potential_frame = -1000;
-    std::future<PotentialJob> potential_job;
-    double potential_launched = -1e9, potential_interval = 0.4;
-    std::future<PickJob> pick_job;
+    FileActions files;
+    PotentialJob potential_job;
+    PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
     // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
     // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
@@ -171,17 +122,16 @@ struct WindowApp {
     void start(const Scenario& sc, std::int64_t n);
     void feed_script_input();
     void handle_mouse();
-    void save_snapshot(const std::string& path);
+    void save_snapshot(const std::string& path) override;
     void open_file(const std::string& path, bool refit);
     void on_drop(int count, const char** paths);
     void replay_show(std::size_t frame, bool refit);
     void write_captured(const PendingRequest& r, const SessionResult& res);
-    void apply(const PanelActions& a);
-    void run_script();
+    void apply(const PanelActions& a) override;
     void regenerate(bool with_preset_params);
     void switch_backend();
     void take_results();
-    void script_failed(const std::string& why);
+    void tag_with_script_step(PendingRequest& r) const;
     void fit_camera();
     void upload_bodies();
     void draw();
@@ -202,6 +152,15 @@ struct WindowApp {
     void close();
     void on_key(int key, int scancode, int action, int mods);
     void release_held_keys();
+
+    // What a test script may do (ScriptWindow).
+    PanelModel& panel_model() override { return model; }
+    SimSession& simulation() override { return *session; }
+    void settle() override;
+    glm::vec2 window_position(const glm::vec3& world) const override;
+    void drop_file(const std::string& path) override;
+    bool seek_replay(std::size_t k) override;
+    bool closing() const override { return glfwWindowShouldClose(window); }
 };
 
 void WindowApp::on_key(int key, int scancode, int action, int mods) {
@@ -310,10 +269,10 @@ void WindowApp::window_to_fb(float& x, float& y) const {
 
 // Between ImGui_ImplGlfw_NewFrame (which reads the real devices) and ImGui::NewFrame.
 void WindowApp::feed_script_input() {
-    auto it = script_input.find(frame);
-    if (it == script_input.end()) return;
+    const ScriptInput* scripted = script.input(frame);
+    if (!scripted) return;
     ImGuiIO& io = ImGui::GetIO();
-    const ScriptInput& in = it->second;
+    const ScriptInput& in = *scripted;
     io.MousePos = ImVec2(in.x, in.y);
     io.MouseDown[0] = in.down;
     io.KeyShift = in.shift;
@@ -357,9 +316,9 @@ void WindowApp::handle_mouse() {
             double m = model.add_mass > 0 ? model.add_mass : double(info.stats.median_mass);
             PendingRequest r;
             r.label = "adding a body...";
-            if (script_step) r.script_action = script_step->text();
+            if (script.current()) r.script_action = script.current()->text();
             r.id = session->add_body({p0.x, p0.y, p0.z, m}, {v.x, v.y, v.z, 0.0});
-            pending.push_back(std::move(r));
+            pending.add(std::move(r));
         } else if (!gesture.moved) {
             pick_at = glm::vec2(x0, y0);
         }
@@ -379,7 +338,7 @@ void WindowApp::apply(const PanelActions& a) {
         PendingRequest r;
         r.label = "reversing time...";
         r.id = session->reverse();
-        pending.push_back(std::move(r));
+        pending.add(std::move(r));
     }
     if (a.load_preset) regenerate(true);
     if (a.regenerate) regenerate(false);
@@ -394,12 +353,6 @@ void WindowApp::apply(const PanelActions& a) {
     if (a.open_file) open_dialog.visible = true;
 }
 
-void WindowApp::script_failed(const std::string& why) {
-    ++script_failures;
-    std::cout << "nbody: test-script: frame " << (script_step ? script_step->frame : frame) << ": "
-              << (script_step ? script_step->text() : std::string("?")) << " FAILED: " << why << std::endl;
-}
-
 // New bodies from the preset: with its own dt, softening, G and damping (a preset choice) or keeping the
 // panel's (a new N or seed).
 void WindowApp::regenerate(bool with_preset_params) {
@@ -412,28 +365,19 @@ void WindowApp::regenerate(bool with_preset_params) {
     } catch (const std::exception& e) {
         info.message = e.what();
         model.n_edit = model.n;
-        if (script_step) script_failed(e.what());
+        if (script.current()) script.fail(e.what());
         return;
     }
     // The body stats and the framing come from the host copy now; applied once the load succeeds.
-    PendingRequest r;
-    r.label = "loading " + std::to_string(s.size()) + " bodies...";
-    r.n = std::int64_t(s.size());
-    r.stats = compute_body_stats(s);
-    State<float> fs = convert_state<float>(s);
-    r.camera = camera;
-    r.camera.fit(fs.pos_mass.data(), fs.size());
+    PendingRequest r = load_request("loading " + std::to_string(s.size()) + " bodies...", s, camera, true);
     if (with_preset_params && preset) {
         Params p = preset->params;
         p.integrator = model.params.integrator;  // the user's choice of method stays
         r.params = p;
     }
-    if (script_step) {
-        r.script_frame = script_step->frame;
-        r.script_action = script_step->text();
-    }
+    tag_with_script_step(r);
     r.id = session->load_state(std::move(s));
-    pending.push_back(std::move(r));
+    pending.add(std::move(r));
 }
 
 // Ctrl+S: the exact bodies are copied between two steps (capture_state), then written here.
@@ -441,79 +385,48 @@ void WindowApp::save_snapshot(const std::string& path) {
     PendingRequest r;
     r.label = "saving " + path + "...";
     r.save_path = path;
-    if (script_step) {
-        r.script_frame = script_step->frame;
-        r.script_action = script_step->text();
-    }
+    tag_with_script_step(r);
     r.id = session->capture_state();
-    pending.push_back(std::move(r));
+    pending.add(std::move(r));
 }
 
 void WindowApp::write_captured(const PendingRequest& r, const SessionResult& res) {
-    Scenario sc;
-    sc.params = res.params;
-    sc.precision = res.precision;
-    sc.preset = model.preset;
-    sc.seed = model.seed;
     try {
-        const Snapshot snap = make_snapshot(sc, *res.state, step_offset + res.steps_total);
-        for (const std::string& note : write_snapshot(r.save_path, snap)) info.message = note;
+        const SavedSnapshot saved = files.save(r.save_path, res, model.preset, model.seed);
+        for (const std::string& note : saved.notes) info.message = note;
         info.screenshot_note = "saved snapshot " + r.save_path;
         std::cout << "nbody: saved snapshot " << r.save_path << " (" << res.state->size() << " bodies, step "
-                  << snap.info.step << ")" << std::endl;
+                  << saved.step << ")" << std::endl;
     } catch (const std::exception& e) {
         info.message = e.what();
-        if (r.script_frame > 0) {
-            ++script_failures;
-            std::cout << "nbody: test-script: frame " << r.script_frame << ": " << r.script_action
-                      << " FAILED: " << e.what() << std::endl;
-        }
+        if (r.script_frame > 0) script.request_failed(r.script_frame, r.script_action, e.what());
     }
 }
 
 // Ctrl+O, a dropped file, or a replay frame: the bodies replace the current ones in the current backend.
 // A snapshot's parameters (dt, G, softening, integrator) come with it.
 void WindowApp::open_file(const std::string& path, bool refit) {
-    Snapshot snap;
+    OpenedFile f;
     try {
-        snap = read_snapshot(path);
-        validate_state(snap.state, snap.info.has_params ? snap.info.params : model.params,
-                       session->precision());
+        f = files.open(path, model.params, session->precision());
     } catch (const std::exception& e) {
         info.message = e.what();
-        if (script_step) script_failed(e.what());
+        if (script.current()) script.fail(e.what());
         return;
     }
-    for (const std::string& note : snap.notes) info.message = note;
-    if (snap.info.has_params && !replay) {
-        model.params = snap.info.params;
-        step_offset = snap.info.step;
-    } else if (!replay) {
-        step_offset = 0;
-    }
-    replay_time = snap.state.t;
-    PendingRequest r;
-    r.label = "loading " + path + "...";
+    for (const std::string& note : f.notes) info.message = note;
+    if (f.params) model.params = *f.params;
+    PendingRequest r = load_request("loading " + path + "...", f.state, camera, refit);
     r.opened = path;
-    r.n = std::int64_t(snap.state.size());
-    r.stats = compute_body_stats(snap.state);
-    r.camera = camera;
-    if (refit) {
-        State<float> fs = convert_state<float>(snap.state);
-        r.camera.fit(fs.pos_mass.data(), fs.size());
-    }
-    if (script_step) {
-        r.script_frame = script_step->frame;
-        r.script_action = script_step->text();
-    }
-    r.id = session->load_state(std::move(snap.state));
-    pending.push_back(std::move(r));
+    tag_with_script_step(r);
+    r.id = session->load_state(std::move(f.state));
+    pending.add(std::move(r));
 }
 
 void WindowApp::on_drop(int count, const char** paths) {
     if (count < 1 || !paths || !paths[0]) return;
     if (count > 1) info.message = "opened only the first of " + std::to_string(count) + " dropped files";
-    if (replay) {
+    if (files.replaying()) {
         info.message = "replay mode: files cannot be opened (start `nbody --input FILE` to simulate one)";
         return;
     }
@@ -521,42 +434,41 @@ void WindowApp::on_drop(int count, const char** paths) {
 }
 
 void WindowApp::replay_show(std::size_t shown, bool refit) {
-    open_file(replay_files[shown], refit);
-    std::cout << "nbody: replay: snapshot " << shown << " of " << replay_files.size() << ": "
-              << replay_files[shown] << std::endl;
+    open_file(files.replay_path(shown), refit);
+    std::cout << "nbody: replay: snapshot " << shown << " of " << files.replay_size() << ": "
+              << files.replay_path(shown) << std::endl;
 }
 
 void WindowApp::switch_backend() {
     PendingRequest r;
     r.label = "switching to " + model.backend + " (" + to_string(model.precision) + ")...";
-    if (script_step) {
-        r.script_frame = script_step->frame;
-        r.script_action = script_step->text();
-    }
+    tag_with_script_step(r);
     r.id = session->switch_backend(model.backend, model.precision);
-    pending.push_back(std::move(r));
+    pending.add(std::move(r));
+}
+
+// A request queued by a script action carries it, so its failure counts against the script.
+void WindowApp::tag_with_script_step(PendingRequest& r) const {
+    if (const ScriptStep* step = script.current()) {
+        r.script_frame = step->frame;
+        r.script_action = step->text();
+    }
 }
 
 // Applies the outcome of finished requests (the simulation thread runs them between steps).
 void WindowApp::take_results() {
     for (const SessionResult& res : session->take_results()) {
-        auto it = std::find_if(pending.begin(), pending.end(),
-                               [&](const PendingRequest& p) { return p.id == res.id; });
-        if (it == pending.end()) continue;
-        PendingRequest r = std::move(*it);
-        pending.erase(it);
+        std::optional<PendingRequest> taken = pending.take(res.id);
+        if (!taken) continue;
+        const PendingRequest& r = *taken;
         if (!res.error.empty()) {
             info.message = res.error;
             if (r.n) model.n_edit = model.n;
-            if (r.script_frame > 0) {
-                ++script_failures;
-                std::cout << "nbody: test-script: frame " << r.script_frame << ": " << r.script_action
-                          << " FAILED: " << res.error << std::endl;
-            }
+            if (r.script_frame > 0) script.request_failed(r.script_frame, r.script_action, res.error);
         } else if (!r.save_path.empty()) {
             write_captured(r, res);
         } else if (r.n) {
-            if (!r.opened.empty() && !replay) {
+            if (!r.opened.empty() && !files.replaying()) {
                 info.screenshot_note = "opened " + r.opened;
                 std::cout << "nbody: opened " << r.opened << " (" << *r.n << " bodies)" << std::endl;
             }
@@ -585,7 +497,7 @@ void WindowApp::take_results() {
         model.backend = session->backend_name();
         model.precision = session->precision();
     }
-    info.busy = pending.empty() ? std::string() : pending.front().label;
+    info.busy = pending.busy_label();
 }
 
 void WindowApp::fit_camera() {
@@ -633,45 +545,24 @@ void WindowApp::upload_bodies() {
 // waited for off this thread; the last finished grid is drawn meanwhile. Refreshed a few times a second,
 // less often when one evaluation is slow (it holds up the steps).
 void WindowApp::update_potential(int fw, int fh) {
-    using namespace std::chrono_literals;
-    if (potential_job.valid() && potential_job.wait_for(0s) == std::future_status::ready) {
-        PotentialJob job = potential_job.get();
-        potential_interval = std::max(0.4, 5e-3 * job.ms);
-        if (job.error.empty()) {
-            scene.potential.upload(job.phi, job.cols, job.rows);
+    if (std::optional<PotentialGrid> grid = potential_job.take_finished()) {
+        if (grid->error.empty()) {
+            scene.potential.upload(grid->phi, grid->cols, grid->rows);
             info.potential_min = scene.potential.range.lo;
             info.potential_max = scene.potential.range.hi;
             char buf[192];
             std::snprintf(buf, sizeof buf, "%dx%d targets x %zu bodies: %.0f ms (%s force solver on %s)",
-                          job.cols, job.rows, info.n, job.ms, to_string(model.params.force),
+                          grid->cols, grid->rows, info.n, grid->ms, to_string(model.params.force),
                           model.backend.c_str());
             info.potential_note = buf;
         } else {
-            info.potential_note = job.error;
+            info.potential_note = grid->error;
         }
     }
-    if (!model.potential || potential_job.valid() || now_s() - potential_launched < potential_interval)
-        return;
+    if (!model.potential || !potential_job.due()) return;
     int cols = std::clamp(model.potential_res, 8, 1024);
-    int rows = std::max(8, int(std::lround(double(cols) * fh / std::max(fw, 1))));
-    auto targets =
-        std::make_shared<std::vector<Vec4<double>>>(potential_grid_points(camera, cols, rows, fw, fh));
-    SimSession* s = session.get();
-    potential_launched = now_s();
-    potential_job = std::async(std::launch::async, [s, targets, cols, rows] {
-        PotentialJob job;
-        job.cols = cols;
-        job.rows = rows;
-        double t0 = now_s();
-        try {
-            std::vector<double> phi = s->potentials_at(*targets);
-            job.phi.assign(phi.begin(), phi.end());
-        } catch (const std::exception& e) {
-            job.error = e.what();
-        }
-        job.ms = 1e3 * (now_s() - t0);
-        return job;
-    });
+    int rows = potential_grid_rows(cols, fw, fh);
+    potential_job.start(*session, potential_grid_points(camera, cols, rows, fw, fh), cols, rows);
 }
 
 OverlaySettings WindowApp::overlay_settings() const {
@@ -680,16 +571,8 @@ OverlaySettings WindowApp::overlay_settings() const {
     os.trails = model.trails;
     os.trail_length = model.trail_length;
     os.vectors = model.vectors;
-    // The scenario's fast speed draws an arrow a tenth of the view's height long (shorter among many
-    // bodies, so they do not hide each other), times the slider.
-    float view_h = camera.units_per_pixel(1000) * 1000.0f;
-    float crowd = std::min(1.0f, std::cbrt(64.0f / float(std::max<std::size_t>(scene.particles.count, 1))));
-    os.vector_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.speed_scale, 1e-30f);
-    // Accelerations the same way, from the scenario's typical acceleration.
     os.accelerations = model.accel_vectors;
-    os.accel_scale = model.vector_scale * 0.1f * crowd * view_h / std::max(info.stats.accel_scale, 1e-30f);
-    os.accel_cap = model.vector_scale * 0.2f * crowd * view_h;  // at most ~2 typical lengths
-    os.trail_light = scene.particles.count <= 4096 ? 0.6f : 0.3f;
+    os.set_scale(overlay_scale(camera, scene.particles.count, info.stats, model.vector_scale));
     return os;
 }
 
@@ -711,30 +594,13 @@ void WindowApp::update_picked() {
     p.kinetic = 0.5 * p.mass * (p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
     // Its potential energy sums over all N bodies: by the force solver where the bodies live, a few times
     // a second, waited for off this thread.
-    using namespace std::chrono_literals;
     if (!same) p.have_potential = false;
-    if (pick_job.valid() && pick_job.wait_for(0s) == std::future_status::ready) {
-        PickJob job = pick_job.get();
-        if (job.index == p.index) {
-            p.have_potential = job.energy.has_value();
-            if (job.energy) p.potential = *job.energy;
-        }
+    std::optional<PickEnergy> e = pick_job.take_finished();
+    if (e && e->index == p.index) {
+        p.have_potential = e->energy.has_value();
+        if (e->energy) p.potential = *e->energy;
     }
-    if (!pick_job.valid() && (!same || frame - last_potential_frame >= 15)) {
-        last_potential_frame = frame;
-        SimSession* s = session.get();
-        const std::int64_t index = p.index;
-        pick_job = std::async(std::launch::async, [s, index] {
-            PickJob job;
-            job.index = index;
-            try {
-                job.energy = s->body_potential_energy(std::size_t(index));
-            } catch (const std::exception&) {
-                // Nothing new to show; the panel keeps "KE" only.
-            }
-            return job;
-        });
-    }
+    if (pick_job.due(same, frame)) pick_job.start(*session, p.index, frame);
     if (model.follow_selected) camera.target = glm::vec3(b.pos_mass.x, b.pos_mass.y, b.pos_mass.z);
 }
 
@@ -846,8 +712,8 @@ void WindowApp::set_fullscreen(bool on) {
 }
 
 void WindowApp::close() {
-    if (potential_job.valid()) potential_job.wait();  // these read the session
-    if (pick_job.valid()) pick_job.wait();
+    potential_job.wait();  // these read the session
+    pick_job.wait();
     session.reset();  // stop the simulation thread before its backend's context goes away
     feed.shutdown();
     scene.shutdown();
@@ -858,172 +724,31 @@ void WindowApp::close() {
     glfwTerminate();
 }
 
+void WindowApp::settle() {
+    session->wait_for_requests();
+    take_results();
+}
+
+glm::vec2 WindowApp::window_position(const glm::vec3& world) const {
+    int w, h, fw, fh;
+    glfwGetWindowSize(window, &w, &h);
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glm::vec3 p = camera.project(world, fw, fh);
+    return {p.x * float(w) / float(fw), p.y * float(h) / float(fh)};
+}
+
+void WindowApp::drop_file(const std::string& path) {
+    const char* paths[] = {path.c_str()};
+    on_drop(1, paths);  // what GLFW's drop callback calls
+}
+
+bool WindowApp::seek_replay(std::size_t k) {
+    if (!files.replaying()) return false;
+    if (auto f = files.replay()->seek(k)) replay_show(*f, false);
+    return true;
+}
+
 }  // namespace
-
-namespace {
-
-std::vector<double> numbers(const std::string& v) {
-    std::vector<double> out;
-    std::stringstream ss(v);
-    std::string item;
-    while (std::getline(ss, item, ',')) out.push_back(std::stod(item));
-    return out;
-}
-
-double max_distance(const std::vector<Vec4<float>>& a, const std::vector<Vec4<float>>& b, std::size_t n) {
-    double worst = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        double dx = double(a[i].x) - b[i].x, dy = double(a[i].y) - b[i].y, dz = double(a[i].z) - b[i].z;
-        worst = std::max(worst, std::sqrt(dx * dx + dy * dy + dz * dz));
-    }
-    return worst;
-}
-
-}  // namespace
-
-void WindowApp::run_script() {
-    for (const ScriptStep& s : script) {
-        if (s.frame != frame) continue;
-        ++script_actions;
-        script_step = &s;
-        std::cout << "nbody: frame " << frame << ": " << s.text() << std::endl;
-        PanelActions a;
-        auto settle = [&] {
-            session->wait_for_requests();
-            take_results();
-        };
-        if (s.action == "backend") {
-            model.backend = s.value;
-            a.switch_backend = true;
-        } else if (s.action == "precision") {
-            model.precision = *parse_precision(s.value);  // checked by parse_script
-            a.switch_backend = true;
-        } else if (s.action == "force") {
-            model.params.force = *parse_force_algorithm(s.value);  // checked by parse_script
-        } else if (const SettingInfo* setting = find_setting(s.action)) {
-            model.params.*setting->field = std::stod(s.value);  // checked by parse_script
-        } else if (s.action == "n") {
-            model.n_edit = std::stoll(s.value);
-            a.regenerate = true;
-        } else if (s.action == "preset") {
-            model.preset = s.value;
-            a.load_preset = true;
-        } else if (s.action == "pause" || s.action == "run") {
-            model.paused = s.action == "pause";
-            a.pause_changed = true;
-        } else if (s.action == "step") {
-            a.single_step = true;
-        } else if (s.action == "steps") {
-            model.paused = true;
-            session->set_paused(true);
-            session->request_steps(std::stoi(s.value));
-            session->wait_for_steps();
-        } else if (s.action == "fit") {
-            a.fit_camera = true;
-        } else if (s.action == "reverse") {
-            a.reverse = true;
-        } else if (s.action == "trails") {
-            model.trails = true;
-            model.trail_length = std::stoi(s.value);
-        } else if (s.action == "vectors") {
-            model.vectors = true;
-        } else if (s.action == "accelerations") {
-            model.accel_vectors = true;
-        } else if (s.action == "potential") {
-            model.potential = true;
-            model.potential_res = std::stoi(s.value);
-        } else if (s.action == "screenshot") {
-            script_screenshot = s.value;
-        } else if (s.action == "key") {
-            ScriptInput in;
-            in.active = true;
-            in.key = key_code(s.value.c_str());
-            script_input[frame] = in;
-            script_input[frame + 1] = ScriptInput{true};
-        } else if (s.action == "click" || s.action == "click_body") {
-            ScriptInput in;
-            in.active = in.down = true;
-            if (s.action == "click") {
-                std::vector<double> v = numbers(s.value);
-                in.x = float(v[0]), in.y = float(v[1]);
-            } else {
-                // Where the body is on screen now, from its position and the camera.
-                settle();
-                std::vector<Vec4<float>> pos = session->positions_for_fit();
-                std::size_t i = std::stoul(s.value);
-                int w, h, fw, fh;
-                glfwGetWindowSize(window, &w, &h);
-                glfwGetFramebufferSize(window, &fw, &fh);
-                if (i >= pos.size()) {
-                    script_failed("no body " + s.value);
-                } else {
-                    glm::vec3 p = camera.project(glm::vec3(pos[i].x, pos[i].y, pos[i].z), fw, fh);
-                    in.x = p.x * float(w) / float(fw), in.y = p.y * float(h) / float(fh);
-                }
-            }
-            script_input[frame] = in;
-            in.down = false;
-            script_input[frame + 1] = in;
-        } else if (s.action == "drag") {
-            std::vector<double> v = numbers(s.value);
-            ScriptInput in;
-            in.active = in.down = in.shift = true;
-            in.x = float(v[0]), in.y = float(v[1]);
-            script_input[frame] = in;
-            in.x = float(v[2]), in.y = float(v[3]);
-            script_input[frame + 1] = in;
-            in.down = false;
-            script_input[frame + 2] = in;
-        } else if (s.action == "mark") {
-            settle();
-            marked = session->positions_for_fit();
-        } else if (s.action == "expect_back" || s.action == "expect_kept") {
-            settle();
-            std::vector<Vec4<float>> pos = session->positions_for_fit();
-            double tol = std::stod(s.value);
-            std::size_t n = std::min(pos.size(), marked.size());
-            double d = max_distance(pos, marked, n);
-            std::cout << "nbody: " << s.action << ": largest distance from the marked positions " << d
-                      << " over " << n << " bodies" << std::endl;
-            if (marked.empty() || !(d <= tol))
-                script_failed("distance " + std::to_string(d) + " > " + s.value);
-        } else if (s.action == "expect_n") {
-            settle();
-            if (std::to_string(session->size()) != s.value) {
-                script_failed("N = " + std::to_string(session->size()));
-            }
-        } else if (s.action == "expect_selected") {
-            if (std::to_string(model.selected) != s.value)
-                script_failed("selected " + std::to_string(model.selected));
-        } else if (s.action == "expect_param") {
-            settle();
-            auto colon = s.value.find(':');
-            std::string name = s.value.substr(0, colon);
-            double want = std::stod(s.value.substr(colon + 1));
-            double got = name == "dt"          ? model.params.dt
-                         : name == "softening" ? model.params.softening
-                                               : model.params.G;
-            if (std::abs(got - want) > 1e-12 * std::max(1.0, std::abs(want))) {
-                script_failed(name + " = " + std::to_string(got));
-            }
-        } else if (s.action == "save") {
-            save_snapshot(s.value);
-        } else if (s.action == "drop") {
-            const char* paths[] = {s.value.c_str()};
-            on_drop(1, paths);  // what GLFW's drop callback calls
-        } else if (s.action == "seek") {
-            if (!replay) {
-                script_failed("not in replay mode");
-            } else if (auto f = replay->seek(std::size_t(std::max(0LL, std::stoll(s.value))))) {
-                replay_show(*f, false);
-            }
-        } else if (s.action == "expect_running") {
-            if (glfwWindowShouldClose(window)) script_failed("the window is closing");
-        }
-        apply(a);
-        script_step = nullptr;
-    }
-}
 
 int run_window_app(const WindowOptions& o) {
     check_thread_count(0);  // OMP_NUM_THREADS within bounds
@@ -1035,14 +760,8 @@ int run_window_app(const WindowOptions& o) {
     std::vector<std::string> replay_files;
     Scenario sc;
     if (!o.replay.empty()) {
-        // Replay: no simulation; the first snapshot sets the scene, the session stays paused.
         replay_files = list_snapshot_series(o.replay);
-        Snapshot first = read_snapshot(replay_files.front());
-        sc.state = std::move(first.state);
-        sc.params = first.info.params;
-        sc.backend = "serial";
-        sc.precision = Precision::f64;
-        validate_state(sc.state, sc.params, sc.precision);
+        sc = replay_scenario(replay_files);
     } else {
         sc = resolve_scenario(o.scenario, default_n);
     }
@@ -1053,7 +772,7 @@ int run_window_app(const WindowOptions& o) {
     if (!o.screenshot.empty()) check_output_path(o.screenshot, "--screenshot");
     WindowApp app;
     app.model.particles.splat = *splat;
-    app.script = parse_script(o.test_script);
+    app.script = ScriptRunner(parse_script(o.test_script));
     app.model.preset = o.scenario.preset.empty() ? presets().front().name : o.scenario.preset;
     app.model.seed = o.scenario.seed;
     app.open(o);
@@ -1061,12 +780,10 @@ int run_window_app(const WindowOptions& o) {
     try {
         app.start(sc, std::int64_t(sc.state.size()));
         if (!replay_files.empty()) {
-            app.replay = std::make_unique<ReplayTimeline>(replay_files.size());
-            app.replay_files = std::move(replay_files);
-            app.replay_time = sc.state.t;
+            app.files.start_replay(std::move(replay_files), sc.state.t);
             app.model.paused = true;
             app.session->set_paused(true);
-            std::cout << "nbody: replay: " << app.replay_files.size() << " snapshots in " << o.replay
+            std::cout << "nbody: replay: " << app.files.replay_size() << " snapshots in " << o.replay
                       << std::endl;
         }
         app.last_frame = now_s();
@@ -1074,7 +791,7 @@ int run_window_app(const WindowOptions& o) {
             app.release_held_keys();
             glfwPollEvents();
             app.take_results();
-            app.run_script();
+            app.script.run(app.frame, app);
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             app.feed_script_input();
@@ -1082,10 +799,10 @@ int run_window_app(const WindowOptions& o) {
             app.apply(draw_panel(app.model, app.info));
             quit_by_user = glfwWindowShouldClose(app.window);
             if (auto path = draw_open_dialog(app.open_dialog)) app.open_file(*path, true);
-            if (app.replay) {
-                const std::string& file = app.replay_files[app.replay->current()];
-                std::optional<std::size_t> show = draw_replay_bar(*app.replay, file, app.replay_time);
-                if (!show && app.pending.empty()) show = app.replay->tick(now_s() - app.last_frame);
+            if (ReplayTimeline* replay = app.files.replay()) {
+                const std::string& file = app.files.replay_path(replay->current());
+                std::optional<std::size_t> show = draw_replay_bar(*replay, file, app.files.shown_time());
+                if (!show && app.pending.empty()) show = replay->tick(now_s() - app.last_frame);
                 if (show) app.replay_show(*show, false);
                 app.model.paused = true;  // a replay never simulates
                 app.session->set_paused(true);
@@ -1103,15 +820,10 @@ int run_window_app(const WindowOptions& o) {
             bool last = o.frames > 0 && app.frame >= o.frames;
             if (app.want_screenshot) {
                 app.want_screenshot = false;
-                std::time_t t = std::time(nullptr);
-                char name[64];
-                std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S.png", std::localtime(&t));
-                app.save_screenshot(name);
+                app.save_screenshot(default_screenshot_name());
             }
-            if (!app.script_screenshot.empty()) {
-                if (!app.save_screenshot(app.script_screenshot)) app.script_failed(app.info.message);
-                app.script_screenshot.clear();
-            }
+            const std::string scripted = app.script.take_screenshot();
+            if (!scripted.empty() && !app.save_screenshot(scripted)) app.script.fail(app.info.message);
             if (last && !o.screenshot.empty() && !app.save_screenshot(o.screenshot))
                 throw Error(app.info.message);
             glfwSwapBuffers(app.window);
@@ -1146,9 +858,9 @@ int run_window_app(const WindowOptions& o) {
     // One line for the smoke test to match; a failed scripted action fails the run.
     if (quit_by_user) std::cout << "nbody: quit at frame " << frame << std::endl;
     std::cout << "nbody: test-script done: backend=" << backend << " precision=" << to_string(precision)
-              << " n=" << n << ", " << app.script_failures << " of " << app.script_actions
+              << " n=" << n << ", " << app.script.failures() << " of " << app.script.actions()
               << " actions failed" << std::endl;
-    return app.script_failures > 0 ? 1 : 0;
+    return app.script.failures() > 0 ? 1 : 0;
 }
 
 }  // namespace nbody

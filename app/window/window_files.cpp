@@ -69,4 +69,11 @@ std::string default_snapshot_name() {
     return std::string(name) + (have_hdf5() ? ".h5" : ".csv");
 }
 
+std::string default_screenshot_name() {
+    const std::time_t t = std::time(nullptr);
+    char name[64];
+    std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S.png", std::localtime(&t));
+    return name;
+}
+
 }  // namespace nbody

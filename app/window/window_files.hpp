@@ -24,4 +24,7 @@ std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string&
 // "nbody-20260101-120000.h5" (".csv" in a build without HDF5): where Ctrl+S saves, in the working directory.
 std::string default_snapshot_name();
 
+// "nbody-20260101-120000.png": where the panel's screenshot button saves, in the working directory.
+std::string default_screenshot_name();
+
 }  // namespace nbody

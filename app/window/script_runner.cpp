@@ -1,0 +1,190 @@
+#include "script_runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+#include "keys.hpp"
+#include "panel.hpp"
+#include "sim/gravity/force_algorithms.hpp"
+#include "sim/params.hpp"
+#include "sim/run_settings.hpp"
+#include "sim_session.hpp"
+
+namespace nbody {
+namespace {
+
+std::vector<double> numbers(const std::string& v) {
+    std::vector<double> out;
+    std::stringstream ss(v);
+    std::string item;
+    while (std::getline(ss, item, ',')) out.push_back(std::stod(item));
+    return out;
+}
+
+double max_distance(const std::vector<Vec4<float>>& a, const std::vector<Vec4<float>>& b, std::size_t n) {
+    double worst = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double dx = double(a[i].x) - b[i].x, dy = double(a[i].y) - b[i].y, dz = double(a[i].z) - b[i].z;
+        worst = std::max(worst, std::sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    return worst;
+}
+
+}  // namespace
+
+void ScriptRunner::run(int frame, ScriptWindow& w) {
+    frame_ = frame;
+    PanelModel& model = w.panel_model();
+    SimSession& session = w.simulation();
+    for (const ScriptStep& s : steps_) {
+        if (s.frame != frame) continue;
+        ++actions_;
+        step_ = &s;
+        std::cout << "nbody: frame " << frame << ": " << s.text() << std::endl;
+        PanelActions a;
+        if (s.action == "backend") {
+            model.backend = s.value;
+            a.switch_backend = true;
+        } else if (s.action == "precision") {
+            model.precision = *parse_precision(s.value);  // checked by parse_script
+            a.switch_backend = true;
+        } else if (s.action == "force") {
+            model.params.force = *parse_force_algorithm(s.value);  // checked by parse_script
+        } else if (const SettingInfo* setting = find_setting(s.action)) {
+            model.params.*setting->field = std::stod(s.value);  // checked by parse_script
+        } else if (s.action == "n") {
+            model.n_edit = std::stoll(s.value);
+            a.regenerate = true;
+        } else if (s.action == "preset") {
+            model.preset = s.value;
+            a.load_preset = true;
+        } else if (s.action == "pause" || s.action == "run") {
+            model.paused = s.action == "pause";
+            a.pause_changed = true;
+        } else if (s.action == "step") {
+            a.single_step = true;
+        } else if (s.action == "steps") {
+            model.paused = true;
+            session.set_paused(true);
+            session.request_steps(std::stoi(s.value));
+            session.wait_for_steps();
+        } else if (s.action == "fit") {
+            a.fit_camera = true;
+        } else if (s.action == "reverse") {
+            a.reverse = true;
+        } else if (s.action == "trails") {
+            model.trails = true;
+            model.trail_length = std::stoi(s.value);
+        } else if (s.action == "vectors") {
+            model.vectors = true;
+        } else if (s.action == "accelerations") {
+            model.accel_vectors = true;
+        } else if (s.action == "potential") {
+            model.potential = true;
+            model.potential_res = std::stoi(s.value);
+        } else if (s.action == "screenshot") {
+            screenshot_ = s.value;
+        } else if (s.action == "key") {
+            ScriptInput in;
+            in.active = true;
+            in.key = key_code(s.value.c_str());
+            input_[frame] = in;
+            input_[frame + 1] = ScriptInput{true};
+        } else if (s.action == "click" || s.action == "click_body") {
+            ScriptInput in;
+            in.active = in.down = true;
+            if (s.action == "click") {
+                std::vector<double> v = numbers(s.value);
+                in.x = float(v[0]), in.y = float(v[1]);
+            } else {
+                // Where the body is on screen now, from its position and the camera.
+                w.settle();
+                std::vector<Vec4<float>> pos = session.positions_for_fit();
+                std::size_t i = std::stoul(s.value);
+                if (i >= pos.size()) {
+                    fail("no body " + s.value);
+                } else {
+                    glm::vec2 p = w.window_position(glm::vec3(pos[i].x, pos[i].y, pos[i].z));
+                    in.x = p.x, in.y = p.y;
+                }
+            }
+            input_[frame] = in;
+            in.down = false;
+            input_[frame + 1] = in;
+        } else if (s.action == "drag") {
+            std::vector<double> v = numbers(s.value);
+            ScriptInput in;
+            in.active = in.down = in.shift = true;
+            in.x = float(v[0]), in.y = float(v[1]);
+            input_[frame] = in;
+            in.x = float(v[2]), in.y = float(v[3]);
+            input_[frame + 1] = in;
+            in.down = false;
+            input_[frame + 2] = in;
+        } else if (s.action == "mark") {
+            w.settle();
+            marked_ = session.positions_for_fit();
+        } else if (s.action == "expect_back" || s.action == "expect_kept") {
+            w.settle();
+            std::vector<Vec4<float>> pos = session.positions_for_fit();
+            double tol = std::stod(s.value);
+            std::size_t n = std::min(pos.size(), marked_.size());
+            double d = max_distance(pos, marked_, n);
+            std::cout << "nbody: " << s.action << ": largest distance from the marked positions " << d
+                      << " over " << n << " bodies" << std::endl;
+            if (marked_.empty() || !(d <= tol)) fail("distance " + std::to_string(d) + " > " + s.value);
+        } else if (s.action == "expect_n") {
+            w.settle();
+            if (std::to_string(session.size()) != s.value) {
+                fail("N = " + std::to_string(session.size()));
+            }
+        } else if (s.action == "expect_selected") {
+            if (std::to_string(model.selected) != s.value) fail("selected " + std::to_string(model.selected));
+        } else if (s.action == "expect_param") {
+            w.settle();
+            auto colon = s.value.find(':');
+            std::string name = s.value.substr(0, colon);
+            double want = std::stod(s.value.substr(colon + 1));
+            double got = name == "dt"          ? model.params.dt
+                         : name == "softening" ? model.params.softening
+                                               : model.params.G;
+            if (std::abs(got - want) > 1e-12 * std::max(1.0, std::abs(want))) {
+                fail(name + " = " + std::to_string(got));
+            }
+        } else if (s.action == "save") {
+            w.save_snapshot(s.value);
+        } else if (s.action == "drop") {
+            w.drop_file(s.value);
+        } else if (s.action == "seek") {
+            if (!w.seek_replay(std::size_t(std::max(0LL, std::stoll(s.value))))) fail("not in replay mode");
+        } else if (s.action == "expect_running") {
+            if (w.closing()) fail("the window is closing");
+        }
+        w.apply(a);
+        step_ = nullptr;
+    }
+}
+
+void ScriptRunner::fail(const std::string& why) {
+    request_failed(step_ ? step_->frame : frame_, step_ ? step_->text() : std::string("?"), why);
+}
+
+void ScriptRunner::request_failed(int frame, const std::string& action, const std::string& why) {
+    ++failures_;
+    std::cout << "nbody: test-script: frame " << frame << ": " << action << " FAILED: " << why << std::endl;
+}
+
+const ScriptInput* ScriptRunner::input(int frame) const {
+    auto it = input_.find(frame);
+    return it == input_.end() ? nullptr : &it->second;
+}
+
+std::string ScriptRunner::take_screenshot() {
+    std::string path;
+    path.swap(screenshot_);
+    return path;
+}
+
+}  // namespace nbody
