@@ -21,6 +21,7 @@
 #include "reference.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/presets.hpp"
 #include "thread_exchange.hpp"
