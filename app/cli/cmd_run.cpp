@@ -21,13 +21,13 @@
 #include "process_backend.hpp"
 #include "progress.hpp"
 #include "sim/closest_pair.hpp"
-#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
-#include "sim/integrate/integrators.hpp"
 #include "sim/gravity/interaction.hpp"
-#include "sim/presets.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/presets.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
 
@@ -220,7 +220,9 @@ void sample_encounter(const HostState& s, double G, Encounter& worst) {
 
 struct RunOutcome {
     std::int64_t done = 0;
-    double t = 0;             // simulated time at the end
+    double t = 0;             // simulated time at the end (the integrator's clock)
+    std::int64_t blocks = 0;  // an adaptive integrator's blocks and force+jerk evaluations (StepReport)
+    std::uint64_t body_updates = 0;
     double step_seconds = 0;  // inside Backend::step only
     Diagnostics last;
     double drift = 0;     // |dE/E| from the start to the end
@@ -235,10 +237,14 @@ struct RunOutcome {
 RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& plan, Backend& backend,
                     RunFiles& files, const SnapshotSeries& series, Cluster& cl) {
     const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
-    const bool watch_encounters = sc.params.softening == 0 && cl.root();
+    const bool adaptive = integrator_info(sc.params.integrator).adaptive;
+    // An adaptive integrator resolves encounters by its own steps; its max step says nothing of them.
+    const bool watch_encounters = sc.params.softening == 0 && cl.root() && !adaptive;
     const double n = static_cast<double>(backend.size());
-    Progress progress("run", plan.steps, n * n, progress_settings_from_environment(o.quiet || !cl.root()),
-                      std::cerr);
+    // Interactions per step are N^2 per force evaluation for fixed steps; an adaptive integrator's vary
+    // (0: the progress line shows none).
+    Progress progress("run", plan.steps, adaptive ? 0.0 : n * n,
+                      progress_settings_from_environment(o.quiet || !cl.root()), std::cerr);
 
     RunOutcome r;
     r.t = sc.state.t;
@@ -250,6 +256,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     if (watch_encounters) sample_encounter(sc.state, sc.params.G, r.encounter);
     // A restart begins at a step its snapshot already holds.
     if (broadcast(cl, series.due(sc.step) && o.scenario.restart.empty())) {
+        backend.synchronize();  // a restart from it starts from the bodies alone: so does this run
         const HostState start = backend.get_state();
         if (cl.root()) series.write(sc, start, sc.step);
     }
@@ -288,6 +295,8 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             throw Error(message);
         }
         r.done += chunk;
+        r.blocks += rep.blocks;
+        r.body_updates += rep.body_updates;
         progress.update(r.done);
         const HostState now = backend.get_state();
         r.t = now.t;
@@ -304,6 +313,9 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         if (files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps)) {
             files.trajectory->write(r.done, now);
         }
+        // A snapshot is a restart point: an adaptive integrator drops its levels and jerks there, as a run
+        // restarted from it starts without them, so both go on alike (every process, in step).
+        if (adaptive && broadcast(cl, series.due(sc.step + r.done))) backend.synchronize();
         if (series.due(sc.step + r.done)) series.write(sc, now, sc.step + r.done);
     }
     progress.finish();
@@ -320,20 +332,24 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         : o.scenario.input.empty()  ? (o.scenario.preset.empty() ? presets().front().name : o.scenario.preset)
                                     : o.scenario.input;
     // A tree counts what it evaluated (its last force evaluation, times the evaluations per step); the
-    // direct sum N^2 per evaluation.
-    const std::optional<std::uint64_t> evaluated = backend.last_force_interactions();
+    // direct sum N^2 per evaluation; an adaptive integrator N per body it evaluated (force and jerk).
+    const bool adaptive = integrator_info(sc.params.integrator).adaptive;
+    const std::optional<std::uint64_t> evaluated =
+        adaptive ? std::nullopt : backend.last_force_interactions();
     const double per_step = evaluated
                                 ? double(*evaluated) * integrator_info(sc.params.integrator).force_evaluations
                                 : interactions_per_step(sc.params, backend.size());
-    const double per_second =
-        r.step_seconds > 0 ? per_step * static_cast<double>(r.done) / r.step_seconds : 0.0;
+    const double interactions =
+        adaptive ? double(r.body_updates) * double(backend.size()) : per_step * static_cast<double>(r.done);
+    const double per_second = r.step_seconds > 0 ? interactions / r.step_seconds : 0.0;
+    const double flops = adaptive ? kFlopsPerJerkInteraction : kFlopsPerInteraction;
     const Cluster& cl = cluster();
     const std::string processes =
         cl.distributed() ? " on " + std::to_string(cl.size()) + " processes (mpirun)" : std::string();
     std::cout << "nbody run: " << source << ", N = " << backend.size() << ", " << backend.name() << processes
               << ", " << to_string(sc.precision) << ", " << to_string(sc.params.integrator)
-              << ", dt = " << format_g(sc.params.dt) << ", softening = " << format_g(sc.params.softening)
-              << '\n';
+              << (adaptive ? ", eta = " + format_g(sc.params.eta) + ", max dt = " : std::string(", dt = "))
+              << format_g(sc.params.dt) << ", softening = " << format_g(sc.params.softening) << '\n';
     if (!sc.from_file.empty() || !sc.overridden.empty()) {
         std::cout << "  parameters      ";
         const std::string& file = o.scenario.restart.empty() ? o.scenario.input : o.scenario.restart;
@@ -344,14 +360,26 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         }
         std::cout << '\n';
     }
-    std::cout << "  steps           " << r.done << " (t = " << format_g(sc.state.t, 9) << " -> "
-              << format_g(r.t, 9) << ")\n"
-              << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
+    std::cout << "  " << (adaptive ? "max steps       " : "steps           ") << r.done
+              << " (t = " << format_g(sc.state.t, 9) << " -> " << format_g(r.t, 9) << ")\n";
+    if (adaptive) {
+        // Each block evaluates its active bodies against all N: body_updates of them in all (every body at
+        // each (re)start included), i.e. this many full N^2 evaluations' worth.
+        const double n = double(backend.size());
+        std::cout << "  blocks          " << r.blocks << ", " << r.body_updates
+                  << " force+jerk evaluations of a body (" << format_g(double(r.body_updates) / n, 4)
+                  << " per body, "
+                  << format_g(r.blocks > 0 ? double(r.body_updates) / double(r.blocks) : 0.0, 4)
+                  << " per block)\n";
+    }
+    std::cout << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
               << " s)\n"
               << "  interactions/s  " << format_g(per_second, 4)
-              << (evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
-                            : std::string(" (N^2 per force evaluation; "))
-              << format_g(per_second * kFlopsPerInteraction * 1e-9, 4) << " GFLOP/s at 20 flops each)\n"
+              << (adaptive    ? std::string(" (N per body evaluated; ")
+                  : evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
+                              : std::string(" (N^2 per force evaluation; "))
+              << format_g(per_second * flops * 1e-9, 4) << " GFLOP/s at " << format_g(flops)
+              << " flops each)\n"
               << "  |dE/E|          " << format_g(r.drift, 4) << '\n';
 }
 
@@ -362,7 +390,8 @@ void print_warnings(const Scenario& sc, const RunOutcome& r) {
                   << format_g(kEnergyWarning) << "): try a smaller --dt or a larger --softening\n";
     }
     const Encounter& e = r.encounter;
-    if (sc.params.softening == 0 && sc.params.dt * kMinStepsPerEncounter > e.time_scale) {
+    if (sc.params.softening == 0 && !integrator_info(sc.params.integrator).adaptive &&
+        sc.params.dt * kMinStepsPerEncounter > e.time_scale) {
         std::cerr << "nbody: warning: close encounter with softening 0: bodies " << e.pair.i << " and "
                   << e.pair.j << " came within " << format_g(e.pair.distance, 3)
                   << " (their encounter takes about " << format_g(e.time_scale, 3) << ", less than "
@@ -409,7 +438,15 @@ int run_run_command(const RunOptions& o) {
     if (o.threads > 0) omp_set_num_threads(o.threads);
 
     std::unique_ptr<Backend> backend;
-    agree(cl, [&] { backend = create_process_backend(cl, sc.backend, sc.precision); });
+    agree(cl, [&] {
+        backend = create_process_backend(cl, sc.backend, sc.precision);
+        // Under mpirun only a backend with block steps of its own can share them out (exactly).
+        if (integrator_info(sc.params.integrator).adaptive && !backend->block_steps()) {
+            throw Error(std::string("--integrator ") + to_string(sc.params.integrator) +
+                        " under mpirun needs a " + "backend with block time steps of its own, which " +
+                        sc.backend + " has not (yet): use --backend openmp or serial, or run in one process");
+        }
+    });
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
 
     const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);

@@ -6,11 +6,11 @@
 #include <iostream>
 
 #include "backends/registry.hpp"
-#include "sim/io/csv_io.hpp"
 #include "sim/error.hpp"
+#include "sim/io/csv_io.hpp"
+#include "sim/io/snapshot.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
-#include "sim/io/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
 
@@ -34,7 +34,9 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
                "; same seed, same bodies)")
         ->type_name("S");
     // Finite numbers here; their ranges (which depend on the precision) are validate_params' to check.
-    add_real_option(app, "--dt,--timeStep", o.dt, {}, "time step (default: the preset's)")->type_name("DT");
+    add_real_option(app, "--dt,--timeStep", o.dt, {},
+                    "time step (default: the preset's); with an adaptive integrator (hermite) the max step")
+        ->type_name("DT");
     add_real_option(app, "--softening", o.softening, {},
                     "Plummer softening length epsilon >= 0 (default: the preset's)")
         ->type_name("EPS");
@@ -43,6 +45,12 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     add_real_option(app, "--damping", o.damping, {}, "velocity factor per step (default 1 = none)")
         ->type_name("D");
     add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
+    add_real_option(
+        app, "--eta", o.eta, {},
+        "accuracy of --integrator hermite's step criterion, > 0: smaller is more accurate and slower "
+        "(default " +
+            std::to_string(kDefaultEta).substr(0, 4) + ")")
+        ->type_name("ETA");
     add_name_option(app, "--force", o.force,
                     "force algorithm: " + join(force_algorithm_names()) + " (default direct)");
     add_real_option(
@@ -92,6 +100,7 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
         p.force = *f;
     }
     if (o.theta) p.theta = *o.theta;
+    if (o.eta) p.eta = *o.eta;
     validate_params(p, precision);
     return p;
 }
@@ -135,7 +144,7 @@ Scenario resolve_restart(const ScenarioOptions& o) {
     for (const auto& [given, flag] :
          {std::pair{o.G.has_value(), "--G"}, std::pair{o.dt.has_value(), "--dt"},
           std::pair{o.softening.has_value(), "--softening"}, std::pair{o.damping.has_value(), "--damping"},
-          std::pair{!o.integrator.empty(), "--integrator"}}) {
+          std::pair{!o.integrator.empty(), "--integrator"}, std::pair{o.eta.has_value(), "--eta"}}) {
         if (given) {
             std::cerr << "nbody: warning: " << flag << " overrides the value stored in '" << o.restart
                       << "': the continuation is not the original run\n";

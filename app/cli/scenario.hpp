@@ -27,12 +27,13 @@ struct ScenarioOptions {
     std::string integrator;                           // empty: leapfrog
     std::string force;                                // empty: direct
     std::optional<double> theta;  // the tree's opening angle; unset: kDefaultTheta (or the file's)
+    std::optional<double> eta;    // an adaptive integrator's accuracy; unset: kDefaultEta (or the file's)
     std::string backend;          // empty: the best available (cuda, else openmp)
     std::string precision;        // "float" or "double"; empty: float (with --restart: the file's)
 };
 
-// Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --force, --theta,
-// --backend,
+// Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --eta, --force,
+// --theta, --backend,
 // --precision (and the COSC3500 aliases where they apply) to a CLI11 app. Validation happens in
 // resolve_scenario so every command reports errors the same way.
 void add_scenario_flags(CLI::App& app, ScenarioOptions& o);

@@ -6,8 +6,8 @@
 #include <new>
 
 #include "backends/registry.hpp"
-#include "sim/gravity/backend_force_error.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/backend_force_error.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/util.hpp"
@@ -367,7 +367,7 @@ void SimSession::do_steps() {
             granted_ = std::max(0, granted_ - int(r.steps_done));
         }
         stats_.steps_total += r.steps_done;
-        stats_.sim_time += double(r.steps_done) * p.dt;
+        stats_.sim_time = backend_->time();  // the integrator's clock (we hold the backend's lock)
         window_steps_ += r.steps_done;
         window_busy_ += t1 - t0;
         if (t1 - window_start_ >= kStatsWindow) {
@@ -382,9 +382,11 @@ void SimSession::do_steps() {
     }
     {
         const auto counted = backend_->last_force_interactions();
-        const double inter = counted
-                                 ? double(*counted) * double(integrator_info(p.integrator).force_evaluations)
-                                 : interactions_per_step(p, backend_->size());
+        double inter = counted ? double(*counted) * double(integrator_info(p.integrator).force_evaluations)
+                               : interactions_per_step(p, backend_->size());
+        // An adaptive integrator: each body it evaluated against all N, averaged over these (max) steps.
+        if (integrator_info(p.integrator).adaptive && r.steps_done > 0)
+            inter = double(r.body_updates) * double(backend_->size()) / double(r.steps_done);
         std::lock_guard<std::mutex> c(ctl_mutex_);
         stats_.interactions_per_step = inter;
     }

@@ -26,9 +26,7 @@ namespace nbody {
 inline constexpr int kMaxBlockLevel = 40;
 inline constexpr std::int64_t kTicksPerMaxStep = std::int64_t(1) << kMaxBlockLevel;
 
-// The accuracy parameter eta of the Aarseth criterion when --eta is not given: the largest value with
-// |dE/E| <= 1e-6 on the Plummer sphere of docs/PERFORMANCE.md ("Hermite: choosing eta").
-inline constexpr double kDefaultEta = 0.02;
+// The accuracy parameter eta of Aarseth's criterion is Params::eta (default kDefaultEta, sim/params.hpp).
 // The first step of each body after a (re)start is eta_s |a| / |jerk| with eta_s = eta * this: there are
 // no higher derivatives yet, and this cruder estimate is made safer by starting smaller.
 inline constexpr double kStartEtaFraction = 0.5;

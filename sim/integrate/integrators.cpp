@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "block_steps.hpp"
+
 namespace nbody {
 namespace {
 
@@ -54,6 +56,10 @@ const std::vector<IntegratorInfo> kIntegrators = {
     {Integrator::yoshida4, "yoshida4", 4, 3, true,
      "Forest-Ruth / Yoshida triple jump of leapfrog: 4th order, symplectic, 3 force evaluations per step",
      advance_yoshida4},
+    {Integrator::hermite, "hermite", 4, 0, false,
+     "4th-order Hermite predictor-corrector with block time steps: each body on its own power-of-two "
+     "fraction of dt (the max step), chosen by Aarseth's criterion with --eta",
+     advance_hermite, true},
 };
 
 }  // namespace
