@@ -162,10 +162,7 @@ void accelerations_jerks_of(const Vec4<T>* pos_mass, const Vec4<T>* vel, std::si
         s.vx[i] = vel[i].x, s.vy[i] = vel[i].y, s.vz[i] = vel[i].z;
     }
     const std::ptrdiff_t rows = static_cast<std::ptrdiff_t>(m);
-    // Parallel only where the block is worth waking the threads for (a few active bodies among a few
-    // thousand take microseconds).
-#pragma omp parallel for schedule(static) if (parallel && m * n >= 65536 && m > 1)
-    for (std::ptrdiff_t k = 0; k < rows; ++k) {
+    auto row = [&](std::ptrdiff_t k) {
         const std::size_t i = targets[k];
         const T xi[3] = {s.x[i], s.y[i], s.z[i]}, vi[3] = {s.vx[i], s.vy[i], s.vz[i]};
         T a[3] = {0, 0, 0}, jk[3] = {0, 0, 0};
@@ -179,6 +176,15 @@ void accelerations_jerks_of(const Vec4<T>* pos_mass, const Vec4<T>* vel, std::si
         }
         acc[k] = {G * a[0], G * a[1], G * a[2], T(0)};
         jerk[k] = {G * jk[0], G * jk[1], G * jk[2], T(0)};
+    };
+    // Threads only where the block is worth waking them for: a few active bodies among a few thousand take
+    // microseconds, and a block step makes thousands of such calls. Not even an if(false) parallel region
+    // then: each one re-docks libgomp's idle threads, which spin again.
+    if (parallel && m > 1 && m * n >= 65536) {
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t k = 0; k < rows; ++k) row(k);
+    } else {
+        for (std::ptrdiff_t k = 0; k < rows; ++k) row(k);
     }
 }
 
