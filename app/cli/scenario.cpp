@@ -7,6 +7,7 @@
 
 #include "backends/registry.hpp"
 #include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/memory.hpp"
@@ -74,6 +75,7 @@ std::vector<std::string> given_params(const ScenarioOptions& o) {
     if (o.softening) keys.emplace_back("softening");
     if (o.damping) keys.emplace_back("damping");
     if (!o.integrator.empty()) keys.emplace_back("integrator");
+    if (o.eta) keys.emplace_back("eta");
     return keys;
 }
 
@@ -205,7 +207,9 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
     if (!preset && file.info.has_params) {
         // The file's parameters are the defaults; the summary says which ones a flag replaced.
         const std::vector<std::string> given = given_params(o);
-        for (const char* key : {"G", "softening", "dt", "damping", "integrator"}) {
+        for (const char* key : {"G", "softening", "dt", "damping", "integrator", "eta"}) {
+            // eta only matters (and is only written) for an adaptive integrator.
+            if (std::string(key) == "eta" && !integrator_info(sc.params.integrator).adaptive) continue;
             const bool flag = std::find(given.begin(), given.end(), key) != given.end();
             (flag ? sc.overridden : sc.from_file).emplace_back(key);
         }

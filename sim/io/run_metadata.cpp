@@ -7,8 +7,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "sim/error.hpp"
 #include "input_file.hpp"
+#include "sim/error.hpp"
 
 namespace nbody {
 namespace {
@@ -97,8 +97,9 @@ std::vector<std::string> apply_metadata(const RunMetadata& m, const std::string&
     auto bad = [&](const char* key, const std::string& value) {
         return Error(path + ": bad value '" + value + "' for " + key + " in the parameter lines");
     };
-    const std::pair<const char*, double*> numbers[] = {
-        {"G", &p.G}, {"softening", &p.softening}, {"dt", &p.dt}, {"damping", &p.damping}, {"t", &t}};
+    const std::pair<const char*, double*> numbers[] = {{"G", &p.G},   {"softening", &p.softening},
+                                                       {"dt", &p.dt}, {"damping", &p.damping},
+                                                       {"t", &t},     {"eta", &p.eta}};
     for (const auto& [key, target] : numbers) {
         const std::string* v = wanted(key);
         if (!v) continue;

@@ -4,10 +4,11 @@
 #include <cctype>
 #include <charconv>
 
-#include "sim/platform/atomic_file.hpp"
 #include "csv_io.hpp"
-#include "sim/error.hpp"
 #include "run_metadata.hpp"
+#include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "sim/platform/atomic_file.hpp"
 #include "snapshot_hdf5.hpp"
 #include "tipsy_io.hpp"
 
@@ -61,6 +62,8 @@ RunMetadata csv_metadata(const Snapshot& s) {
     m.set("dt", info.params.dt);
     m.set("damping", info.params.damping);
     m.set("integrator", to_string(info.params.integrator));
+    // An adaptive integrator's accuracy: a restart needs it to continue alike.
+    if (integrator_info(info.params.integrator).adaptive) m.set("eta", info.params.eta);
     if (info.theta) m.set("theta", *info.theta);
     m.set("precision", to_string(info.precision));
     m.set("t", s.state.t);

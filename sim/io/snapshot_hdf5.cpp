@@ -14,9 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "sim/platform/child_process.hpp"
-#include "sim/error.hpp"
 #include "input_file.hpp"
+#include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "sim/platform/child_process.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/validate.hpp"
 
@@ -216,6 +217,8 @@ void write_parameters(const Context& c, hid_t file, const Snapshot& s) {
     attr_double(c, g, "TimeStep", p.dt);
     attr_double(c, g, "Damping", p.damping);
     attr_string(c, g, "Integrator", to_string(p.integrator));
+    // An adaptive integrator's accuracy parameter: a restart continues with it.
+    if (integrator_info(p.integrator).adaptive) attr_double(c, g, "Eta", p.eta);
     attr_string(c, g, "ForceAlgorithm", to_string(p.force));
     if (const auto theta = params_theta(p)) {
         attr_double(c, g, "Theta", *theta);
@@ -391,6 +394,7 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
     const auto i = parse_integrator(integrator);
     if (!i) c.fail("/NBody/Integrator '" + integrator + "' is not an integrator of this nbody");
     p.integrator = *i;
+    p.eta = read_scalar<double>(c, g, where, "Eta", H5T_NATIVE_DOUBLE).value_or(kDefaultEta);
     if (const auto algorithm = read_string(c, g, where, "ForceAlgorithm")) {
         const auto a = parse_force_algorithm(*algorithm);
         if (!a) c.fail("/NBody/ForceAlgorithm '" + *algorithm + "' is not a force algorithm of this nbody");
