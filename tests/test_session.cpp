@@ -1,6 +1,6 @@
-// The window's simulation thread (app/window/sim_session): requests never wait behind a step, drawing gets the
-// bodies between long steps, and the NaN-recovery checkpoint is counted. A gated backend makes "a step
-// in progress" a state the test controls, so nothing here depends on timing.
+// The window's simulation thread (app/window/sim_session): requests never wait behind a step, drawing gets
+// the bodies between long steps, and the NaN-recovery checkpoint is counted. A gated backend makes "a step in
+// progress" a state the test controls, so nothing here depends on timing.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,9 +13,9 @@
 
 #include "app/window/sim_session.hpp"
 #include "backends/registry.hpp"
+#include "reference.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
-#include "reference.hpp"
 
 namespace nbody {
 namespace {
@@ -329,6 +329,32 @@ TEST(SimSession, SnapshotCarriesAccelerationsOnlyWhenAsked) {
     }
     session.set_draw_accelerations(false);
     EXPECT_TRUE(acc_of(true).empty());
+}
+
+}  // namespace
+}  // namespace nbody
+
+namespace nbody {
+namespace {
+
+// With an adaptive integrator the time shown is the backend's (k max steps of dt), and reversing is
+// refused with a reason: each body's step is chosen going forward, so negated velocities do not retrace it.
+TEST(SimSession, HermiteShowsTheIntegratorsTimeAndRefusesToReverse) {
+    Params p;
+    p.integrator = Integrator::hermite;
+    p.dt = 0.125;
+    SimSession session(make_preset(presets().front().name, 64, 1), p, "serial", Precision::f64);
+    session.set_paused(true);
+    session.request_steps(4);
+    session.wait_for_steps();
+    EXPECT_EQ(session.stats().steps_total, 4);
+    EXPECT_EQ(session.stats().sim_time, 0.5);
+    session.reverse();
+    session.wait_for_requests();
+    const std::vector<SessionResult> results = session.take_results();
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].kind, SessionResult::Kind::reverse);
+    EXPECT_NE(results[0].error.find("cannot reverse: hermite"), std::string::npos) << results[0].error;
 }
 
 }  // namespace

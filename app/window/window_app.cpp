@@ -24,6 +24,8 @@
 #include <sstream>
 #include <vector>
 
+#include "app/cli/replay.hpp"
+#include "app/cli/snapshot_options.hpp"
 #include "backends/registry.hpp"
 #include "keys.hpp"
 #include "panel.hpp"
@@ -34,18 +36,16 @@
 #include "render/particle_renderer.hpp"
 #include "render/pick_renderer.hpp"
 #include "render/scene_renderer.hpp"
-#include "app/cli/replay.hpp"
-#include "sim/platform/atomic_file.hpp"
 #include "sim/error.hpp"
-#include "sim/integrate/integrators.hpp"
 #include "sim/gravity/interaction.hpp"
-#include "sim/platform/memory.hpp"
-#include "sim/params.hpp"
-#include "sim/presets.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/params.hpp"
+#include "sim/platform/atomic_file.hpp"
+#include "sim/platform/memory.hpp"
+#include "sim/presets.hpp"
 #include "sim/util.hpp"
 #include "sim_session.hpp"
-#include "app/cli/snapshot_options.hpp"
 #include "test_script.hpp"
 #include "window_files.hpp"
 
@@ -264,8 +264,8 @@ void WindowApp::open(const WindowOptions& o) {
         ImGui::GetStyle().ScaleAllSizes(xs);
         io.FontGlobalScale = xs;
     }
-    // Keys, mouse and wheel all reach the app through ImGui's IO (app/window/keys, handle_mouse), so tests can
-    // drive them the same way.
+    // Keys, mouse and wheel all reach the app through ImGui's IO (app/window/keys, handle_mouse), so tests
+    // can drive them the same way.
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     imgui_key_callback =
         glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
@@ -376,6 +376,10 @@ void WindowApp::apply(const PanelActions& a) {
     if (a.reverse) {
         PendingRequest r;
         r.label = "reversing time...";
+        if (script_step) {  // a refused reversal (an adaptive integrator) counts as a failed action
+            r.script_frame = script_step->frame;
+            r.script_action = script_step->text();
+        }
         r.id = session->reverse();
         pending.push_back(std::move(r));
     }
