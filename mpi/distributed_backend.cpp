@@ -105,6 +105,17 @@ class MpiExchange final : public SourceExchange {
         MPI_Reduce_scatter(all, mine, scalar_counts_.data(), MPI_DOUBLE, MPI_SUM, comm_);
     }
 
+    std::int64_t min_over_slices(std::int64_t v) override {
+        std::int64_t out = 0;
+        MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MIN, comm_);
+        return out;
+    }
+    std::uint64_t sum_over_slices(std::uint64_t v) override {
+        std::uint64_t out = 0;
+        MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, comm_);
+        return out;
+    }
+
     // Rank 0's n bodies `all` into each process's `mine` (count() of them).
     void scatter(const Vec4<double>* all, Vec4<double>* mine) const {
         MPI_Scatterv(all, counts_.data(), displs_.data(), d4_, mine, int(count()), d4_, 0, comm_);
@@ -174,6 +185,14 @@ class DistributedBackend final : public Backend {
     void drift(double h) override { local_->drift(h); }
     void update_forces(const Params& p) override { local_->update_forces(p); }
     void damp(double factor) override { local_->damp(factor); }
+    // The local backend's own block steps, which evaluate each slice's active bodies against every slice's
+    // predicted bodies and agree on each block's time over the exchange, so the run is the one-process run
+    // bit for bit. The generic host-copy ones would see this slice alone: none then.
+    BlockSteps* block_steps() override {
+        BlockSteps* s = local_->block_steps();
+        return s && !s->host_copy() ? s : nullptr;
+    }
+    void synchronize() override { local_->synchronize(); }
     void begin_steps(std::int64_t count) override { local_->begin_steps(count); }
     void begin_step(std::int64_t k) override { local_->begin_step(k); }
 

@@ -11,6 +11,7 @@
 
 #include "diagnostics.hpp"
 #include "params.hpp"
+#include "sim/integrate/block_steps.hpp"
 #include "source_exchange.hpp"
 #include "state.hpp"
 
@@ -22,6 +23,12 @@ struct StepReport {
     bool finite = true;          // false: bad_step/bad_body say where it first went non-finite
     std::int64_t bad_step = -1;  // 1-based index of the failing step within this call
     std::size_t bad_body = 0;    // lowest body index with a non-finite position or velocity
+    double time_advanced = 0;    // simulated time the call advanced, by the integrator's own clock
+    // An adaptive integrator's work (0 for the fixed-step ones): blocks evaluated, and the force+jerk
+    // evaluations of one body against all N summed over them (each block's active bodies, and all N at
+    // each (re)start).
+    std::int64_t blocks = 0;
+    std::uint64_t body_updates = 0;
 };
 
 // Where a backend keeps its bodies between steps.
@@ -63,8 +70,24 @@ class Backend {
     virtual HostState get_state() const = 0;
 
     // Advance `steps` steps of p.integrator with p.dt (sim/integrate/stepper.cpp: the same code for every
-    // backend); stops early on a non-finite value.
+    // backend); stops early on a non-finite value. For an adaptive integrator each step is a max step of
+    // p.dt, at whose end every body is at the same time again.
     StepReport step(const Params& p, std::int64_t steps);
+
+    // The simulated time: what the integrator has advanced (set_state sets it).
+    double time() const { return time_; }
+
+    // The block time steps an adaptive integrator runs on (sim/integrate/block_steps.hpp), with their
+    // state (levels, clocks, accelerations, jerks) where the bodies live. The default works on host copies
+    // of the bodies, taken and put back once per max step through get_state/set_state, so that every
+    // backend runs them; a backend with its own overrides this (the host backends do). nullptr: none can
+    // run here (a distributed run whose backend has no block steps of its own).
+    virtual BlockSteps* block_steps();
+    // Between steps every body is already at the same time (an adaptive integrator's max step ends with
+    // all of them); this also drops what an adaptive integrator keeps beside the bodies, so that the next
+    // step starts from the bodies alone, exactly as a run restarted from a snapshot of them does. Call it
+    // where a snapshot is taken; a no-op for the fixed-step integrators.
+    virtual void synchronize();
 
     // ---- Integrator primitives. h is a time interval in the scenario's units; the backend rounds it to
     // its precision. Device backends may queue and fuse these; nothing here waits for the device.
@@ -145,6 +168,9 @@ class Backend {
 
   protected:
     double time_ = 0;  // simulated time: set_state sets it, step() advances it, get_state reports it
+
+  private:
+    std::unique_ptr<BlockSteps> host_copy_block_steps_;  // the default block_steps(), made when first asked
 };
 
 }  // namespace nbody

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "sim/gravity/force_solver.hpp"
+#include "sim/integrate/hermite_host.hpp"
 #include "validate.hpp"
 
 namespace nbody {
@@ -37,7 +38,9 @@ std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
 template <typename T>
 class CpuBackend final : public Backend {
   public:
-    explicit CpuBackend(CpuKind kind) : kind_(kind) {}
+    explicit CpuBackend(CpuKind kind) : kind_(kind) {
+        blocks_.set_on_move([this] { acc_for_.reset(); });
+    }
 
     std::string name() const override { return kind_ == CpuKind::serial ? "serial" : "openmp"; }
     Precision precision() const override { return precision_of<T>(); }
@@ -49,6 +52,7 @@ class CpuBackend final : public Backend {
         time_ = s.t;
         acc_.assign(state_.size(), Vec4<T>{0, 0, 0, 0});
         acc_for_.reset();
+        blocks_.invalidate();
     }
     HostState get_state() const override {
         HostState s = convert_state<double>(state_);
@@ -62,6 +66,7 @@ class CpuBackend final : public Backend {
             auto& v = state_.vel[i];
             v.x += ht * acc_[i].x, v.y += ht * acc_[i].y, v.z += ht * acc_[i].z;
         }
+        blocks_.invalidate();
     }
     void drift(double h) override {
         const T ht = static_cast<T>(h);
@@ -71,6 +76,7 @@ class CpuBackend final : public Backend {
             x.x += ht * v.x, x.y += ht * v.y, x.z += ht * v.z;
         }
         acc_for_.reset();
+        blocks_.invalidate();
     }
     void update_forces(const Params& p) override {
         if (acc_for_ && same_force_model(*acc_for_, p)) return;
@@ -81,6 +87,7 @@ class CpuBackend final : public Backend {
     void damp(double factor) override {
         const T f = static_cast<T>(factor);
         for (auto& v : state_.vel) v.x *= f, v.y *= f, v.z *= f;
+        blocks_.invalidate();
     }
     std::optional<std::size_t> end_step() override {
         const std::size_t bad = first_nonfinite(state_);
@@ -142,8 +149,13 @@ class CpuBackend final : public Backend {
     bool set_source_exchange(std::shared_ptr<SourceExchange> exchange) override {
         exchange_ = std::move(exchange);
         acc_for_.reset();
+        blocks_.set_exchange(exchange_.get());
         return true;
     }
+
+    // The block time steps on this backend's own state (and, in a distributed run, its slice of it).
+    BlockSteps* block_steps() override { return &blocks_; }
+    void synchronize() override { blocks_.invalidate(); }
 
     BodyValues body(std::size_t i) const override {
         const Vec4<T>& x = state_.pos_mass.at(i);
@@ -202,6 +214,7 @@ class CpuBackend final : public Backend {
     std::shared_ptr<SourceExchange> exchange_;  // set: a distributed run's slice
     std::vector<Vec4<T>> sources_;  // every slice's bodies, gathered for one evaluation  // the one that
                                     // filled acc_ or accelerations() last
+    HostBlockSteps<T> blocks_{state_, kind_ == CpuKind::openmp};  // an adaptive integrator's state
 };
 
 }  // namespace

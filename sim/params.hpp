@@ -8,6 +8,7 @@ enum class Integrator {
     symplectic_euler,  // v += a dt, then x += v dt; 1st order, symplectic
     euler,             // x += v dt, v += a dt with the old a; 1st order, energy grows (for teaching)
     yoshida4,          // Forest-Ruth / Yoshida triple jump of leapfrog: 4th order, 3 force evaluations
+    hermite,           // 4th-order Hermite predictor-corrector, each body on its own block time step <= dt
 };
 
 // Which algorithm sums the gravity, chosen independently of the backend that runs it
@@ -21,6 +22,10 @@ enum class ForceAlgorithm {
 // percentile <= 1e-2 on a Plummer sphere and a uniform cube at N = 65536 and 1M (docs/PERFORMANCE.md).
 inline constexpr double kDefaultTheta = 0.6;
 
+// The Hermite integrator's default accuracy parameter eta (Aarseth's criterion): the largest value with
+// |dE/E| <= 1e-6 to t = 1 on the Plummer sphere of docs/PERFORMANCE.md ("Hermite: choosing eta").
+inline constexpr double kDefaultEta = 0.02;
+
 struct Params {
     double G = 1.0;          // gravitational constant, in the scenario's units
     double dt = 0.01;        // time step
@@ -29,17 +34,19 @@ struct Params {
     Integrator integrator = Integrator::leapfrog;
     ForceAlgorithm force = ForceAlgorithm::direct;
     double theta = kDefaultTheta;  // the tree's opening angle (its range: the tree's SettingInfo)
+    double eta = kDefaultEta;      // an adaptive integrator's accuracy (its range: hermite's SettingInfo)
 };
 
 // One numeric setting of a force algorithm or an integrator, described once: the flag --NAME, --help,
 // the panel's slider, validation, the files' metadata and bench all read this description, so a new
 // setting needs nothing but its registry entry and its Params field.
 struct SettingInfo {
-    const char* name;       // the flag --NAME, the panel's label, the CSV metadata key ("theta")
-    const char* file_name;  // the HDF5 /NBody attribute ("Theta")
-    const char* help;       // one line for --help and tooltips, without the range and default
-    double min, max;        // the valid range, both ends included
-    double Params::*field;  // where the value lives
+    const char* name;          // the flag --NAME, the panel's label, the CSV metadata key ("theta")
+    const char* file_name;     // the HDF5 /NBody attribute ("Theta")
+    const char* help;          // one line for --help and tooltips, without the range and default
+    double min, max;           // the valid range, both ends included
+    double Params::*field;     // where the value lives
+    bool logarithmic = false;  // the panel's slider moves over the exponent (a range of decades)
 
     double default_value() const { return Params{}.*field; }
     bool in_range(double v) const { return v >= min && v <= max; }  // false for NaN

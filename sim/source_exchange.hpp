@@ -4,6 +4,7 @@
 // masses of ALL bodies (the sources) onto the backend's own bodies (the targets). sim/ knows nothing of
 // the transport: the gather may be MPI, or anything that fills the array in global order.
 #include <cstddef>
+#include <cstdint>
 
 #include "error.hpp"
 #include "state.hpp"
@@ -34,6 +35,11 @@ class SourceExchange {
     // sum, [first(), first() + its count), in `mine`. Host memory. Only where can_sum_into_slices().
     virtual void sum_into_slices(const Vec4<float>* /*all*/, Vec4<float>* /*mine*/) { unsupported(); }
     virtual void sum_into_slices(const Vec4<double>* /*all*/, Vec4<double>* /*mine*/) { unsupported(); }
+
+    // Collective: the smallest of every slice's `v` (an adaptive integrator's next block time), and the
+    // sum of every slice's `v` (its counts). A single slice's own value by default.
+    virtual std::int64_t min_over_slices(std::int64_t v) { return v; }
+    virtual std::uint64_t sum_over_slices(std::uint64_t v) { return v; }
 
   private:
     [[noreturn]] static void unsupported() { throw Error("this source exchange cannot sum into slices"); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -9,6 +10,9 @@
 
 #include "error.hpp"
 #include "run_settings.hpp"
+#include "sim/integrate/block_steps.hpp"
+#include "sim/integrate/hermite.hpp"
+#include "sim/integrate/integrators.hpp"
 
 // Body indices in messages are 0-based, as in the body CSV's data rows (the first body is body 0) and in
 // trajectory files. A state read from a file (BodySource) is also named by FILE:LINE, as the reader does.
@@ -131,6 +135,7 @@ void validate_params(const Params& p) {
             throw Error(std::string(s->name) + " must be in [" + num(s->min) + ", " + num(s->max) +
                         "] (got " + num(v) + ")");
     }
+    check_block_model(p);
 }
 
 void validate_params(const Params& p, Precision precision) {
@@ -146,6 +151,18 @@ void validate_params(const Params& p, Precision precision) {
         if (const char* problem = f32 ? range_problem<float>(eps2) : nullptr)
             throw Error("softening = " + num(p.softening) + " is " + problem +
                         " for float precision (its square is out of float range; use --precision double)");
+    }
+    // An adaptive integrator's finest step, dt / 2^kMaxBlockLevel, must be a normal number: below that the
+    // predictor's steps would flush to zero and the bodies freeze while their clocks run.
+    if (integrator_info(p.integrator).adaptive) {
+        const double finest = std::ldexp(p.dt, -kMaxBlockLevel);
+        const char* problem = f32 ? range_problem<float>(finest) : range_problem<double>(finest);
+        if (problem && p.dt > 0) {
+            throw Error("dt = " + num(p.dt) + " is too small a max step for the " + to_string(p.integrator) +
+                        " integrator: its finest step dt / 2^" + std::to_string(kMaxBlockLevel) + " = " +
+                        num(finest) + " underflows " + to_string(precision) +
+                        " precision (use a larger --dt)");
+        }
     }
     if (!f32) return;
     const struct {

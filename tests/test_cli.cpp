@@ -25,6 +25,7 @@
 #include "backends/registry.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
+#include "sim/io/snapshot.hpp"
 #include "sim/presets.hpp"
 #include "temp_dir.hpp"
 
@@ -491,6 +492,57 @@ TEST_F(CliTest, TEndEndsExactlyAtTWithAShortLastStep) {
     EXPECT_EQ(rows[0], "step,t,kinetic,potential,total,rel_drift,px,py,pz");
     EXPECT_EQ(rows[3].rfind("11,", 0), 0u) << rows[3];
     EXPECT_EQ(std::stod(rows[3].substr(3)), 0.105) << rows[3];
+}
+
+// --integrator hermite: the accuracy parameter and the max step are checked like every other value.
+TEST_F(CliTest, RejectsBadEtaAndAbsurdMaxSteps) {
+    expect_rejected({"--integrator", "hermite", "--eta", "0"}, "--eta must be in [1e-06, 1] (got '0')");
+    expect_rejected({"--integrator", "hermite", "--eta", "-0.01"},
+                    "--eta must be in [1e-06, 1] (got '-0.01')");
+    expect_rejected({"--integrator", "hermite", "--eta", "2"}, "--eta must be in [1e-06, 1] (got '2')");
+    expect_rejected({"--integrator", "hermite", "--eta", "nan"}, "--eta must be a finite number (got 'nan')");
+    expect_rejected({"--integrator", "hermite", "--eta", "inf"}, "--eta must be a finite number (got 'inf')");
+    expect_rejected(
+        {"--integrator", "hermite", "--dt", "1e-300", "--precision", "double"},
+        "dt = 1e-300 is too small a max step for the hermite integrator: its finest step dt / 2^40");
+    expect_rejected({"--integrator", "hermite", "--dt", "1e-28"}, "underflows float precision");
+    expect_rejected({"--integrator", "hermite", "--force", "tree"},
+                    "the hermite integrator needs the direct sum (force direct)");
+}
+
+// Block times are dyadic fractions of the max step, so the run synchronizes at T (a shortened last max
+// step) and ends there exactly; the log rows are at max-step ends, where every body shares one time; the
+// summary counts the blocks and the force+jerk evaluations.
+TEST_F(CliTest, HermiteEndsExactlyAtTEndAndCountsItsBlocks) {
+    const std::string in =
+        write_file("fig8.csv",
+                   "x,y,z,vx,vy,vz,m\n-0.97000436,0.24308753,0,0.466203685,0.43236573,0,1\n"
+                   "0.97000436,-0.24308753,0,0.466203685,0.43236573,0,1\n"
+                   "0,0,0,-0.93240737,-0.86473146,0,1\n");
+    const std::string out = file("end.csv"), log = file("energy.csv");
+    const CliResult r =
+        run_cli({"run",    "--input",  in,        "--integrator", "hermite",     "--softening", "0",
+                 "--dt",   "0.1",      "--t-end", "1.05",         "--precision", "double",      "--backend",
+                 "serial", "--output", out,       "--energy-log", log,           "--log-every", "5"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("hermite (eta 0.02), direct, max dt = 0.1"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("max steps       11 (t = 0 -> 1.05)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("force+jerk evaluations of a body"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("GFLOP/s at 42 flops each"), std::string::npos) << r.out;
+    EXPECT_EQ(read_snapshot(out).state.t, 1.05);  // from the output's parameter lines
+    const auto rows = data_lines([&] {
+        std::ifstream f(log);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    }());
+    ASSERT_EQ(rows.size(), 5u);  // header, steps 0, 5, 10 and the end
+    EXPECT_EQ(rows[4].rfind("11,", 0), 0u) << rows[4];
+    EXPECT_EQ(std::stod(rows[4].substr(3)), 1.05) << rows[4];
+
+    // --steps K: K max steps of dt, K dt of simulated time.
+    const CliResult k = run_cli({"run", "--input", in, "--integrator", "hermite", "--softening", "0", "--dt",
+                                 "0.25", "--steps", "4", "--backend", "openmp", "--quiet"});
+    ASSERT_EQ(k.code, 0) << k.err;
+    EXPECT_NE(k.out.find("max steps       4 (t = 0 -> 1)"), std::string::npos) << k.out;
 }
 
 TEST_F(CliTest, LogAndTrajectoryCadence) {

@@ -333,3 +333,29 @@ TEST(SimSession, SnapshotCarriesAccelerationsOnlyWhenAsked) {
 
 }  // namespace
 }  // namespace nbody
+
+namespace nbody {
+namespace {
+
+// With an adaptive integrator the time shown is the backend's (k max steps of dt), and reversing is
+// refused with a reason: each body's step is chosen going forward, so negated velocities do not retrace it.
+TEST(SimSession, HermiteShowsTheIntegratorsTimeAndRefusesToReverse) {
+    Params p;
+    p.integrator = Integrator::hermite;
+    p.dt = 0.125;
+    SimSession session(make_preset(presets().front().name, 64, 1), p, "serial", Precision::f64);
+    session.set_paused(true);
+    session.request_steps(4);
+    session.wait_for_steps();
+    EXPECT_EQ(session.stats().steps_total, 4);
+    EXPECT_EQ(session.stats().sim_time, 0.5);
+    session.reverse();
+    session.wait_for_requests();
+    const std::vector<SessionResult> results = session.take_results();
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].kind, SessionResult::Kind::reverse);
+    EXPECT_NE(results[0].error.find("cannot reverse: hermite"), std::string::npos) << results[0].error;
+}
+
+}  // namespace
+}  // namespace nbody

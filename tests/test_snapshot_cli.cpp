@@ -15,6 +15,7 @@
 #include "app/cli/replay.hpp"
 #include "app/commands.hpp"
 #include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/snapshot.hpp"
 #include "temp_dir.hpp"
 
@@ -114,6 +115,50 @@ TEST_F(SnapshotCliTest, RestartContinuesBitForBit) {
             EXPECT_EQ(b.info.seed, 5u);
             EXPECT_TRUE(identical(read_snapshot(file("series/snap_000200.h5")).state, a.state));
             fs::remove_all(file("series"));
+        }
+    }
+}
+
+// --integrator hermite: a snapshot is a restart point. The run that writes it synchronizes there (drops its
+// levels and jerks, which a restart from the bodies cannot have), so an unbroken run with the same series
+// and a run restarted from one of its snapshots go on bit for bit; eta travels in the file. An unbroken run
+// without the series keeps its levels across that time and differs (which shows the test can tell).
+TEST_F(SnapshotCliTest, HermiteRestartContinuesBitForBitWhereBothSynchronize) {
+    if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+    for (const std::string backend : {"serial", "openmp"}) {
+        for (const std::string precision : {"float", "double"}) {
+            SCOPED_TRACE(backend + " " + precision);
+            const std::vector<std::string> common = {
+                "--preset",    "plummer", "--n",          "96",      "--seed", "9",    "--backend", backend,
+                "--precision", precision, "--integrator", "hermite", "--eta",  "0.01", "--quiet"};
+            auto run = [&](std::vector<std::string> args, bool with_common = true) {
+                args.insert(args.begin(), "run");
+                if (with_common) args.insert(args.end(), common.begin(), common.end());
+                const CliResult r = run_cli(args);
+                EXPECT_EQ(r.code, 0) << r.err;
+                return r;
+            };
+            run({"--steps", "40", "--output", file("whole.h5"), "--snapshot-every", "20", "--snapshot-dir",
+                 file("whole_series")});
+            run({"--steps", "40", "--output", file("unsynchronized.h5")});
+            run({"--steps", "20", "--snapshot-every", "20", "--snapshot-dir", file("series")});
+            const Snapshot mid = read_snapshot(file("series/snap_000020.h5"));
+            EXPECT_EQ(mid.info.params.eta, 0.01);
+            EXPECT_EQ(to_string(mid.info.params.integrator), std::string("hermite"));
+            const CliResult r = run({"--restart", file("series/snap_000020.h5"), "--steps", "20", "--backend",
+                                     backend, "--output", file("continued.h5"), "--quiet"},
+                                    false);
+            EXPECT_EQ(r.err, "");  // nothing overridden
+            const Snapshot whole = read_snapshot(file("whole.h5"));
+            const Snapshot continued = read_snapshot(file("continued.h5"));
+            EXPECT_TRUE(identical(whole.state, continued.state));
+            EXPECT_EQ(continued.info.params.eta, 0.01);
+            EXPECT_FALSE(identical(read_snapshot(file("unsynchronized.h5")).state, whole.state));
+            // A CSV's parameter lines carry eta too.
+            run({"--steps", "0", "--output", file("start.csv")});
+            EXPECT_EQ(read_snapshot(file("start.csv")).info.params.eta, 0.01);
+            fs::remove_all(file("series"));
+            fs::remove_all(file("whole_series"));
         }
     }
 }

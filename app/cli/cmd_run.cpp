@@ -45,13 +45,20 @@ constexpr double kEnergyWarning = 1e-2;
 // With softening 0, an encounter whose time scale spans fewer steps than this is not resolved.
 constexpr double kMinStepsPerEncounter = 10.0;
 
-// "direct", "tree (theta 0.6)": the force algorithm with the settings it takes.
+// "tree (theta 0.6)": a registry entry's name with the values of the settings it takes.
+std::string with_settings(const char* name, const std::vector<SettingInfo>& settings, const Params& p) {
+    std::string values;
+    for (const SettingInfo& s : settings)
+        values += (values.empty() ? "" : ", ") + std::string(s.name) + " " + format_g(p.*s.field);
+    return values.empty() ? name : std::string(name) + " (" + values + ")";
+}
+
 std::string force_text(const Params& p) {
-    std::string out = to_string(p.force);
-    std::string settings;
-    for (const SettingInfo& s : force_algorithm_info(p.force).settings)
-        settings += (settings.empty() ? "" : ", ") + std::string(s.name) + " " + format_g(p.*s.field);
-    return settings.empty() ? out : out + " (" + settings + ")";
+    return with_settings(to_string(p.force), force_algorithm_info(p.force).settings, p);
+}
+
+std::string integrator_text(const Params& p) {
+    return with_settings(to_string(p.integrator), integrator_info(p.integrator).settings, p);
 }
 
 // How many steps a run takes and, for --t-end, the length of the last one.
@@ -225,7 +232,9 @@ void sample_encounter(const HostState& s, double G, Encounter& worst) {
 
 struct RunOutcome {
     std::int64_t done = 0;
-    double t = 0;             // simulated time at the end
+    double t = 0;             // simulated time at the end (the integrator's clock)
+    std::int64_t blocks = 0;  // an adaptive integrator's blocks and force+jerk evaluations (StepReport)
+    std::uint64_t body_updates = 0;
     double step_seconds = 0;  // inside Backend::step only
     Diagnostics last;
     double drift = 0;     // |dE/E| from the start to the end
@@ -240,10 +249,14 @@ struct RunOutcome {
 RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& plan, Backend& backend,
                     RunFiles& files, const SnapshotSeries& series, Cluster& cl) {
     const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
-    const bool watch_encounters = sc.params.softening == 0 && cl.root();
+    const bool adaptive = integrator_info(sc.params.integrator).adaptive;
+    // An adaptive integrator resolves encounters by its own steps; its max step says nothing of them.
+    const bool watch_encounters = sc.params.softening == 0 && cl.root() && !adaptive;
     const double n = static_cast<double>(backend.size());
-    Progress progress("run", plan.steps, n * n, progress_settings_from_environment(o.quiet || !cl.root()),
-                      std::cerr);
+    // Interactions per step are N^2 per force evaluation for fixed steps; an adaptive integrator's vary
+    // (0: the progress line shows none).
+    Progress progress("run", plan.steps, adaptive ? 0.0 : n * n,
+                      progress_settings_from_environment(o.quiet || !cl.root()), std::cerr);
 
     RunOutcome r;
     r.t = sc.state.t;
@@ -255,6 +268,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     if (watch_encounters) sample_encounter(sc.state, sc.params.G, r.encounter);
     // A restart begins at a step its snapshot already holds.
     if (broadcast(cl, series.due(sc.step) && o.scenario.restart.empty())) {
+        backend.synchronize();  // a restart from it starts from the bodies alone: so does this run
         const HostState start = backend.get_state();
         if (cl.root()) series.write(sc, start, sc.step);
     }
@@ -293,6 +307,8 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             throw Error(message);
         }
         r.done += chunk;
+        r.blocks += rep.blocks;
+        r.body_updates += rep.body_updates;
         progress.update(r.done);
         const HostState now = backend.get_state();
         r.t = now.t;
@@ -309,6 +325,9 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         if (files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps)) {
             files.trajectory->write(r.done, now);
         }
+        // A snapshot is a restart point: an adaptive integrator drops its levels and jerks there, as a run
+        // restarted from it starts without them, so both go on alike (every process, in step).
+        if (adaptive && broadcast(cl, series.due(sc.step + r.done))) backend.synchronize();
         if (series.due(sc.step + r.done)) series.write(sc, now, sc.step + r.done);
     }
     progress.finish();
@@ -325,19 +344,23 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         : o.scenario.input.empty()  ? (o.scenario.preset.empty() ? presets().front().name : o.scenario.preset)
                                     : o.scenario.input;
     // A tree counts what it evaluated (its last force evaluation, times the evaluations per step); the
-    // direct sum N^2 per evaluation.
-    const std::optional<std::uint64_t> evaluated = backend.last_force_interactions();
+    // direct sum N^2 per evaluation; an adaptive integrator N per body it evaluated (force and jerk).
+    const bool adaptive = integrator_info(sc.params.integrator).adaptive;
+    const std::optional<std::uint64_t> evaluated =
+        adaptive ? std::nullopt : backend.last_force_interactions();
     const double per_step = evaluated
                                 ? double(*evaluated) * integrator_info(sc.params.integrator).force_evaluations
                                 : interactions_per_step(sc.params, backend.size());
-    const double per_second =
-        r.step_seconds > 0 ? per_step * static_cast<double>(r.done) / r.step_seconds : 0.0;
+    const double interactions =
+        adaptive ? double(r.body_updates) * double(backend.size()) : per_step * static_cast<double>(r.done);
+    const double per_second = r.step_seconds > 0 ? interactions / r.step_seconds : 0.0;
+    const double flops = adaptive ? kFlopsPerJerkInteraction : kFlopsPerInteraction;
     const Cluster& cl = cluster();
     const std::string processes =
         cl.distributed() ? " on " + std::to_string(cl.size()) + " processes (mpirun)" : std::string();
     std::cout << "nbody run: " << source << ", N = " << backend.size() << ", " << backend.name() << processes
-              << ", " << to_string(sc.precision) << ", " << to_string(sc.params.integrator) << ", "
-              << force_text(sc.params) << ", dt = " << format_g(sc.params.dt)
+              << ", " << to_string(sc.precision) << ", " << integrator_text(sc.params) << ", "
+              << force_text(sc.params) << (adaptive ? ", max dt = " : ", dt = ") << format_g(sc.params.dt)
               << ", softening = " << format_g(sc.params.softening) << '\n';
     if (!sc.from_file.empty() || !sc.overridden.empty()) {
         std::cout << "  parameters      ";
@@ -349,14 +372,26 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         }
         std::cout << '\n';
     }
-    std::cout << "  steps           " << r.done << " (t = " << format_g(sc.state.t, 9) << " -> "
-              << format_g(r.t, 9) << ")\n"
-              << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
+    std::cout << "  " << (adaptive ? "max steps       " : "steps           ") << r.done
+              << " (t = " << format_g(sc.state.t, 9) << " -> " << format_g(r.t, 9) << ")\n";
+    if (adaptive) {
+        // Each block evaluates its active bodies against all N: body_updates of them in all (every body at
+        // each (re)start included), i.e. this many full N^2 evaluations' worth.
+        const double n = double(backend.size());
+        std::cout << "  blocks          " << r.blocks << ", " << r.body_updates
+                  << " force+jerk evaluations of a body (" << format_g(double(r.body_updates) / n, 4)
+                  << " per body, "
+                  << format_g(r.blocks > 0 ? double(r.body_updates) / double(r.blocks) : 0.0, 4)
+                  << " per block)\n";
+    }
+    std::cout << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
               << " s)\n"
               << "  interactions/s  " << format_g(per_second, 4)
-              << (evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
-                            : std::string(" (N^2 per force evaluation; "))
-              << format_g(per_second * kFlopsPerInteraction * 1e-9, 4) << " GFLOP/s at 20 flops each)\n"
+              << (adaptive    ? std::string(" (N per body evaluated; ")
+                  : evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
+                              : std::string(" (N^2 per force evaluation; "))
+              << format_g(per_second * flops * 1e-9, 4) << " GFLOP/s at " << format_g(flops)
+              << " flops each)\n"
               << "  |dE/E|          " << format_g(r.drift, 4) << '\n';
 }
 
@@ -367,7 +402,8 @@ void print_warnings(const Scenario& sc, const RunOutcome& r) {
                   << format_g(kEnergyWarning) << "): try a smaller --dt or a larger --softening\n";
     }
     const Encounter& e = r.encounter;
-    if (sc.params.softening == 0 && sc.params.dt * kMinStepsPerEncounter > e.time_scale) {
+    if (sc.params.softening == 0 && !integrator_info(sc.params.integrator).adaptive &&
+        sc.params.dt * kMinStepsPerEncounter > e.time_scale) {
         std::cerr << "nbody: warning: close encounter with softening 0: bodies " << e.pair.i << " and "
                   << e.pair.j << " came within " << format_g(e.pair.distance, 3)
                   << " (their encounter takes about " << format_g(e.time_scale, 3) << ", less than "
@@ -414,7 +450,15 @@ int run_run_command(const RunOptions& o) {
     if (o.threads > 0) omp_set_num_threads(o.threads);
 
     std::unique_ptr<Backend> backend;
-    agree(cl, [&] { backend = create_process_backend(cl, sc.backend, sc.precision); });
+    agree(cl, [&] {
+        backend = create_process_backend(cl, sc.backend, sc.precision);
+        // Under mpirun only a backend with block steps of its own can share them out (exactly).
+        if (integrator_info(sc.params.integrator).adaptive && !backend->block_steps()) {
+            throw Error(std::string("--integrator ") + to_string(sc.params.integrator) +
+                        " under mpirun needs a " + "backend with block time steps of its own, which " +
+                        sc.backend + " has not (yet): use --backend openmp or serial, or run in one process");
+        }
+    });
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
 
     const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);

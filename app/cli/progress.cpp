@@ -72,9 +72,11 @@ std::string Progress::line(std::int64_t done, double elapsed_s) const {
                        fmt("%.0f", std::floor(pct)) + "%)";
     if (elapsed_s > 0 && done > 0) {
         const double steps_per_s = static_cast<double>(done) / elapsed_s;
-        text += ", " + fmt("%.3g", steps_per_s) + " steps/s, " +
-                fmt("%.3g", steps_per_s * interactions_per_step_) + " interactions/s, ETA " +
-                duration_text(static_cast<double>(total_ - done) / steps_per_s);
+        text += ", " + fmt("%.3g", steps_per_s) + " steps/s, ";
+        // 0: the interactions per step vary (an adaptive integrator), none shown.
+        if (interactions_per_step_ > 0)
+            text += fmt("%.3g", steps_per_s * interactions_per_step_) + " interactions/s, ";
+        text += "ETA " + duration_text(static_cast<double>(total_ - done) / steps_per_s);
     }
     return text;
 }

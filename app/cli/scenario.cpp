@@ -37,7 +37,9 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
                "; same seed, same bodies)")
         ->type_name("S");
     // Finite numbers here; their ranges (which depend on the precision) are validate_params' to check.
-    add_real_option(app, "--dt,--timeStep", o.dt, {}, "time step (default: the preset's)")->type_name("DT");
+    add_real_option(app, "--dt,--timeStep", o.dt, {},
+                    "time step (default: the preset's); with an adaptive integrator (hermite) the max step")
+        ->type_name("DT");
     add_real_option(app, "--softening", o.softening, {},
                     "Plummer softening length epsilon >= 0 (default: the preset's)")
         ->type_name("EPS");

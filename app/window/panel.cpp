@@ -11,6 +11,7 @@
 #include "backends/registry.hpp"
 #include "keys.hpp"
 #include "sim/gravity/force_algorithms.hpp"
+#include "sim/gravity/force_solver.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
@@ -120,7 +121,10 @@ bool slider_double(const char* label, double& v, double lo, double hi, const cha
 // A slider per setting of the chosen force algorithm or integrator, over the setting's own range.
 void settings_controls(Params& p, const std::vector<SettingInfo>& settings) {
     for (const SettingInfo& s : settings) {
-        slider_double(s.name, p.*s.field, s.min, s.max, "%.3g");
+        if (s.logarithmic)
+            log_slider(s.name, p.*s.field, s.min, s.max, "%.3g");
+        else
+            slider_double(s.name, p.*s.field, s.min, s.max, "%.3g");
         tooltip_for_last(setting_help(s).c_str());
     }
 }
@@ -163,10 +167,22 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     ImGui::SameLine();
     if (ImGui::Button("Step (S)")) a.single_step = true;
     ImGui::SameLine();
+    // An adaptive integrator chooses its steps going forward: negating the velocities does not retrace it.
+    const bool adaptive = integrator_info(m.params.integrator).adaptive;
+    ImGui::BeginDisabled(adaptive);
     if (ImGui::Button("Reverse (B)")) a.reverse = true;
-    tooltip_for_last(
-        "Negates every velocity: leapfrog is time-reversible, so running on retraces the motion "
-        "back to the start (a classic demonstration; try the figure-eight).");
+    ImGui::EndDisabled();
+    if (adaptive) {
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip(
+                "Off with %s: each body's step is chosen going forward, so negating the velocities does "
+                "not retrace the motion. Choose leapfrog or yoshida4 to reverse.",
+                to_string(m.params.integrator));
+    } else {
+        tooltip_for_last(
+            "Negates every velocity: leapfrog is time-reversible, so running on retraces the motion "
+            "back to the start (a classic demonstration; try the figure-eight).");
+    }
     ImGui::SliderInt("steps / frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d",
                      ImGuiSliderFlags_AlwaysClamp);
     m.steps_per_frame = std::clamp(m.steps_per_frame, 1, kMaxStepsPerFrame);

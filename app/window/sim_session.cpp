@@ -367,7 +367,7 @@ void SimSession::do_steps() {
             granted_ = std::max(0, granted_ - int(r.steps_done));
         }
         stats_.steps_total += r.steps_done;
-        stats_.sim_time += double(r.steps_done) * p.dt;
+        stats_.sim_time = backend_->time();  // the integrator's clock (we hold the backend's lock)
         window_steps_ += r.steps_done;
         window_busy_ += t1 - t0;
         if (t1 - window_start_ >= kStatsWindow) {
@@ -382,9 +382,11 @@ void SimSession::do_steps() {
     }
     {
         const auto counted = backend_->last_force_interactions();
-        const double inter = counted
-                                 ? double(*counted) * double(integrator_info(p.integrator).force_evaluations)
-                                 : interactions_per_step(p, backend_->size());
+        double inter = counted ? double(*counted) * double(integrator_info(p.integrator).force_evaluations)
+                               : interactions_per_step(p, backend_->size());
+        // An adaptive integrator: each body it evaluated against all N, averaged over these (max) steps.
+        if (integrator_info(p.integrator).adaptive && r.steps_done > 0)
+            inter = double(r.body_updates) * double(backend_->size()) / double(r.steps_done);
         std::lock_guard<std::mutex> c(ctl_mutex_);
         stats_.interactions_per_step = inter;
     }
@@ -648,6 +650,13 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
 std::string SimSession::apply_edit(const Request& r) {
     std::lock_guard<std::mutex> lk(backend_mutex_);
     const bool add = r.kind == SessionResult::Kind::add_body;
+    const Integrator integrator = params().integrator;
+    if (!add && integrator_info(integrator).adaptive) {
+        // The key and the test script reach here too (the panel's button is disabled).
+        return std::string("cannot reverse: ") + to_string(integrator) +
+               " chooses each body's step going forward, so negating the velocities does not retrace the "
+               "motion (choose leapfrog or yoshida4 to reverse)";
+    }
     try {
         HostState cur = backend_->get_state();
         if (add) {

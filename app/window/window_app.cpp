@@ -337,6 +337,7 @@ void WindowApp::apply(const PanelActions& a) {
     if (a.reverse) {
         PendingRequest r;
         r.label = "reversing time...";
+        tag_with_script_step(r);  // a refused reversal (an adaptive integrator) fails a scripted action
         r.id = session->reverse();
         pending.add(std::move(r));
     }

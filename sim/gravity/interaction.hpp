@@ -97,4 +97,37 @@ NBODY_HD T potential_term(T dx, T dy, T dz, T m, T eps2) {
 #endif
 }
 
+// FLOPs of one force-and-jerk interaction (the Hermite integrator's, add_interaction_jerk below), counted
+// by the convention of kFlopsPerInteraction (the reciprocal square root as 2): r and v (3 + 3 sub),
+// |r|^2 + eps^2 (3 mul + 3 add), the reciprocal square root (2), inv^2 (1), w = m inv^3 (2), r.v (3 mul +
+// 2 add), alpha = 3 r.v inv^2 (2), a += w r (3 mul + 3 add), j += w (v - alpha r) (3 mul + 3 sub + 3 mul +
+// 3 add) = 42.
+inline constexpr double kFlopsPerJerkInteraction = 42.0;
+
+// One source's acceleration and jerk (its time derivative) at a target, for r = x_j - x_i and
+// v = v_j - v_i (source minus target), divided by G:
+//   a += m r / (|r|^2 + eps^2)^{3/2}
+//   j += m [v - 3 (r.v) r / (|r|^2 + eps^2)] / (|r|^2 + eps^2)^{3/2}
+// Plummer softening as in add_interaction; the jerk is the exact derivative of the softened acceleration.
+// A source at the target's own position and velocity adds exactly 0 when eps > 0; at eps = 0 the caller
+// skips it (0/0).
+template <typename T>
+NBODY_HD void add_interaction_jerk(T dx, T dy, T dz, T dvx, T dvy, T dvz, T m, T eps2, T& ax, T& ay, T& az,
+                                   T& jx, T& jy, T& jz) {
+    const T inv = inv_sqrt(softened_distance2(dx, dy, dz, eps2));
+    const T inv2 = inv * inv;
+    const T w = m * inv * inv2;
+#if defined(__CUDA_ARCH__)
+    const T alpha = T(3) * fma(dx, dvx, fma(dy, dvy, dz * dvz)) * inv2;
+    add_weighted(dx, dy, dz, w, ax, ay, az);
+    jx = fma(w, fma(-alpha, dx, dvx), jx);
+    jy = fma(w, fma(-alpha, dy, dvy), jy);
+    jz = fma(w, fma(-alpha, dz, dvz), jz);
+#else
+    const T alpha = T(3) * (dx * dvx + dy * dvy + dz * dvz) * inv2;
+    ax += w * dx, ay += w * dy, az += w * dz;
+    jx += w * (dvx - alpha * dx), jy += w * (dvy - alpha * dy), jz += w * (dvz - alpha * dz);
+#endif
+}
+
 }  // namespace nbody

@@ -126,6 +126,74 @@ void field_at_targets(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targe
     }
 }
 
+namespace {
+
+// sum over j in [j0, j1) of the force and jerk terms of source j on a target at (xi, vi), added to a and j.
+template <typename T>
+inline void jerk_row_sum(const JerkScratch<T>& s, const T* xi, const T* vi, T eps2, std::size_t j0,
+                         std::size_t j1, T* a, T* jk) {
+    const T* __restrict__ x = s.x.data();
+    const T* __restrict__ y = s.y.data();
+    const T* __restrict__ z = s.z.data();
+    const T* __restrict__ m = s.m.data();
+    const T* __restrict__ vx = s.vx.data();
+    const T* __restrict__ vy = s.vy.data();
+    const T* __restrict__ vz = s.vz.data();
+    T ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
+#pragma omp simd reduction(+ : ax, ay, az, jx, jy, jz)
+    for (std::size_t j = j0; j < j1; ++j) {
+        add_interaction_jerk(x[j] - xi[0], y[j] - xi[1], z[j] - xi[2], vx[j] - vi[0], vy[j] - vi[1],
+                             vz[j] - vi[2], m[j], eps2, ax, ay, az, jx, jy, jz);
+    }
+    a[0] += ax, a[1] += ay, a[2] += az;
+    jk[0] += jx, jk[1] += jy, jk[2] += jz;
+}
+
+}  // namespace
+
+template <typename T>
+void accelerations_jerks_of(const Vec4<T>* pos_mass, const Vec4<T>* vel, std::size_t n,
+                            const std::size_t* targets, std::size_t m, T G, T eps2, Vec4<T>* acc,
+                            Vec4<T>* jerk, bool parallel, JerkScratch<T>& s) {
+    s.x.resize(n), s.y.resize(n), s.z.resize(n), s.m.resize(n), s.vx.resize(n), s.vy.resize(n),
+        s.vz.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        s.x[i] = pos_mass[i].x, s.y[i] = pos_mass[i].y, s.z[i] = pos_mass[i].z, s.m[i] = pos_mass[i].w;
+        s.vx[i] = vel[i].x, s.vy[i] = vel[i].y, s.vz[i] = vel[i].z;
+    }
+    const std::ptrdiff_t rows = static_cast<std::ptrdiff_t>(m);
+    auto row = [&](std::ptrdiff_t k) {
+        const std::size_t i = targets[k];
+        const T xi[3] = {s.x[i], s.y[i], s.z[i]}, vi[3] = {s.vx[i], s.vy[i], s.vz[i]};
+        T a[3] = {0, 0, 0}, jk[3] = {0, 0, 0};
+        if (eps2 > T(0)) {
+            // The self-term has r = 0 and v = 0 and adds exactly 0: one unbroken loop.
+            jerk_row_sum(s, xi, vi, eps2, 0, n, a, jk);
+        } else {
+            // eps = 0: skip j = i (0/0) by splitting the row.
+            jerk_row_sum(s, xi, vi, eps2, 0, i, a, jk);
+            jerk_row_sum(s, xi, vi, eps2, i + 1, n, a, jk);
+        }
+        acc[k] = {G * a[0], G * a[1], G * a[2], T(0)};
+        jerk[k] = {G * jk[0], G * jk[1], G * jk[2], T(0)};
+    };
+    // Threads only where the block is worth waking them for: a few active bodies among a few thousand take
+    // microseconds, and a block step makes thousands of such calls. Not even an if(false) parallel region
+    // then: each one re-docks libgomp's idle threads, which spin again.
+    if (parallel && m > 1 && m * n >= 65536) {
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t k = 0; k < rows; ++k) row(k);
+    } else {
+        for (std::ptrdiff_t k = 0; k < rows; ++k) row(k);
+    }
+}
+
+template void accelerations_jerks_of<float>(const Vec4<float>*, const Vec4<float>*, std::size_t,
+                                            const std::size_t*, std::size_t, float, float, Vec4<float>*,
+                                            Vec4<float>*, bool, JerkScratch<float>&);
+template void accelerations_jerks_of<double>(const Vec4<double>*, const Vec4<double>*, std::size_t,
+                                             const std::size_t*, std::size_t, double, double, Vec4<double>*,
+                                             Vec4<double>*, bool, JerkScratch<double>&);
 template void field_at_targets<float>(const Vec4<float>*, std::size_t, const Vec4<float>*, std::size_t, float,
                                       float, Vec4<float>*, float*, bool, ForceScratch<float>&);
 template void field_at_targets<double>(const Vec4<double>*, std::size_t, const Vec4<double>*, std::size_t,

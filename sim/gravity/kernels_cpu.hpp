@@ -40,4 +40,20 @@ template <typename T>
 void field_at_targets(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m, T G,
                       T eps2, Vec4<T>* acc, T* potential, bool parallel, ForceScratch<T>& scratch);
 
+// Structure-of-arrays copies of positions, masses and velocities for the force-and-jerk loop.
+template <typename T>
+struct JerkScratch {
+    using Array = std::vector<T, AlignedAllocator<T>>;
+    Array x, y, z, m, vx, vy, vz;
+};
+
+// Acceleration and jerk (G included) of the m targets, given as indices into the n sources, each against
+// every source but itself (sim/gravity/interaction.hpp's add_interaction_jerk): the Hermite integrator's
+// active bodies against all predicted bodies. Each target's row is one SIMD sum, whatever the thread, so
+// the result does not depend on `parallel` (targets split across OpenMP threads) or on the thread count.
+template <typename T>
+void accelerations_jerks_of(const Vec4<T>* pos_mass, const Vec4<T>* vel, std::size_t n,
+                            const std::size_t* targets, std::size_t m, T G, T eps2, Vec4<T>* acc,
+                            Vec4<T>* jerk, bool parallel, JerkScratch<T>& scratch);
+
 }  // namespace nbody

@@ -16,11 +16,15 @@ struct IntegratorInfo {
     Integrator id;
     const char* name;       // command-line and panel name
     int order;              // global order of accuracy in dt
-    int force_evaluations;  // per step, once the acceleration cache is warm
+    int force_evaluations;  // per step, once the acceleration cache is warm (0: adaptive, see below)
     bool symplectic;
     const char* description;  // one line for --help and tooltips
     // One step of size p.dt, without damping (step() applies that after the sequence).
     void (*advance)(Backend& b, const Params& p);
+    // Adaptive: each body on its own step, at most p.dt, through the backend's block steps
+    // (sim/integrate/block_steps.hpp); a step of size p.dt is then a max step, after which every body is at
+    // the same time. Its force evaluations are counted by the blocks (StepReport), not per step.
+    bool adaptive = false;
     std::vector<SettingInfo> settings = {};  // what it takes besides dt (none of the fixed-step ones)
 };
 

@@ -16,6 +16,10 @@ constexpr std::int64_t kMaxBatch = std::int64_t(1) << 30;
 StepReport Backend::step(const Params& p, std::int64_t steps) {
     const IntegratorInfo& integrator = integrator_info(p.integrator);
     StepReport r;
+    const double t0 = time_;
+    // An adaptive integrator's work, from its block steps' counters.
+    BlockSteps* blocks = integrator.adaptive ? block_steps() : nullptr;
+    const BlockCounters before = blocks ? blocks->counters() : BlockCounters{};
     while (r.steps_done < steps && r.finite) {
         const std::int64_t batch = std::min(kMaxBatch, steps - r.steps_done);
         std::int64_t done = 0;
@@ -37,6 +41,12 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
         for (std::int64_t k = 0; k < done; ++k) time_ += p.dt;
         if (bad) r.finite = false, r.bad_step = r.steps_done + bad->step, r.bad_body = bad->body;
         r.steps_done += done;
+    }
+    r.time_advanced = time_ - t0;
+    if (blocks) {
+        const BlockCounters after = blocks->counters();
+        r.blocks = after.blocks - before.blocks;
+        r.body_updates = after.body_updates - before.body_updates;
     }
     return r;
 }

@@ -7,6 +7,7 @@
 #include "csv_io.hpp"
 #include "run_metadata.hpp"
 #include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "snapshot_hdf5.hpp"
 #include "tipsy_io.hpp"

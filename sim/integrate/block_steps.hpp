@@ -1,0 +1,87 @@
+#pragma once
+// Block time steps: what a backend offers an adaptive integrator (--integrator hermite) so that it can
+// keep each body's own clock, level, acceleration and jerk in its own memory (host arrays, or a GPU's) and
+// advance a subset of the bodies. The integrator (sim/integrate/hermite.cpp) only orders these calls; the
+// physics of each one is sim/integrate/hermite.hpp's, shared by host and device. A backend offers them
+// through Backend::block_steps(); one that does not gets a generic host version that copies its bodies out
+// and back once per max step.
+//
+// One max step (Params::dt) of the integrator:
+//   if (!ready(p)) init(p);                 every body at tick 0
+//   do { b = next_block(); predict(b.tick); evaluate(); correct(b.tick); } while (b.tick < kTicksPerMaxStep);
+//   finish_max_step();                      every body at tick kTicksPerMaxStep: clocks back to 0
+// Between max steps every body is at the same time, so get_state, diagnostics, drawing and snapshots see
+// one consistent system; Backend::synchronize() also drops the state kept here (invalidate), so that what
+// follows depends on the bodies alone, as after a restart from them.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/params.hpp"
+
+namespace nbody {
+
+// The next block: its time, in ticks since the max step began (sim/integrate/hermite.hpp), and how many
+// bodies are due then (the active set: every body with t_i + level_ticks(level_i) == tick).
+struct NextBlock {
+    std::int64_t tick = 0;
+    std::size_t active = 0;
+};
+
+// What the block steps have done since the backend was made (never reset; differences make rates).
+struct BlockCounters {
+    std::int64_t blocks = 0;         // blocks evaluated
+    std::uint64_t body_updates = 0;  // sum of the active bodies over those blocks: force+jerk evaluations
+                                     // of one body against all N (init's all-body evaluations included)
+    std::int64_t starts = 0;         // init calls: (re)starts from the bodies alone
+};
+
+class BlockSteps {
+  public:
+    virtual ~BlockSteps() = default;
+
+    // Whether the kept state (levels, clocks, accelerations, jerks) still belongs to the bodies and to p:
+    // false before the first init, after the bodies were changed from outside (set_state, kick, drift,
+    // damp), after invalidate(), or when p's dt, eta, G, softening or force differ from init's.
+    virtual bool ready(const Params& p) = 0;
+    // (Re)starts from the bodies' positions and velocities at the current time: the acceleration and jerk
+    // of every body against all (a force evaluation), each body's level from hermite_start_step, every
+    // clock at tick 0. Keeps p's dt (the max step), eta, G and softening for the calls below.
+    virtual void init(const Params& p) = 0;
+    // The earliest time any body is due (the smallest t_i + level_ticks(level_i)) and the bodies due then,
+    // which become the active set. A GPU backend reads back this one small result per block.
+    virtual NextBlock next_block() = 0;
+    // Predicts every body's position and velocity to `tick` (hermite_predict from its own time).
+    virtual void predict(std::int64_t tick) = 0;
+    // Acceleration and jerk of each active body at its predicted state, against every predicted body
+    // (add_interaction_jerk, self excluded, G included).
+    virtual void evaluate() = 0;
+    // Corrects every active body (hermite_correct), sets its clock to `tick` and its next level
+    // (level_for_step of the criterion's step, then next_level).
+    virtual void correct(std::int64_t tick) = 0;
+    // After the block at kTicksPerMaxStep (every body there): the clocks start the next max step at 0.
+    virtual void finish_max_step() = 0;
+    // Drops the kept state: the next max step starts with init, from the bodies alone.
+    virtual void invalidate() = 0;
+
+    virtual BlockCounters counters() const = 0;
+    // Each body's current level (its step is dt / 2^level), host copy; empty before init.
+    virtual std::vector<int> levels() const = 0;
+    // True for the generic version that works on host copies of the bodies (it only sees the bodies a
+    // backend's get_state returns, so it cannot serve one slice of a distributed run).
+    virtual bool host_copy() const { return false; }
+};
+
+// Whether a block state made by init(a) still serves parameters b: same max step, eta and force model.
+bool same_block_model(const Params& a, const Params& b);
+
+// Throws nbody::Error unless p's force algorithm serves block steps: the direct sum (the tree gives no
+// jerk). validate_params calls it for every adaptive integrator.
+void check_block_model(const Params& p);
+
+class Backend;
+// One max step p.dt of the Hermite integrator over b.block_steps(), in the order above
+// (sim/integrate/hermite.cpp). Throws nbody::Error if b offers no block steps.
+void advance_hermite(Backend& b, const Params& p);
+
+}  // namespace nbody

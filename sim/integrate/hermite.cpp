@@ -1,0 +1,58 @@
+// The Hermite integrator's max step, in the order sim/integrate/block_steps.hpp describes, over whatever
+// block steps the backend offers; and the generic block steps every backend has.
+#include "hermite.hpp"
+
+#include <string>
+
+#include "hermite_host.hpp"
+#include "integrators.hpp"
+#include "sim/backend.hpp"
+#include "sim/error.hpp"
+#include "sim/gravity/force_solver.hpp"
+
+namespace nbody {
+
+bool same_block_model(const Params& a, const Params& b) {
+    return a.dt == b.dt && a.eta == b.eta && same_force_model(a, b);
+}
+
+void check_block_model(const Params& p) {
+    if (!integrator_info(p.integrator).adaptive || p.force == ForceAlgorithm::direct) return;
+    std::string fixed;
+    for (const IntegratorInfo& i : builtin_integrators()) {
+        if (!i.adaptive) fixed += std::string(fixed.empty() ? "" : ", ") + i.name;
+    }
+    throw Error(std::string("the ") + to_string(p.integrator) + " integrator needs the direct sum (force " +
+                to_string(ForceAlgorithm::direct) + ") for its force and jerk; the " + to_string(p.force) +
+                " gives no jerk (use --force " + to_string(ForceAlgorithm::direct) + ", or the " +
+                to_string(p.force) + " with " + fixed + ")");
+}
+
+BlockSteps* Backend::block_steps() {
+    if (!host_copy_block_steps_) host_copy_block_steps_ = make_host_copy_block_steps(*this);
+    return host_copy_block_steps_.get();
+}
+
+void Backend::synchronize() {
+    if (host_copy_block_steps_) host_copy_block_steps_->invalidate();
+}
+
+void advance_hermite(Backend& b, const Params& p) {
+    BlockSteps* s = b.block_steps();
+    if (!s) {
+        throw Error("the hermite integrator needs block time steps, which the " + b.name() +
+                    " backend does not offer here (serial and openmp do)");
+    }
+    check_block_model(p);
+    if (!s->ready(p)) s->init(p);
+    NextBlock block;
+    do {
+        block = s->next_block();
+        s->predict(block.tick);
+        s->evaluate();
+        s->correct(block.tick);
+    } while (block.tick < kTicksPerMaxStep);
+    s->finish_max_step();
+}
+
+}  // namespace nbody

@@ -1,0 +1,147 @@
+#pragma once
+// The fourth-order Hermite predictor-corrector with individual block time steps (Makino & Aarseth 1992,
+// PASJ 44, 141), written once for the host and the device: every function here is NBODY_HD (no CUDA
+// header; nvcc marks them __host__ __device__). A backend only writes the loops around them
+// (sim/integrate/block_steps.hpp says which); the order of the block scheme is driven by
+// sim/integrate/hermite.cpp.
+//
+// Time inside one max step dt_max (Params::dt) is counted in integer ticks of dt_max / 2^kMaxBlockLevel, so
+// block times are exact and every body's clock sits on the grid of its own step:
+//   level L: step dt_max / 2^L = level_ticks(L) ticks; a body at level L is due at t_i + level_ticks(L).
+//   A block is every body due at the earliest such time; the last block of a max step (tick
+//   kTicksPerMaxStep) holds every body, so at the end of each max step all bodies share one time.
+// Per block: predict every body to the block time (hermite_predict), evaluate the force and jerk of the
+// active bodies against all predicted bodies (add_interaction_jerk), correct the active ones
+// (hermite_correct), then give each its next level (next_level): finer at any block, coarser by one level
+// at most and only where the block time is a multiple of the doubled step.
+#include <cmath>
+#include <cstdint>
+
+#include "sim/gravity/interaction.hpp"
+#include "sim/state.hpp"
+
+namespace nbody {
+
+// The finest level: steps down to dt_max / 2^40 (a body asking for less is held there).
+inline constexpr int kMaxBlockLevel = 40;
+inline constexpr std::int64_t kTicksPerMaxStep = std::int64_t(1) << kMaxBlockLevel;
+
+// The accuracy parameter eta of Aarseth's criterion is Params::eta (default kDefaultEta, sim/params.hpp).
+// The first step of each body after a (re)start is eta_s |a| / |jerk| with eta_s = eta * this: there are
+// no higher derivatives yet, and this cruder estimate is made safer by starting smaller.
+inline constexpr double kStartEtaFraction = 0.5;
+
+// Ticks in one step of `level`.
+NBODY_HD std::int64_t level_ticks(int level) {
+    return kTicksPerMaxStep >> level;
+}
+
+// `ticks` ticks as a time: ticks / 2^40 is exact (a dyadic fraction), times dt_max one rounding, so equal
+// tick differences give equal times on every body and backend.
+NBODY_HD double ticks_to_time(std::int64_t ticks, double dt_max) {
+    return (double(ticks) * (1.0 / double(kTicksPerMaxStep))) * dt_max;
+}
+
+// The coarsest level whose step dt_max / 2^L does not exceed `dt`: 0 where dt >= dt_max, is infinite or
+// NaN (no force, or a criterion with nothing to limit it), kMaxBlockLevel at most.
+NBODY_HD int level_for_step(double dt, double dt_max) {
+    int level = 0;
+    double step = dt_max;
+    while (level < kMaxBlockLevel && step > dt) {
+        step *= 0.5;
+        ++level;
+    }
+    return level;
+}
+
+// The level a body corrected at block time `tick` takes next, from its current level and the level its
+// criterion wants: finer at once (a step may shrink at any block); one level coarser at most, and only if
+// `tick` is a multiple of the doubled step, so the body stays on the block grid; otherwise unchanged.
+NBODY_HD int next_level(int current, int wanted, std::int64_t tick) {
+    if (wanted >= current) return wanted;
+    if (current > 0 && tick % level_ticks(current - 1) == 0) return current - 1;
+    return current;
+}
+
+// sqrt in double on either side (the host's std::sqrt is correctly rounded; so is the device's).
+NBODY_HD double hermite_sqrt(double x) {
+#if defined(__CUDA_ARCH__)
+    return ::sqrt(x);
+#else
+    return std::sqrt(x);
+#endif
+}
+
+// |(x, y, z)|, in double.
+template <typename T>
+NBODY_HD double norm3(const Vec4<T>& v) {
+    const double x = v.x, y = v.y, z = v.z;
+    return hermite_sqrt(x * x + y * y + z * z);
+}
+
+// The first step of a body after a (re)start: eta_s |a| / |jerk| (a NaN or infinite result, e.g. no
+// force at all, reads as dt_max through level_for_step).
+template <typename T>
+NBODY_HD double hermite_start_step(double eta, const Vec4<T>& a, const Vec4<T>& j) {
+    return kStartEtaFraction * eta * norm3(a) / norm3(j);
+}
+
+// Aarseth's criterion dt = sqrt(eta (|a| |a2| + |j|^2) / (|j| |a3| + |a2|^2)) from the acceleration, jerk,
+// snap a2 and crackle a3 at the same time (magnitudes, in double).
+NBODY_HD double aarseth_step(double eta, double a, double j, double a2, double a3) {
+    return hermite_sqrt(eta * (a * a2 + j * j) / (j * a3 + a2 * a2));
+}
+
+// The predictor: x and v Taylor-expanded over h from a body's own time with its acceleration and jerk,
+//   xp = x + h v + h^2/2 a + h^3/6 j,   vp = v + h a + h^2/2 j   (mass carried in xp.w).
+template <typename T>
+NBODY_HD void hermite_predict(const Vec4<T>& x, const Vec4<T>& v, const Vec4<T>& a, const Vec4<T>& j, T h,
+                              Vec4<T>& xp, Vec4<T>& vp) {
+    const T half = T(0.5), sixth = T(1) / T(6);
+    xp.x = x.x + h * (v.x + h * (half * a.x + h * sixth * j.x));
+    xp.y = x.y + h * (v.y + h * (half * a.y + h * sixth * j.y));
+    xp.z = x.z + h * (v.z + h * (half * a.z + h * sixth * j.z));
+    xp.w = x.w;
+    vp.x = v.x + h * (a.x + h * half * j.x);
+    vp.y = v.y + h * (a.y + h * half * j.y);
+    vp.z = v.z + h * (a.z + h * half * j.z);
+    vp.w = T(0);
+}
+
+// The corrector of Makino & Aarseth (1992) for a body that was predicted over h (xp, vp) from its state at
+// t0 (a0, j0) and has its new force and jerk at t0 + h (a1, j1): the Hermite interpolation of a over the
+// step gives the snap and crackle at t0,
+//   a2 h^2 = -6 (a0 - a1) - h (4 j0 + 2 j1),   a3 h^3 = 12 (a0 - a1) + 6 h (j0 + j1),
+// and the corrected
+//   x1 = xp + h^4/24 a2 + h^5/120 a3,   v1 = vp + h^3/6 a2 + h^4/24 a3.
+// Kept as the h-scaled products above (no division by h^3 in float). Returns the step Aarseth's criterion
+// asks for at t0 + h, with a2(t0 + h) = a2 + h a3, in the units of h (double).
+template <typename T>
+NBODY_HD double hermite_correct(const Vec4<T>& xp, const Vec4<T>& vp, const Vec4<T>& a0, const Vec4<T>& j0,
+                                const Vec4<T>& a1, const Vec4<T>& j1, T h, double eta, Vec4<T>& x1,
+                                Vec4<T>& v1) {
+    const T c2x = T(-6) * (a0.x - a1.x) - h * (T(4) * j0.x + T(2) * j1.x);
+    const T c2y = T(-6) * (a0.y - a1.y) - h * (T(4) * j0.y + T(2) * j1.y);
+    const T c2z = T(-6) * (a0.z - a1.z) - h * (T(4) * j0.z + T(2) * j1.z);
+    const T c3x = T(12) * (a0.x - a1.x) + T(6) * h * (j0.x + j1.x);
+    const T c3y = T(12) * (a0.y - a1.y) + T(6) * h * (j0.y + j1.y);
+    const T c3z = T(12) * (a0.z - a1.z) + T(6) * h * (j0.z + j1.z);
+    const T h2 = h * h;
+    const T x24 = T(1) / T(24), x120 = T(1) / T(120), x6 = T(1) / T(6);
+    x1.x = xp.x + h2 * (x24 * c2x + x120 * c3x);
+    x1.y = xp.y + h2 * (x24 * c2y + x120 * c3y);
+    x1.z = xp.z + h2 * (x24 * c2z + x120 * c3z);
+    x1.w = xp.w;
+    v1.x = vp.x + h * (x6 * c2x + x24 * c3x);
+    v1.y = vp.y + h * (x6 * c2y + x24 * c3y);
+    v1.z = vp.z + h * (x6 * c2z + x24 * c3z);
+    v1.w = T(0);
+    // The criterion in double: a2(t1) h^2 = c2 + c3, a3 h^3 = c3.
+    const double hd = h;
+    const Vec4<double> snap{double(c2x) + double(c3x), double(c2y) + double(c3y), double(c2z) + double(c3z),
+                            0};
+    const Vec4<double> crackle{c3x, c3y, c3z, 0};
+    return aarseth_step(eta, norm3(a1), norm3(j1), norm3(snap) / (hd * hd), norm3(crackle) / (hd * hd * hd));
+}
+
+}  // namespace nbody

@@ -1,0 +1,77 @@
+#pragma once
+// The block time steps (sim/integrate/block_steps.hpp) on host memory: the serial and openmp backends'
+// own, and the generic version every other backend gets (it works on host copies of the bodies).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "block_steps.hpp"
+#include "sim/gravity/kernels_cpu.hpp"
+#include "sim/source_exchange.hpp"
+#include "sim/state.hpp"
+
+namespace nbody {
+
+class Backend;
+
+// Block steps over `bodies`, which the owner keeps (a backend's own state; the object must outlive this).
+// Per body: its clock in ticks, its level, its acceleration and jerk at its own time, and its predicted
+// position and velocity. The active set's force and jerk run on all OpenMP threads where `parallel`; each
+// body's sum is the same whatever the threads, so serial and openmp give the same bits.
+template <typename T>
+class HostBlockSteps final : public BlockSteps {
+  public:
+    HostBlockSteps(State<T>& bodies, bool parallel) : bodies_(bodies), parallel_(parallel) {}
+
+    // A distributed run's slice: `bodies` are bodies [first, first + count) of exchange->total(); every
+    // evaluation gathers all slices' predicted bodies, and every block's time is the earliest over all
+    // slices (both collective: every slice makes the same calls). nullptr: the bodies are the whole system.
+    void set_exchange(SourceExchange* exchange) {
+        exchange_ = exchange;
+        invalidate();
+    }
+    // Called whenever correct() has moved the bodies (the owner's acceleration cache is then stale).
+    void set_on_move(std::function<void()> f) { on_move_ = std::move(f); }
+
+    bool ready(const Params& p) override { return params_ && same_block_model(*params_, p); }
+    void init(const Params& p) override;
+    NextBlock next_block() override;
+    void predict(std::int64_t tick) override;
+    void evaluate() override;
+    void correct(std::int64_t tick) override;
+    void finish_max_step() override;
+    void invalidate() override { params_.reset(); }
+    BlockCounters counters() const override { return counters_; }
+    std::vector<int> levels() const override { return params_ ? level_ : std::vector<int>{}; }
+
+  private:
+    // Force and jerk of the bodies in active_ at the predicted state of all bodies, into a1_ and j1_.
+    void evaluate_active();
+
+    State<T>& bodies_;
+    bool parallel_;
+    SourceExchange* exchange_ = nullptr;
+    std::function<void()> on_move_;
+    std::optional<Params> params_;     // what init was given; empty: no valid state
+    std::vector<Vec4<T>> acc_, jerk_;  // at each body's own time
+    std::vector<Vec4<T>> xp_, vp_;     // predicted to the current block
+    std::vector<std::int64_t> t_;      // each body's clock, ticks since the max step began
+    std::vector<int> level_;
+    std::vector<std::size_t> active_;         // this backend's indices of the active bodies
+    std::vector<std::size_t> active_global_;  // the same in the whole system (the sources' indices)
+    std::vector<Vec4<T>> a1_, j1_;            // force and jerk of the active bodies
+    std::vector<Vec4<T>> all_x_, all_v_;      // a distributed run's gathered sources
+    JerkScratch<T> scratch_;
+    BlockCounters counters_;
+    std::uint64_t pending_updates_ = 0;  // this slice's active bodies since the last count
+};
+
+// The generic block steps of a backend that has none of its own: at the start of each max step the
+// bodies come out (get_state) and, when they are no longer exactly the ones put back last time, the state
+// restarts from them; at its end they go back (set_state). Host memory, all OpenMP threads, the backend's
+// precision.
+std::unique_ptr<BlockSteps> make_host_copy_block_steps(Backend& backend);
+
+}  // namespace nbody
