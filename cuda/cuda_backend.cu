@@ -26,15 +26,6 @@ void require_device() {
 }
 
 template <typename T>
-std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
-    std::vector<Vec4<double>> out(in.size());
-    std::transform(in.begin(), in.end(), out.begin(), [](const Vec4<T>& a) {
-        return Vec4<double>{a.x, a.y, a.z, a.w};
-    });
-    return out;
-}
-
-template <typename T>
 class CudaBackend final : public Backend {
   public:
     explicit CudaBackend(const ForceLaunch& launch) : launch_(launch) {
