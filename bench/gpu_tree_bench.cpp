@@ -22,6 +22,7 @@
 #include "cuda/step_kernels.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_error.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "sim/presets.hpp"
 
 namespace {
@@ -97,8 +98,8 @@ int main(int argc, char** argv) {
                         pos[i] = {float(p.x), float(p.y), float(p.z), float(p.w)};
                         vel[i] = {float(v.x), float(v.y), float(v.z), 0.0f};
                     }
-                    const float G = float(info->params.G), eps = float(info->params.softening);
-                    const float eps2 = eps * eps, dt = float(info->params.dt);
+                    const float G = float(info->params.G);
+                    const float eps2 = softening2<float>(info->params), dt = float(info->params.dt);
                     DeviceBuffer<Vec4<float>> d_pos(n), d_vel(n), d_acc(n);
                     DeviceBuffer<unsigned long long> bad(1);
                     CUDA_CHECK(cudaMemcpy(d_pos.data(), pos.data(), d_pos.bytes(), cudaMemcpyHostToDevice));
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
                     CUDA_CHECK(cudaMemcpy(acc.data(), d_acc.data(), d_acc.bytes(), cudaMemcpyDeviceToHost));
                     const std::vector<std::size_t> sample =
                         sample_size > 0 ? error_sample(n, sample_size) : std::vector<std::size_t>{};
-                    const ForceErrorStats err = sample_errors(pos, acc, sample, G, double(eps));
+                    const ForceErrorStats err = sample_errors(pos, acc, sample, G, info->params.softening);
 
                     // Whole leapfrog steps: kick + drift, forces, kick.
                     UpdateSequence<float> kick_drift, kick;

@@ -14,6 +14,7 @@
 #include "pinned_buffer.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_solver.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "sim/platform/memory.hpp"
 #include "step_kernels.hpp"
 
@@ -181,8 +182,8 @@ class CudaBackend final : public Backend {
         } else if (with_potential) {
             const std::size_t prow = potential_rows(n_);
             DeviceBuffer<double> partials(prow);
-            const int written = launch_potential(pos_.data(), n_, p.softening * p.softening, partials.data(),
-                                                 int(prow), nullptr);
+            const int written =
+                launch_potential(pos_.data(), n_, softening2<double>(p), partials.data(), int(prow), nullptr);
             std::vector<double> ph(static_cast<std::size_t>(written));
             partials.copy_to_host(ph.data(), ph.size());
             double sum = 0;
