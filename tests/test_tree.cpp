@@ -13,6 +13,7 @@
 
 #include "backends/registry.hpp"
 #include "sim/diagnostics.hpp"
+#include "sim/error.hpp"
 #include "sim/gravity/backend_force_error.hpp"
 #include "sim/gravity/force_error.hpp"
 #include "sim/gravity/force_solver.hpp"
@@ -436,6 +437,18 @@ TEST(Tree, LeafSizeEdges) {
             EXPECT_LE(r.pot.max, 1e-2) << "leaf " << leaf << " n " << n;
         }
     }
+}
+
+// The CPU tree's one fixed limit is its 32-bit body and cell indices (its walk's stack grows as needed):
+// more bodies than they hold is a clear error before anything is read or allocated (an assert used to
+// guard this, gone from release builds, where the indices would have wrapped silently).
+TEST(Tree, BodiesBeyondThirtyTwoBitIndicesAreAClearError) {
+    const Vec4<float> one{0, 0, 0, 1};
+    Octree<float> tree;
+    EXPECT_THROW(tree.build(&one, std::size_t(1) << 32), Error);
+    tree.build(&one, 1);  // and the tree still builds afterwards
+    EXPECT_EQ(tree.size(), 1u);
+    EXPECT_EQ(tree.cells().size(), 1u);
 }
 
 // One body 10^4 away from a Plummer sphere: the root cube becomes huge, so the sphere's bodies share
