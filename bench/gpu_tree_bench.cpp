@@ -175,16 +175,17 @@ int main(int argc, char** argv) {
                         preset.c_str(), n, group_cut, mono_power, med, steady, double(ph.sort),
                         double(ph.build), double(ph.moments), double(ph.walk),
                         double(st.interactions) / double(n), err.median, err.p99, err.max, st.nodes, st.depth,
-                        (st2.node_overflow || st2.stack_overflow) ? "  OVERFLOW" : "");
+                        st2.node_overflow ? "  NODE STORAGE FULL" : "");
                     std::printf(
                         "    cells %.0f/body (%.0f as monopoles), lane use %.1f%%, %.1f walk iterations "
                         "and %.0f sources "
-                        "evaluated per run of 32 targets\n",
+                        "evaluated per run of 32 targets; stack peak %d of %d\n",
                         double(st.cell_interactions) / double(n),
                         double(st.monopole_interactions) / double(n),
                         100.0 * double(st.interactions) / (32.0 * double(st.warp_evaluations)),
                         32.0 * double(st.walk_iterations) / double(n),
-                        32.0 * double(st.warp_evaluations) / double(n));
+                        32.0 * double(st.warp_evaluations) / double(n), st2.stack_peak,
+                        kDeviceTreeStackBound);
                     std::printf(
                         "csv,%s,%zu,%.3f,%d,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.3e,%.3e,%.3e,%zu,%"
                         "zu,%d\n",
