@@ -80,6 +80,15 @@ struct DeviceTree::Impl {
             throw Error("GPU tree: " + std::to_string(std::max(n_sources, n_targets)) +
                         " bodies is beyond the tree's 32-bit indices");
         }
+        // The int node counter passes capacity once storage runs out: by the children (<= 8) of every
+        // cell of more than leaf_size bodies that tries to split, at that level and the next (the one
+        // after is empty). A wrapped counter would hand out live nodes' slots again, so keep it in range
+        // (leaf size 1 from N ~ 1.5e8, leaf size 2 from ~2.3e8; larger leaves never, below the limit above).
+        const std::size_t splitting = n_sources / std::size_t(settings.leaf_size + 1);
+        if (node_capacity(n_sources, settings.leaf_size) + 2 * 8 * splitting > std::size_t(INT32_MAX)) {
+            throw Error("GPU tree: " + std::to_string(n_sources) + " bodies at leaf size " +
+                        std::to_string(settings.leaf_size) + " is beyond the tree's 32-bit node counter");
+        }
         const bool first = counters.size() == 0;
         if (first) {
             counters.resize(kLevels + 5);

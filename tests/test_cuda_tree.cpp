@@ -366,6 +366,10 @@ TEST(CudaTree, LeafSizesAndBadArguments) {
     // Sizes beyond the tree's 32-bit indices: a clear error before any allocation.
     EXPECT_THROW(DeviceTree(std::size_t(1) << 33), Error);
     EXPECT_THROW(DeviceTree(10, (std::size_t(1) << 32) + 5), Error);
+    // ... and beyond the node counter, which a full node storage pushes past capacity (leaf size 1).
+    DeviceTreeSettings leaf1;
+    leaf1.leaf_size = 1;
+    EXPECT_THROW(DeviceTree(std::size_t(200) << 20, 0, leaf1), Error);
     // The up-front estimate covers what a tree of that size holds.
     const DeviceTree sized(5000, 700);
     EXPECT_GE(DeviceTree::device_bytes_for(5000, 700), sized.device_bytes());
