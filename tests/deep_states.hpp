@@ -36,12 +36,12 @@ inline DeepState cluster_in_plummer(std::size_t n) {
     return s;
 }
 
-// A Plummer sphere of n bodies (total mass 1) whose bodies 0 and 1 are a tight binary near its centre:
-// mass 0.05 each, 1e-6 apart.
+// A Plummer sphere of n bodies (total mass 1) whose bodies 0 and 1 are a tight binary inside its core
+// (0.27 from the centre; the scale radius is 0.59): mass 0.05 each, 1e-6 apart.
 inline DeepState binary_in_plummer(std::size_t n) {
     DeepState s{"binary", make_preset("plummer", n, 42), {0, 1}, 8};
-    s.bodies.pos_mass[0] = {0.01 + 5e-7, 0.02, 0.03, 0.05};
-    s.bodies.pos_mass[1] = {0.01 - 5e-7, 0.02, 0.03, 0.05};
+    s.bodies.pos_mass[0] = {0.2 + 5e-7, -0.15, 0.1, 0.05};
+    s.bodies.pos_mass[1] = {0.2 - 5e-7, -0.15, 0.1, 0.05};
     return s;
 }
 
