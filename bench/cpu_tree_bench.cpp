@@ -14,6 +14,7 @@
 
 #include "sim/error.hpp"
 #include "sim/gravity/force_error.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "sim/gravity/kernels_cpu.hpp"
 #include "sim/gravity/octree.hpp"
 #include "sim/gravity/tree_walk.hpp"
@@ -116,7 +117,7 @@ void run(const Options& o) {
         const auto bd = bodies_of<T>(sd);
         std::vector<Vec4<T>> ad(bd.size());
         ForceScratch<T> scratch;
-        const T eps2 = T(info->params.softening * info->params.softening);
+        const T eps2 = softening2<T>(info->params);
         double best = 1e300, best_cpu = 0;
         for (int r = 0; r < std::max(1, o.repeats); ++r) {
             const double t0 = now_s(), c0 = cpu_s();

@@ -22,6 +22,7 @@
 #include "cuda/step_kernels.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_error.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "sim/presets.hpp"
 
 namespace {
@@ -97,8 +98,8 @@ int main(int argc, char** argv) {
                         pos[i] = {float(p.x), float(p.y), float(p.z), float(p.w)};
                         vel[i] = {float(v.x), float(v.y), float(v.z), 0.0f};
                     }
-                    const float G = float(info->params.G), eps = float(info->params.softening);
-                    const float eps2 = eps * eps, dt = float(info->params.dt);
+                    const float G = float(info->params.G);
+                    const float eps2 = softening2<float>(info->params), dt = float(info->params.dt);
                     DeviceBuffer<Vec4<float>> d_pos(n), d_vel(n), d_acc(n);
                     DeviceBuffer<unsigned long long> bad(1);
                     CUDA_CHECK(cudaMemcpy(d_pos.data(), pos.data(), d_pos.bytes(), cudaMemcpyHostToDevice));
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
                     CUDA_CHECK(cudaMemcpy(acc.data(), d_acc.data(), d_acc.bytes(), cudaMemcpyDeviceToHost));
                     const std::vector<std::size_t> sample =
                         sample_size > 0 ? error_sample(n, sample_size) : std::vector<std::size_t>{};
-                    const ForceErrorStats err = sample_errors(pos, acc, sample, G, double(eps));
+                    const ForceErrorStats err = sample_errors(pos, acc, sample, G, info->params.softening);
 
                     // Whole leapfrog steps: kick + drift, forces, kick.
                     UpdateSequence<float> kick_drift, kick;
@@ -174,16 +175,17 @@ int main(int argc, char** argv) {
                         preset.c_str(), n, group_cut, mono_power, med, steady, double(ph.sort),
                         double(ph.build), double(ph.moments), double(ph.walk),
                         double(st.interactions) / double(n), err.median, err.p99, err.max, st.nodes, st.depth,
-                        (st2.node_overflow || st2.stack_overflow) ? "  OVERFLOW" : "");
+                        st2.node_overflow ? "  NODE STORAGE FULL" : "");
                     std::printf(
                         "    cells %.0f/body (%.0f as monopoles), lane use %.1f%%, %.1f walk iterations "
                         "and %.0f sources "
-                        "evaluated per run of 32 targets\n",
+                        "evaluated per run of 32 targets; stack peak %d of %d\n",
                         double(st.cell_interactions) / double(n),
                         double(st.monopole_interactions) / double(n),
                         100.0 * double(st.interactions) / (32.0 * double(st.warp_evaluations)),
                         32.0 * double(st.walk_iterations) / double(n),
-                        32.0 * double(st.warp_evaluations) / double(n));
+                        32.0 * double(st.warp_evaluations) / double(n), st2.stack_peak,
+                        kDeviceTreeStackBound);
                     std::printf(
                         "csv,%s,%zu,%.3f,%d,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.3e,%.3e,%.3e,%zu,%"
                         "zu,%d\n",

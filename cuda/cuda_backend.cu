@@ -14,6 +14,7 @@
 #include "pinned_buffer.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_solver.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "sim/platform/memory.hpp"
 #include "step_kernels.hpp"
 
@@ -23,15 +24,6 @@ namespace {
 void require_device() {
     const std::string problem = cuda_device_problem();
     if (!problem.empty()) throw Error("no CUDA device: " + problem);
-}
-
-template <typename T>
-std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
-    std::vector<Vec4<double>> out(in.size());
-    std::transform(in.begin(), in.end(), out.begin(), [](const Vec4<T>& a) {
-        return Vec4<double>{a.x, a.y, a.z, a.w};
-    });
-    return out;
 }
 
 template <typename T>
@@ -190,8 +182,8 @@ class CudaBackend final : public Backend {
         } else if (with_potential) {
             const std::size_t prow = potential_rows(n_);
             DeviceBuffer<double> partials(prow);
-            const int written = launch_potential(pos_.data(), n_, p.softening * p.softening, partials.data(),
-                                                 int(prow), nullptr);
+            const int written =
+                launch_potential(pos_.data(), n_, softening2<double>(p), partials.data(), int(prow), nullptr);
             std::vector<double> ph(static_cast<std::size_t>(written));
             partials.copy_to_host(ph.data(), ph.size());
             double sum = 0;

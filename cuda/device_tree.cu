@@ -25,9 +25,6 @@ std::size_t node_capacity(std::size_t n, int leaf_size) {
     return 1024 + 12 * n / std::size_t(leaf_size + 1);
 }
 
-// Stack entries per walk warp: above the bound stated in tree_walk.cu (4736).
-constexpr int kStackCapacity = 5120;
-
 // A key/index/body set in key order: the sources, or the separate targets.
 struct SortedSet {
     DeviceBuffer<std::uint64_t> keys_in, keys;
@@ -55,9 +52,9 @@ struct DeviceTree::Impl {
     DeviceBuffer<float4> open, mq, quad;
     DeviceBuffer<float4> bounds_partials;
     DeviceBuffer<RootCube<float>> cube;
-    // level_start (kLevels + 1), node_count, node_overflow, stack_overflow, next_group, blocks_done
+    // level_start (kLevels + 1), node_count, node_overflow, next_group, blocks_done
     DeviceBuffer<int> counters;
-    DeviceBuffer<unsigned long long> interactions;
+    DeviceBuffer<unsigned long long> interactions;  // WalkArgs::interactions
     DeviceBuffer<int> stack;
     int walk_warps = 0;
     // time_phases: events at the pass boundaries (start, sorted, built, moments, targets, walked).
@@ -75,19 +72,27 @@ struct DeviceTree::Impl {
     int* level_start() { return counters.data(); }
     int* node_count() { return counters.data() + kLevels + 1; }
     int* node_overflow() { return counters.data() + kLevels + 2; }
-    int* stack_overflow() { return counters.data() + kLevels + 3; }
-    unsigned* next_group() { return reinterpret_cast<unsigned*>(counters.data() + kLevels + 4); }
-    unsigned* blocks_done() { return reinterpret_cast<unsigned*>(counters.data() + kLevels + 5); }
+    unsigned* next_group() { return reinterpret_cast<unsigned*>(counters.data() + kLevels + 3); }
+    unsigned* blocks_done() { return reinterpret_cast<unsigned*>(counters.data() + kLevels + 4); }
 
     void reserve(std::size_t n_sources, std::size_t n_targets) {
         if (n_sources > std::size_t(INT32_MAX) / 8 || n_targets > std::size_t(UINT32_MAX)) {
             throw Error("GPU tree: " + std::to_string(std::max(n_sources, n_targets)) +
                         " bodies is beyond the tree's 32-bit indices");
         }
+        // The int node counter passes capacity once storage runs out: by the children (<= 8) of every
+        // cell of more than leaf_size bodies that tries to split, at that level and the next (the one
+        // after is empty). A wrapped counter would hand out live nodes' slots again, so keep it in range
+        // (leaf size 1 from N ~ 1.5e8, leaf size 2 from ~2.3e8; larger leaves never, below the limit above).
+        const std::size_t splitting = n_sources / std::size_t(settings.leaf_size + 1);
+        if (node_capacity(n_sources, settings.leaf_size) + 2 * 8 * splitting > std::size_t(INT32_MAX)) {
+            throw Error("GPU tree: " + std::to_string(n_sources) + " bodies at leaf size " +
+                        std::to_string(settings.leaf_size) + " is beyond the tree's 32-bit node counter");
+        }
         const bool first = counters.size() == 0;
         if (first) {
-            counters.resize(kLevels + 6);
-            interactions.resize(5);
+            counters.resize(kLevels + 5);
+            interactions.resize(kWalkCounters);
             CUDA_CHECK(cudaMemset(counters.data(), 0, counters.bytes()));
             CUDA_CHECK(cudaMemset(interactions.data(), 0, interactions.bytes()));
             bounds_partials.resize(2 * kBoundsBlocks);
@@ -96,7 +101,7 @@ struct DeviceTree::Impl {
             if (settings.time_phases) {
                 for (cudaEvent_t& e : events) CUDA_CHECK(cudaEventCreate(&e));
             }
-            stack.resize(std::size_t(walk_warps) * kStackCapacity);
+            stack.resize(std::size_t(walk_warps) * kWalkGlobalStack);
         }
         if (n_sources > max_sources) {
             sources.resize(n_sources);
@@ -162,9 +167,11 @@ struct DeviceTree::Impl {
         w.potential = potential;
         w.G = G, w.eps2 = eps2;
         w.stack = stack.data();
-        w.stack_capacity = kStackCapacity;
+        w.stack_capacity = kWalkGlobalStack;
+        const int full = kWalkSharedStack + kWalkGlobalStack;
+        w.stack_limit = settings.walk_stack_limit > 0 ? std::min(settings.walk_stack_limit, full) : full;
+        w.shared_limit = std::min(kWalkSharedStack, w.stack_limit);
         w.next_group = next_group();
-        w.stack_overflow = stack_overflow();
         w.interactions = interactions.data();
         w.variant = settings.walk_variant;
         w.bad = bad;
@@ -189,6 +196,7 @@ void check_args(float theta, float eps2) {
 DeviceTree::DeviceTree(std::size_t max_sources, std::size_t max_targets, DeviceTreeSettings s)
     : impl_(std::make_unique<Impl>()) {
     if (s.leaf_size < 1) throw Error("GPU tree: leaf size must be >= 1");
+    if (s.walk_stack_limit < 0) throw Error("GPU tree: the walk's stack limit must be >= 0");
     impl_->settings = s;
     impl_->reserve(max_sources, max_targets);
 }
@@ -244,20 +252,21 @@ DeviceTreeStats DeviceTree::stats(void* stream) const {
         if (c[l + 1] > c[l]) st.depth = l;
     }
     st.node_overflow = c[kLevels + 2] != 0;
-    st.stack_overflow = c[kLevels + 3] != 0;
     if (nodes > 0) {
         std::vector<int4> links(static_cast<std::size_t>(nodes));
         CUDA_CHECK(cudaMemcpy(links.data(), impl_->link.data(), links.size() * sizeof(int4),
                               cudaMemcpyDeviceToHost));
         for (const int4& l : links) st.leaves += (l.w == 0 && l.y > 0) ? 1 : 0;
     }
-    unsigned long long counts[5] = {};
+    unsigned long long counts[kWalkCounters] = {};
     CUDA_CHECK(cudaMemcpy(counts, impl_->interactions.data(), sizeof counts, cudaMemcpyDeviceToHost));
     st.interactions = counts[0];
     st.cell_interactions = counts[1];
     st.warp_evaluations = counts[2];
     st.walk_iterations = counts[3];
     st.monopole_interactions = counts[4];
+    st.stack_overflow = counts[5] != 0;
+    st.stack_peak = int(counts[6]);
     return st;
 }
 
@@ -279,7 +288,7 @@ std::size_t DeviceTree::device_bytes_for(std::size_t max_sources, std::size_t ma
     const std::size_t per_node = sizeof(int4) + 1 + 3 * sizeof(float4);
     const std::size_t nodes = node_capacity(max_sources, s.leaf_size);
     const std::size_t sort = std::max(sort_scratch_bytes(max_sources), sort_scratch_bytes(max_targets));
-    const std::size_t stacks = std::size_t(walk_resident_warps()) * kStackCapacity * sizeof(int);
+    const std::size_t stacks = std::size_t(walk_resident_warps()) * kWalkGlobalStack * sizeof(int);
     const std::size_t small = 2 * kBoundsBlocks * sizeof(float4) + 4096;  // bounds partials, cube, counters
     return per_body * (max_sources + max_targets) + per_node * nodes + sort + stacks + small;
 }

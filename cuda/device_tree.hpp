@@ -13,10 +13,15 @@
 #include <cstdint>
 #include <memory>
 
+#include "sim/gravity/morton.hpp"     // kMortonBitsPerAxis
 #include "sim/gravity/multipole.hpp"  // kMonopolePower
 #include "sim/state.hpp"
 
 namespace nbody {
+
+// The most entries a walk's stack ever holds: 8 children of each of the 32 cells popped at once, for each
+// level 1..21 below the root (the proof is in cuda/tree_walk.cu). The walk's stack has room for them all.
+inline constexpr int kDeviceTreeStackBound = kMortonBitsPerAxis * 8 * 32;
 
 struct DeviceTreeSettings {
     int leaf_size = 16;  // a cell splits while it holds more bodies than this (and its keys differ)
@@ -34,6 +39,10 @@ struct DeviceTreeSettings {
     // when eps^2 == 0 or m / eps^3 can overflow a float; evaluate() turns it on by itself for eps^2 == 0.
     // Record CUDA events between the passes so phase_ms() can say where the time went (benchmarks).
     bool time_phases = false;
+    // Tests only: caps each walk's stack at this many entries (> 0) so that it fills, to check what the
+    // walk does then (it sums the cells it cannot descend into body by body: exact, slower). 0: the whole
+    // stack, which no tree can fill (kDeviceTreeStackBound).
+    int walk_stack_limit = 0;
 };
 
 // Milliseconds of each pass of the last evaluation (time_phases only): cube + keys + sort + gather,
@@ -42,12 +51,18 @@ struct DeviceTreePhases {
     float sort = 0, build = 0, moments = 0, targets = 0, walk = 0;
 };
 
-// What the last build made (read from the device only when asked: stats() synchronises the stream).
+// What the last build made, and what the walks did since reset_interactions() (read from the device only
+// when asked: stats() synchronises the stream). Neither storage limit ever makes a force wrong: a cell
+// the build had no room to split stays an over-full leaf, and a cell the walk has no stack room to descend
+// into is summed body by body; both are exact, only slower.
 struct DeviceTreeStats {
     std::size_t nodes = 0, leaves = 0;
     int depth = 0;                        // deepest level holding a node (root = 0)
     bool node_overflow = false;           // node storage ran out: some cells stayed leaves (slower, exact)
-    bool stack_overflow = false;          // a walk's stack ran out (results wrong; never seen, see .cu)
+    bool stack_overflow = false;          // a walk's stack was full: cells summed body by body (slower,
+                                          // exact; only under DeviceTreeSettings::walk_stack_limit)
+    int stack_peak = 0;                   // most entries a walk's stack held, where more than its 512
+                                          // in shared memory (0: none spilled); <= kDeviceTreeStackBound
     unsigned long long interactions = 0;  // body-body + body-cell, summed over targets since reset
     unsigned long long cell_interactions = 0;      // of which body-cell
     unsigned long long monopole_interactions = 0;  // of which the cell as a monopole alone
@@ -79,7 +94,7 @@ class DeviceTree {
     void at_points(const Vec4<float>* pos_mass, std::size_t n, const Vec4<float>* points, std::size_t m,
                    Vec4<float>* acc, float* potential, float G, float eps2, float theta, void* stream);
 
-    // Zeroes the interaction counter (on the stream).
+    // Zeroes the interaction counters and the walk's stack statistics (on the stream).
     void reset_interactions(void* stream);
     // Synchronises the stream and reads the counters.
     DeviceTreeStats stats(void* stream) const;

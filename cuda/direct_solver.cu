@@ -6,6 +6,7 @@
 #include "field_kernel.hpp"
 #include "force_kernels.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/interaction.hpp"
 
 namespace nbody {
 namespace {
@@ -32,8 +33,8 @@ class DeviceDirectSolver final : public DeviceForceSolver<T> {
 
     void accelerations(const Vec4<T>* pos, std::size_t n, const Params& p, Vec4<T>* acc, FailureGate gate,
                        void* stream) override {
-        const double eps2 = p.softening * p.softening;
-        launch_forces<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), T(eps2),
+        const double eps2 = softening2<double>(p);
+        launch_forces<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), softening2<T>(p),
                          force_needs_guard(eps2, max_mass_, precision_of<T>()), gate.bad, gate.before,
                          stream);
     }
@@ -52,15 +53,15 @@ class DeviceDirectSolver final : public DeviceForceSolver<T> {
         // single-process one (the bands are usually smaller).
         const std::size_t need = pairwise_share_scratch_count(launch_, n, shares, precision_of<T>());
         if (scratch_.size() < need) scratch_.resize(need);
-        const double eps2 = p.softening * p.softening;
-        launch_pairwise_forces_share<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), T(eps2),
+        const double eps2 = softening2<double>(p);
+        launch_pairwise_forces_share<T>(launch_, pos, acc, scratch_.data(), n, T(p.G), softening2<T>(p),
                                         force_needs_guard(eps2, max_mass, precision_of<T>()), share, shares,
                                         stream);
     }
 
     void evaluate_at(const Vec4<T>* pos, std::size_t n, const Vec4<T>* targets, std::size_t m,
                      const Params& p, Vec4<T>* acc, T* potential, void* stream) override {
-        const T eps2 = T(p.softening * p.softening);
+        const T eps2 = softening2<T>(p);
         // Accelerations alone at many targets (a rank's slice under MPI) take the tuned tiled kernel;
         // potentials, or few targets (a pick, a view's grid), the field kernel, which splits the sources.
         if (potential == nullptr && m >= kTunedTargetsFrom) {

@@ -9,6 +9,7 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/interaction.hpp"
 
 namespace nbody {
 namespace {
@@ -66,7 +67,7 @@ double median_event_ms(Run&& run, int repeats) {
 template <typename T>
 double time_launch(const ForceLaunch& l, const DeviceBuffer<Vec4<T>>& pos, std::size_t n, int repeats) {
     DeviceBuffer<Vec4<T>> acc(n), scratch(force_scratch_count(l, n));
-    const T eps2 = T(kBenchSoftening * kBenchSoftening);
+    const T eps2 = softening2<T>(kBenchSoftening);
     return median_event_ms(
         [&] {
             launch_forces<T>(l, pos.data(), acc.data(), scratch.data(), n, T(1), eps2, false, nullptr, 0,
@@ -79,7 +80,7 @@ template <typename T, typename Kernel>
 double time_external(Kernel kernel, const DeviceBuffer<Vec4<T>>& pos, std::size_t n, int repeats) {
     if (!kernel) return 0;
     DeviceBuffer<Vec4<T>> acc(n);
-    const T eps2 = T(kBenchSoftening * kBenchSoftening);
+    const T eps2 = softening2<T>(kBenchSoftening);
     return median_event_ms([&] { kernel(pos.data(), acc.data(), n, T(1), eps2, nullptr); }, repeats);
 }
 

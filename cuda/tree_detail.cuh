@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "device_tree.hpp"
 #include "sim/gravity/morton.hpp"
 
 namespace nbody::tree_gpu {
@@ -14,6 +15,14 @@ namespace nbody::tree_gpu {
 inline constexpr int kLevels = kMortonBitsPerAxis + 1;
 // Targets per walk group: one warp.
 inline constexpr int kGroup = 32;
+
+// Each walk warp's stack: its bottom kWalkSharedStack entries in shared memory, the rest in a global slice
+// of kWalkGlobalStack entries. Together they hold every stack a walk can build (tree_walk.cu).
+inline constexpr int kWalkSharedStack = 512;
+inline constexpr int kWalkGlobalStack = 5120;
+static_assert(kDeviceTreeStackBound == kMortonBitsPerAxis * 8 * kGroup, "the bound of tree_walk.cu's proof");
+static_assert(kWalkSharedStack + kWalkGlobalStack >= kDeviceTreeStackBound,
+              "the walk's stack must hold the deepest stack a walk can build");
 
 // Node storage, structure of arrays, indexed by node (root = 0). Nodes of one level are contiguous:
 // level L occupies [level_start[L], level_start[L + 1]); a node's children are contiguous and in octant
@@ -72,8 +81,9 @@ void launch_target_cuts(const TreeView& t, const std::uint64_t* keys, std::size_
 void launch_moments(const TreeView& t, float theta, double monopole_power, cudaStream_t s);
 
 // The walk. Targets in key order (xyz of targets; perm maps them back to the caller's order); acc and
-// potential (may be null) in the caller's order. stack: per resident warp, stack_capacity ints; warps:
-// how many walk warps to start (persistent; they take groups from *next_group, zeroed here).
+// potential (may be null) in the caller's order. stack: per resident warp, stack_capacity ints (the
+// global part); warps: how many walk warps to start (persistent; they take groups from *next_group,
+// zeroed here).
 struct WalkArgs {
     const float4* targets = nullptr;
     const std::uint32_t* perm = nullptr;
@@ -83,17 +93,22 @@ struct WalkArgs {
     float* potential = nullptr;
     float G = 1, eps2 = 0;
     int* stack = nullptr;
-    int stack_capacity = 0;
+    int stack_capacity = 0;  // the global slice per warp
+    // Entries the walk may use: in all (<= kWalkSharedStack + stack_capacity), and in shared memory
+    // (min(kWalkSharedStack, stack_limit)). Below kDeviceTreeStackBound only to test a full stack.
+    int stack_limit = 0, shared_limit = 0;
     unsigned* next_group = nullptr;
-    int* stack_overflow = nullptr;
     // [0] sources evaluated, summed over targets; [1] of which cells; [2] sources evaluated, summed over
-    // warp walks (lanes idle or not); [3] traversal iterations; [4] of [1], cells as monopoles alone.
+    // warp walks (lanes idle or not); [3] traversal iterations; [4] of [1], cells as monopoles alone;
+    // [5] nonzero when a stack was full (cells summed body by body); [6] the most entries a stack held
+    // beyond shared memory.
     unsigned long long* interactions = nullptr;
-    int variant = 0;
+    int variant = 0;  // walk kernel variant (experiments; 0 = default)
     // The backend's failure flag (may be null): the walk returns at once when *bad < bad_before.
     const unsigned long long* bad = nullptr;
-    unsigned long long bad_before = 0;  // walk kernel variant (experiments; 0 = default)
+    unsigned long long bad_before = 0;
 };
+inline constexpr int kWalkCounters = 7;  // entries of WalkArgs::interactions
 void launch_walk(const TreeView& t, const WalkArgs& w, int warps, cudaStream_t s);
 
 // Walk warps that fit on the device at once (sizes the stacks).

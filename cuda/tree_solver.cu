@@ -9,6 +9,7 @@
 #include "device_force_solver.hpp"
 #include "device_tree.hpp"
 #include "sim/error.hpp"
+#include "sim/gravity/interaction.hpp"
 
 namespace nbody {
 namespace {
@@ -24,10 +25,9 @@ class DeviceTreeSolver final : public DeviceForceSolver<float> {
 
     void accelerations(const Vec4<float>* pos, std::size_t n, const Params& p, Vec4<float>* acc,
                        FailureGate gate, void* stream) override {
-        const float eps = float(p.softening);
         tree().reset_interactions(stream);
-        tree().accelerations(pos, n, acc, nullptr, float(p.G), eps * eps, float(p.theta), stream, gate.bad,
-                             gate.before);
+        tree().accelerations(pos, n, acc, nullptr, float(p.G), softening2<float>(p), float(p.theta), stream,
+                             gate.bad, gate.before);
     }
 
     void evaluate_at(const Vec4<float>* pos, std::size_t n, const Vec4<float>* targets, std::size_t m,
@@ -36,8 +36,8 @@ class DeviceTreeSolver final : public DeviceForceSolver<float> {
             scratch_.resize(m);
             acc = scratch_.data();
         }
-        const float eps = float(p.softening);
-        tree().at_points(pos, n, targets, m, acc, potential, float(p.G), eps * eps, float(p.theta), stream);
+        tree().at_points(pos, n, targets, m, acc, potential, float(p.G), softening2<float>(p), float(p.theta),
+                         stream);
     }
 
     std::optional<std::uint64_t> last_interactions(void* stream) override {

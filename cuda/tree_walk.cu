@@ -4,13 +4,24 @@
 // 32 at a time with sim/gravity/multipole.hpp (which builds on sim/gravity/interaction.hpp). Warps are
 // persistent: each takes the next group from a counter.
 //
-// Traversal: a depth-first stack of node indices, its bottom kSharedStack entries in shared memory and
-// the rest in a global slice per resident warp. Each iteration pops up to 32 nodes, one per lane, and pushes
-// the children of the opened inner cells (at most 8 each). A slice of kStackCapacity entries cannot run out:
-// every iteration leaves at most 8 * 32 - 32 = 224 entries above the ones it popped, and entries are only
-// left behind once per level of the tree (21), so the stack never holds more than 32 + 21 * 224 = 4736
-// entries (shared and global together). The walk still checks and raises a flag rather than write out of
-// bounds.
+// Traversal: a depth-first stack of node indices, its bottom kWalkSharedStack entries in shared memory and
+// the rest in a global slice per resident warp. Each iteration pops the top min(sp, 32) nodes, one per
+// lane, and pushes the children of the opened inner cells (at most 8 each) in lane order.
+//
+// The stack never holds more than kDeviceTreeStackBound = 21 * 8 * 32 = 5376 entries, whatever the
+// bodies. (1) The stack is sorted by level, deeper on top: a pop takes the top entries, every child is
+// one level deeper than its parent, and the lanes push in the order they popped. (2) Hence an iteration
+// that pops a cell of level L - 1 also pops every entry of level L (they all lie above it), so afterwards
+// the level-L entries are exactly the children it pushed: at most 8 * 32 = 256. Entries of level L
+// appear in no other way. (3) Levels run 1..21 below the root (tree_build.cu splits no cell of level 21),
+// so the stack holds at most 21 * 256 entries. The stack has room for that (kWalkSharedStack +
+// kWalkGlobalStack = 5632; a static_assert in tree_detail.cuh). A state built to fill the stack needs
+// 4144 entries (CudaTree.StackBoundHoldsOnItsWorstCase); Plummer spheres, cubes and collapsed cores of
+// 65536 bodies 400-750. (The bound stated here before, 32 + 21 * 224, missed that a level can hold 256.)
+//
+// Should the stack still be full (only where a test caps it: WalkArgs::stack_limit), the cells that
+// iteration opened are summed body by body instead of descended into (a cell's bodies are one run in key
+// order): exact, only slower. No child is ever dropped.
 #include <cfloat>
 #include <cstdint>
 
@@ -48,10 +59,11 @@ __device__ __forceinline__ float warp_max(float v) {
 }
 
 // The bottom of each warp's stack lives in shared memory; deeper entries spill to its global slice.
-constexpr int kSharedStack = 512;
+constexpr int kSharedStack = kWalkSharedStack;
 
 struct WarpShared {
     int stack[kSharedStack];
+    int peak;                    // the most entries the stack held beyond shared memory (lane 0 writes)
     int cells[kRing];            // accepted cells, ring
     int monos[kRing];            // accepted far cells (monopoles alone), ring
     int bodies[kRing];           // bodies of opened leaves, ring
@@ -178,16 +190,23 @@ __device__ __forceinline__ uint3 walk_box(const TreeView& t, const WalkArgs& w, 
         // Push the opened inner cells' children (octant order within each; the lanes in order).
         const int child_end = warp_inclusive_sum(children, lane);
         const int pushed = __shfl_sync(kFull, child_end, 31);
-        if (sp + pushed <= kSharedStack) {
+        if (sp + pushed <= w.shared_limit) {
             int* dst = sh.stack + sp + child_end - children;
             for (int j = 0; j < children; ++j) dst[j] = child0 + j;
             sp += pushed;
-        } else if (sp + pushed <= kSharedStack + w.stack_capacity) {
+        } else if (sp + pushed <= w.stack_limit) {
             for (int j = 0; j < children; ++j)
                 *stack_slot(sh, stack, sp + child_end - children + j) = child0 + j;
             sp += pushed;
-        } else if (lane == 0) {
-            atomicExch(w.stack_overflow, 1);
+            if (lane == 0 && sp > sh.peak) sh.peak = sp;
+        } else {
+            // Full (never with the whole stack; see the top of the file): the opened inner cells are
+            // summed body by body below, like leaves. Warp-uniform, like the pushes above.
+            if (children > 0) {
+                const int4 l = __ldg(&t.link[node]);
+                body0 = l.x, leaf_bodies = l.y;
+            }
+            if (lane == 0) atomicOr(&w.interactions[5], 1ull);
         }
 
         // Accepted cells join the cell ring; evaluate whole batches of 32.
@@ -255,6 +274,7 @@ __global__ void __launch_bounds__(kBlock, 8) walk_kernel(TreeView t, WalkArgs w)
     if (w.bad && *w.bad < w.bad_before) return;
     unsigned long long counted = 0, counted_cells = 0, counted_monos = 0, warp_evaluations = 0;
     unsigned iterations = 0;
+    if (lane == 0) sh.peak = 0;
 
     for (;;) {
         unsigned g = 0;
@@ -302,6 +322,7 @@ __global__ void __launch_bounds__(kBlock, 8) walk_kernel(TreeView t, WalkArgs w)
         atomicAdd(&w.interactions[3], (unsigned long long)(iterations));
         atomicAdd(&w.interactions[4], counted_monos);
     }
+    if (lane == 0 && sh.peak > 0) atomicMax(&w.interactions[6], (unsigned long long)(sh.peak));
 }
 
 int sm_count() {

@@ -24,15 +24,6 @@ std::size_t first_nonfinite(const State<T>& s) {
     return s.size();
 }
 
-template <typename T>
-std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
-    std::vector<Vec4<double>> out(in.size());
-    std::transform(in.begin(), in.end(), out.begin(), [](const Vec4<T>& a) {
-        return Vec4<double>{a.x, a.y, a.z, a.w};
-    });
-    return out;
-}
-
 // The O(N) updates run on one thread even for the OpenMP backend: next to the O(N^2) force sum they cost
 // nothing, while each extra parallel region costs a scheduler time slice when the cores are shared.
 template <typename T>

@@ -28,7 +28,7 @@ Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_po
     }
     if (with_potential) {
         // -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2), the potential whose gradient the force loops sum.
-        const double eps2 = p.softening * p.softening;
+        const double eps2 = softening2<double>(p);
         // Rows in parallel, then added in index order: the same bits whatever the thread count and
         // schedule (an OpenMP reduction combines the threads' sums in an unspecified order).
         const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
@@ -55,7 +55,7 @@ Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_po
 template <typename T>
 double potential_of_slice(const Vec4<T>* b, std::size_t n, std::size_t first, std::size_t count,
                           const Params& p) {
-    const double eps2 = p.softening * p.softening;
+    const double eps2 = softening2<double>(p);
     const std::ptrdiff_t rows_n = static_cast<std::ptrdiff_t>(count), nn = static_cast<std::ptrdiff_t>(n);
     std::vector<double> rows(count);
     // Whole rows (j < i and j > i) rather than j > i only, so every slice has the same work.

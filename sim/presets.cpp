@@ -8,6 +8,7 @@
 
 #include "error.hpp"
 #include "rng.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "util.hpp"
 
 namespace nbody {
@@ -161,7 +162,7 @@ void fill_disk(HostState& s, std::size_t first, std::size_t count, const DiskSpe
         const std::size_t k = order[rank];
         const double R = radius[k];
         const double enclosed = d.central_mass + m * double(rank);
-        const double d2 = R * R + z[k] * z[k] + d.softening * d.softening;
+        const double d2 = R * R + z[k] * z[k] + softening2<double>(d.softening);
         const double v = std::sqrt(d.G * enclosed * R * R / (d2 * std::sqrt(d2)));
         set_body(s, first + 1 + k, {dir[k].x * R, dir[k].y * R, z[k]}, {-dir[k].y * v, dir[k].x * v, 0}, m);
     }

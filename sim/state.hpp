@@ -56,4 +56,13 @@ State<To> convert_state(const State<From>& in) {
     return out;
 }
 
+// Vec4s of T widened to double one for one: how accelerations and field samples leave a backend.
+template <typename T>
+std::vector<Vec4<double>> widen(const std::vector<Vec4<T>>& in) {
+    std::vector<Vec4<double>> out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i)
+        out[i] = {double(in[i].x), double(in[i].y), double(in[i].z), double(in[i].w)};
+    return out;
+}
+
 }  // namespace nbody

@@ -10,6 +10,7 @@
 
 #include "error.hpp"
 #include "run_settings.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "sim/integrate/block_steps.hpp"
 #include "sim/integrate/hermite.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -144,7 +145,7 @@ void validate_params(const Params& p, Precision precision) {
     // The kernels use softening^2 in the run's precision: if it rounds to 0 the softening silently
     // vanishes (and coincident bodies, allowed because softening > 0, get an infinite force).
     if (p.softening > 0) {
-        const double eps2 = p.softening * p.softening;
+        const double eps2 = softening2<double>(p);
         if (const char* problem = range_problem<double>(eps2))
             throw Error("softening = " + num(p.softening) + " is " + problem +
                         ": its square is out of double range");

@@ -1,7 +1,9 @@
 // The GPU Barnes-Hut tree (cuda/device_tree.hpp) against float64 direct sums: theta = 0 is the direct
 // sum, the default theta meets the error targets, edge N, a far body, coincident bodies, arbitrary
-// target points, the potential and the interaction counter. Every test skips, with a reason, where the
-// build has no CUDA or the machine no device (CI); they run for real on the lent GPU.
+// target points, the potential and the interaction counter; and the states built to push it to its limits
+// (tests/deep_states.hpp): deep trees, a nearly full walk stack, a capped one, full node storage. Every
+// test skips, with a reason, where the build has no CUDA or the machine no device (CI); they run for real
+// on the lent GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,11 +12,14 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "deep_states.hpp"
 #include "reference.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_error.hpp"
+#include "sim/gravity/interaction.hpp"
 #include "sim/gravity/octree.hpp"
 #include "sim/gravity/tree_walk.hpp"
 #include "sim/presets.hpp"
@@ -361,6 +366,10 @@ TEST(CudaTree, LeafSizesAndBadArguments) {
     // Sizes beyond the tree's 32-bit indices: a clear error before any allocation.
     EXPECT_THROW(DeviceTree(std::size_t(1) << 33), Error);
     EXPECT_THROW(DeviceTree(10, (std::size_t(1) << 32) + 5), Error);
+    // ... and beyond the node counter, which a full node storage pushes past capacity (leaf size 1).
+    DeviceTreeSettings leaf1;
+    leaf1.leaf_size = 1;
+    EXPECT_THROW(DeviceTree(std::size_t(200) << 20, 0, leaf1), Error);
     // The up-front estimate covers what a tree of that size holds.
     const DeviceTree sized(5000, 700);
     EXPECT_GE(DeviceTree::device_bytes_for(5000, 700), sized.device_bytes());
@@ -400,6 +409,170 @@ TEST(CudaTree, NonFiniteBodyLeavesTheTreeIntact) {
     const RunResult r = run_tree(bodies, 1.0f, 1e-4f, kTheta);
     EXPECT_NEAR(r.stats.depth, clean.stats.depth, 1);
     EXPECT_LT(double(r.stats.interactions), 2.0 * double(clean.stats.interactions));
+}
+
+// The float64 field of the sources at sources[sample[k]] (G = 1), and the tree's accelerations there.
+struct Sampled {
+    std::vector<Vec4<double> > ref;
+    std::vector<Vec4<float> > got;
+};
+Sampled sampled(const std::vector<Vec4<float> >& bodies, const std::vector<std::size_t>& sample, double eps,
+                const std::vector<Vec4<float> >& acc) {
+    Sampled s;
+    s.ref.resize(sample.size());
+    direct_accelerations_at(bodies.data(), bodies.size(), sample.data(), sample.size(), 1.0, eps,
+                            s.ref.data());
+    for (std::size_t k : sample) s.got.push_back(acc[k]);
+    return s;
+}
+
+// The deepest stack a walk can be made to build (test::stack_filling: with leaf size 1 and theta = 0 every
+// level leaves 224 entries behind while the walk descends the last cells) stays within the proven bound
+// (kDeviceTreeStackBound, cuda/tree_walk.cu) with room to spare, so the walk never falls back, and the
+// forces are the direct sum's: every target meets every body exactly once. The state does fill most of
+// the stack (3985 entries on a host emulation of the build and walk; ordinary states need 400-750), so a
+// broken bound or push order shows here as a full stack or a peak beyond the bound.
+TEST(CudaTree, StackBoundHoldsOnItsWorstCase) {
+    SKIP_WITHOUT_DEVICE();
+    const auto bodies = to_float(test::stack_filling());
+    const std::size_t n = bodies.size();
+    DeviceTreeSettings s;
+    s.leaf_size = 1;
+    const RunResult r = run_tree(bodies, 1.0f, 0.0f, 0.0f, {}, s);
+    std::printf("[ tree  ] stack-filling state: n=%zu depth %d, %zu nodes, stack peak %d of %d (room %d)\n",
+                n, r.stats.depth, r.stats.nodes, r.stats.stack_peak, kDeviceTreeStackBound, 512 + 5120);
+    EXPECT_EQ(r.stats.depth, kMortonBitsPerAxis);
+    EXPECT_GT(r.stats.stack_peak, 3500);
+    EXPECT_LE(r.stats.stack_peak, kDeviceTreeStackBound);
+    EXPECT_FALSE(r.stats.stack_overflow);
+    EXPECT_FALSE(r.stats.node_overflow);
+    EXPECT_EQ(r.stats.interactions, (unsigned long long)(n)*n);
+    std::vector<Vec4<double> > ref;
+    std::vector<double> pot;
+    direct_at(bodies, bodies, 1.0, 0.0, ref, pot);
+    const ErrorStats e = relative_errors(r.acc, ref, all_indices(n));
+    EXPECT_LT(e.max, 2e-5);
+}
+
+// A full stack, which only a cap can make (DeviceTreeSettings::walk_stack_limit; see the test above): the
+// cells an iteration opened but cannot push children for are summed body by body. Nothing is dropped:
+// at theta = 0 it is still the direct sum with every target meeting every body once (a dropped child
+// would lose its bodies from both), and at the default theta the error stays within the usual targets
+// (the fallback only adds exact terms).
+TEST(CudaTree, FullStackSumsCellsBodyByBody) {
+    SKIP_WITHOUT_DEVICE();
+    struct Case {
+        const char* name;
+        std::vector<Vec4<float> > bodies;
+        int leaf, limit;
+        float eps2;
+    };
+    const auto random = random_float_bodies(20000, 31);
+    const auto filling = to_float(test::stack_filling());
+    const std::vector<Case> cases = {{"random", random, 16, 8, 1e-4f},
+                                     {"random", random, 16, 300, 1e-4f},
+                                     {"filling", filling, 1, 2048, 0.0f}};
+    for (const Case& c : cases) {
+        const std::size_t n = c.bodies.size();
+        DeviceTreeSettings s;
+        s.leaf_size = c.leaf;
+        s.walk_stack_limit = c.limit;
+        std::vector<Vec4<double> > ref;
+        std::vector<double> pot;
+        direct_at(c.bodies, c.bodies, 1.0, c.eps2, ref, pot);
+        const RunResult exact = run_tree(c.bodies, 1.0f, c.eps2, 0.0f, {}, s);
+        EXPECT_TRUE(exact.stats.stack_overflow) << c.name << " limit " << c.limit;
+        EXPECT_EQ(exact.stats.interactions, (unsigned long long)(n)*n) << c.name << " limit " << c.limit;
+        const ErrorStats e0 = relative_errors(exact.acc, ref, all_indices(n));
+        EXPECT_LT(e0.max, 5e-5) << c.name << " limit " << c.limit;
+        const RunResult r = run_tree(c.bodies, 1.0f, c.eps2, kTheta, {}, s);
+        const ErrorStats e = relative_errors(r.acc, ref, all_indices(n));
+        if (c.leaf == 16) {  // the filling state's odd lattice is no test of the opening rule
+            EXPECT_LE(e.median, 1e-3) << c.name << " limit " << c.limit;
+            EXPECT_LE(e.p99, 1e-2) << c.name << " limit " << c.limit;
+        }
+        EXPECT_LE(r.stats.stack_peak, c.limit);
+        std::printf(
+            "[ tree  ] %s n=%zu stack capped at %d: theta 0 max %.2e; theta %.2f median %.2e p99 %.2e%s\n",
+            c.name, n, c.limit, e0.max, double(kTheta), e.median, e.p99,
+            r.stats.stack_overflow ? " (stack full)" : "");
+    }
+}
+
+// Deep trees at N = 65536 (tests/deep_states.hpp): a cluster of N/16 bodies within 1e-7 of one point, a
+// tight binary (1e-6 apart, a tenth of the mass) inside a Plummer sphere, a cold collapse's core 10^4
+// times denser than the rest; leaf sizes 16 and 1, the preset's softening and none. The walk's stack
+// stays within its bound without falling back, and the forces, the cluster's and the binary's included,
+// meet the usual targets against the float64 direct sum.
+TEST(CudaTree, DeepStatesMeetTheErrorTargets) {
+    SKIP_WITHOUT_DEVICE();
+    for (const test::DeepState& st : test::deep_states(65536)) {
+        const auto bodies = to_float(st.bodies);
+        std::vector<std::size_t> sample = error_sample(bodies.size(), 2000);
+        const std::size_t ns = sample.size();
+        sample.insert(sample.end(), st.special.begin(), st.special.end());
+        for (double eps : {find_preset("plummer")->params.softening, 0.0}) {
+            std::vector<Vec4<double> > ref(sample.size());
+            direct_accelerations_at(bodies.data(), bodies.size(), sample.data(), sample.size(), 1.0, eps,
+                                    ref.data());
+            for (int leaf : {16, 1}) {
+                DeviceTreeSettings s;
+                s.leaf_size = leaf;
+                const RunResult r = run_tree(bodies, 1.0f, softening2<float>(eps), kTheta, {}, s);
+                std::vector<Vec4<float> > got;
+                for (std::size_t k : sample) got.push_back(r.acc[k]);
+                const ForceErrorStats e = force_error_stats(got.data(), ref.data(), ns);
+                const ForceErrorStats sp =
+                    force_error_stats(got.data() + ns, ref.data() + ns, st.special.size());
+                std::printf(
+                    "[ tree  ] %s eps %g leaf %d: depth %d, %zu nodes%s, stack peak %d; median %.2e p99 "
+                    "%.2e max %.2e, its own bodies max %.2e\n",
+                    st.name.c_str(), eps, leaf, r.stats.depth, r.stats.nodes,
+                    r.stats.node_overflow ? " (storage full)" : "", r.stats.stack_peak, e.median, e.p99,
+                    e.max, sp.max);
+                const std::string what =
+                    st.name + " eps " + std::to_string(eps) + " leaf " + std::to_string(leaf);
+                if (leaf == 16) {
+                    EXPECT_GE(r.stats.depth, st.min_depth) << what;
+                }
+                EXPECT_FALSE(r.stats.stack_overflow) << what;
+                EXPECT_LE(r.stats.stack_peak, kDeviceTreeStackBound) << what;
+                EXPECT_LE(e.median, 1e-3) << what;
+                EXPECT_LE(e.p99, 1e-2) << what;
+                EXPECT_LE(sp.max, 1e-2) << what;
+            }
+        }
+    }
+}
+
+// Tight clumps (every clump at the end of a chain of one-child cells) fill the node storage, which is
+// sized for ordinary trees: the cells left unsplit stay over-full leaves that the walk sums body by body.
+// At theta = 0 the tree is still the direct sum, every target meeting every body once (a cell lost
+// from the tree would lose its bodies), and at the default theta the error stays within the targets.
+TEST(CudaTree, FullNodeStorageStaysExact) {
+    SKIP_WITHOUT_DEVICE();
+    const auto bodies = to_float(test::tight_clumps(65536));
+    const std::size_t n = bodies.size();
+    const std::vector<std::size_t> sample = error_sample(n, 2000);
+    for (double eps : {0.0, 1e-3}) {
+        const RunResult exact = run_tree(bodies, 1.0f, softening2<float>(eps), 0.0f);
+        ASSERT_TRUE(exact.stats.node_overflow)
+            << "the clumps no longer fill the node storage (node_capacity in cuda/device_tree.cu?)";
+        EXPECT_EQ(exact.stats.interactions, (unsigned long long)(n)*n) << "eps " << eps;
+        const Sampled x0 = sampled(bodies, sample, eps, exact.acc);
+        const ForceErrorStats e0 = force_error_stats(x0.got.data(), x0.ref.data(), sample.size());
+        EXPECT_LT(e0.max, 5e-4) << "eps " << eps;  // float round-off: ~1e-4 at eps 1e-3 in any order
+        const RunResult r = run_tree(bodies, 1.0f, softening2<float>(eps), kTheta);
+        EXPECT_TRUE(r.stats.node_overflow);
+        const Sampled x = sampled(bodies, sample, eps, r.acc);
+        const ForceErrorStats e = force_error_stats(x.got.data(), x.ref.data(), sample.size());
+        EXPECT_LE(e.median, 1e-3) << "eps " << eps;
+        EXPECT_LE(e.p99, 1e-2) << "eps " << eps;
+        std::printf(
+            "[ tree  ] clumps n=%zu eps %g: %zu nodes (storage full), depth %d; theta 0 max %.2e; theta "
+            "%.2f median %.2e p99 %.2e\n",
+            n, eps, r.stats.nodes, r.stats.depth, e0.max, double(kTheta), e.median, e.p99);
+    }
 }
 
 #endif

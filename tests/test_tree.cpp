@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "deep_states.hpp"
 #include "sim/diagnostics.hpp"
+#include "sim/error.hpp"
 #include "sim/gravity/backend_force_error.hpp"
 #include "sim/gravity/force_error.hpp"
 #include "sim/gravity/force_solver.hpp"
@@ -434,6 +436,60 @@ TEST(Tree, LeafSizeEdges) {
             EXPECT_LE(r.acc.median, 1e-3) << "leaf " << leaf << " n " << n;
             EXPECT_LE(r.acc.max, 2e-2) << "leaf " << leaf << " n " << n;
             EXPECT_LE(r.pot.max, 1e-2) << "leaf " << leaf << " n " << n;
+        }
+    }
+}
+
+// The CPU tree's one fixed limit is its 32-bit body and cell indices (its walk's stack grows as needed):
+// more bodies than they hold is a clear error before anything is read or allocated (an assert used to
+// guard this, gone from release builds, where the indices would have wrapped silently).
+TEST(Tree, BodiesBeyondThirtyTwoBitIndicesAreAClearError) {
+    const Vec4<float> one{0, 0, 0, 1};
+    Octree<float> tree;
+    EXPECT_THROW(tree.build(&one, std::size_t(1) << 32), Error);
+    tree.build(&one, 1);  // and the tree still builds afterwards
+    EXPECT_EQ(tree.size(), 1u);
+    EXPECT_EQ(tree.cells().size(), 1u);
+}
+
+// The GPU tree's deep states (tests/deep_states.hpp, CudaTree.DeepStatesMeetTheErrorTargets) on the CPU
+// tree, whose walk's stack grows as needed: a cluster of N/16 bodies within 1e-7 of one point, a tight
+// binary inside a Plummer sphere, a collapsed core; in float and double, with the preset's softening and
+// none. The forces, the cluster's and the binary's included, meet the usual targets against the float64
+// direct sum of the same (rounded) bodies.
+template <typename T>
+void check_deep_state(const test::DeepState& st, double eps) {
+    const auto b = positions<T>(st.bodies);
+    std::vector<std::size_t> sample = error_sample(b.size(), 1000);
+    const std::size_t ns = sample.size();
+    sample.insert(sample.end(), st.special.begin(), st.special.end());
+    std::vector<Vec4<double>> ref(sample.size());
+    direct_accelerations_at(b.data(), b.size(), sample.data(), sample.size(), 1.0, eps, ref.data());
+    Octree<T> tree;
+    tree.build(b.data(), b.size());
+    TreeWalkParams p = preset_walk("plummer", kDefaultTheta);
+    p.softening = eps;
+    std::vector<Vec4<T>> acc(b.size());
+    tree_accelerations(tree, p, acc.data(), static_cast<T*>(nullptr));
+    std::vector<Vec4<T>> got;
+    for (std::size_t k : sample) got.push_back(acc[k]);
+    const ForceErrorStats e = force_error_stats(got.data(), ref.data(), ns);
+    const ForceErrorStats sp = force_error_stats(got.data() + ns, ref.data() + ns, st.special.size());
+    const std::string what =
+        st.name + (sizeof(T) == 4 ? " float" : " double") + " eps " + std::to_string(eps);
+    EXPECT_GE(tree.depth(), st.min_depth) << what;
+    EXPECT_LE(e.median, 1e-3) << what;
+    EXPECT_LE(e.p99, 1e-2) << what;
+    EXPECT_LE(sp.max, 1e-2) << what;
+    std::printf("%s: depth %d, median %.2e p99 %.2e, its own bodies max %.2e\n", what.c_str(), tree.depth(),
+                e.median, e.p99, sp.max);
+}
+
+TEST(Tree, DeepStatesMeetTheErrorTargets) {
+    for (const test::DeepState& st : test::deep_states(16384)) {
+        for (double eps : {find_preset("plummer")->params.softening, 0.0}) {
+            check_deep_state<float>(st, eps);
+            check_deep_state<double>(st, eps);
         }
     }
 }

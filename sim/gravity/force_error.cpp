@@ -66,7 +66,7 @@ template <typename T>
 void direct_accelerations_at(const Vec4<T>* bodies, std::size_t n, const std::size_t* sample,
                              std::size_t count, double G, double softening, Vec4<double>* out,
                              double* potential) {
-    const double eps2 = softening * softening;
+    const double eps2 = softening2<double>(softening);
     const std::ptrdiff_t nc = std::ptrdiff_t(count);
 #pragma omp parallel for schedule(dynamic, 4)
     for (std::ptrdiff_t k = 0; k < nc; ++k) {

@@ -1,5 +1,6 @@
 #include "force_solver.hpp"
 
+#include "interaction.hpp"
 #include "kernels_cpu.hpp"
 #include "sim/error.hpp"
 #include "tree_solver.hpp"
@@ -14,7 +15,7 @@ class HostDirectSolver final : public HostForceSolver<T> {
     explicit HostDirectSolver(HostParallelism par) : par_(par) {}
 
     void accelerations(const Vec4<T>* bodies, std::size_t n, const Params& p, Vec4<T>* acc) override {
-        const T G = static_cast<T>(p.G), eps2 = static_cast<T>(p.softening * p.softening);
+        const T G = static_cast<T>(p.G), eps2 = softening2<T>(p);
         if (par_ == HostParallelism::serial) {
             accelerations_pairwise(bodies, acc, n, G, eps2, scratch_);
         } else {
@@ -25,15 +26,13 @@ class HostDirectSolver final : public HostForceSolver<T> {
     // Whole rows, as the OpenMP path computes them, on one thread for the serial backend.
     void accelerations_slice(const Vec4<T>* bodies, std::size_t n, std::size_t first, std::size_t count,
                              const Params& p, Vec4<T>* acc) override {
-        accelerations_row_range(bodies, acc, n, first, count, static_cast<T>(p.G),
-                                static_cast<T>(p.softening * p.softening), par_ == HostParallelism::openmp,
-                                scratch_);
+        accelerations_row_range(bodies, acc, n, first, count, static_cast<T>(p.G), softening2<T>(p),
+                                par_ == HostParallelism::openmp, scratch_);
     }
 
     void evaluate_at(const Vec4<T>* bodies, std::size_t n, const Vec4<T>* targets, std::size_t m,
                      const Params& p, Vec4<T>* acc, T* potential) override {
-        field_at_targets(bodies, n, targets, m, static_cast<T>(p.G),
-                         static_cast<T>(p.softening * p.softening), acc, potential,
+        field_at_targets(bodies, n, targets, m, static_cast<T>(p.G), softening2<T>(p), acc, potential,
                          par_ == HostParallelism::openmp, scratch_);
     }
 

@@ -12,6 +12,8 @@
 // GPU that is 3 FADD, 6 FFMA, 3 FMUL and one MUFU.RSQ.
 #include <cmath>
 
+#include "sim/params.hpp"
+
 #if defined(__CUDACC__)
 #define NBODY_HD __host__ __device__ __forceinline__
 #else
@@ -22,6 +24,18 @@ namespace nbody {
 
 // FLOPs counted per body-body interaction wherever GFLOP/s is shown (the CUDA sample's convention).
 inline constexpr double kFlopsPerInteraction = 20.0;
+
+// eps^2 in T for a softening length eps held in double: squared in double, then rounded to T once. Every
+// force loop, diagnostic and check takes eps^2 from here, so they all use the same number (squaring a
+// float eps instead rounds twice and differs in the last bit for about half of all eps).
+template <typename T>
+inline T softening2(double softening) {
+    return static_cast<T>(softening * softening);
+}
+template <typename T>
+inline T softening2(const Params& p) {
+    return softening2<T>(p.softening);
+}
 
 // |r|^2 + eps^2. On the device as three FFMAs seeded with eps^2; on the host in the order the SIMD loops
 // (built with -ffast-math, which fuses where the CPU has FMA) have always used, so CPU results keep their

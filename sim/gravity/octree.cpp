@@ -8,7 +8,9 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <string>
 
+#include "sim/error.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -73,7 +75,12 @@ void radix_sort_by_key(std::vector<std::uint64_t>& keys, std::vector<std::uint32
 template <typename T>
 void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_size, bool parallel) {
     assert(leaf_size >= 1 && "Octree::build: leaf_size must be at least 1");
-    assert(n <= std::numeric_limits<std::uint32_t>::max() && "Octree::build: N must fit 32-bit indices");
+    // Bodies and cells are indexed with 32 bits (TreeCell): beyond that the indices would wrap and the
+    // walk would read the wrong bodies, so say so instead (an assert would vanish from a release build).
+    constexpr std::size_t kMaxIndex = std::numeric_limits<std::uint32_t>::max();
+    if (n > kMaxIndex) {
+        throw Error("CPU tree: " + std::to_string(n) + " bodies is beyond the tree's 32-bit indices");
+    }
     const std::ptrdiff_t nn = std::ptrdiff_t(n);
     const double t0 = now_s();
     times_ = OctreeBuildTimes{};
@@ -149,12 +156,16 @@ void Octree<T>::build(const Vec4<T>* bodies, std::size_t n, std::size_t leaf_siz
             }
             child_counts_[std::size_t(c)] = children;
         }
-        std::uint32_t total = 0;
+        std::size_t total = 0;
         for (std::ptrdiff_t c = 0; c < count; ++c) {
             TreeCell<T>& cell = cells_[lb + std::size_t(c)];
-            cell.first_child = std::uint32_t(le) + total;
+            cell.first_child = std::uint32_t(le + total);
             cell.child_count = child_counts_[std::size_t(c)];
             total += child_counts_[std::size_t(c)];
+        }
+        if (le + total > kMaxIndex) {
+            throw Error("CPU tree: more than " + std::to_string(kMaxIndex) +
+                        " cells, beyond the tree's 32-bit indices");
         }
         if (total == 0) break;
         depth_ = level + 1;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "interaction.hpp"
 namespace nbody {
 namespace {
 
@@ -137,7 +138,7 @@ TreeWalkCounts walk(const Octree<T>& tree, const T* tx, const T* ty, const T* tz
         }
         return counts;
     }
-    const T inv_theta = T(1.0 / p.theta), eps2 = T(p.softening * p.softening), G = T(p.G);
+    const T inv_theta = T(1.0 / p.theta), eps2 = softening2<T>(p.softening), G = T(p.G);
     const bool monopoles = p.monopole_power > 0;
     const T inv_theta_mono = monopoles ? T(monopole_inv_theta(p.theta, p.monopole_power)) : T(0);
     const std::size_t gs = p.group_size;
