@@ -2,13 +2,20 @@
 // and of the GPU Gems 3 baseline, in one process, and prints interactions/s, GFLOP/s and the ratio.
 //   nbody_cuda_bench [--n 16384,65536] [--precision float|double|both] [--repeats 7] [--sweep] [--pairwise]
 //                    [--launches auto,tuned,tuned:K:B[:S],pw:K:B,grid:K:B]
+// With --hermite, the Hermite integrator's blocks instead (cuda/hermite_steps.hpp): per N:active case,
+// the force+jerk evaluation of `active` bodies against all N (pair interactions/s, GFLOP/s at 42 FLOPs)
+// and the whole block around it (next_block with its read-back, predict all N, evaluate, correct).
+//   nbody_cuda_bench --hermite [--hermite-cases 65536:65536,1048576:256] [--precision float]
+//                    [--jerk-launches auto,K:B[:S]]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/baseline_kernel.hpp"
 #include "cuda/cuda_backend.hpp"
+#include "cuda/hermite_steps.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
 #include "sim/params.hpp"
@@ -50,6 +57,51 @@ ForceLaunch parse_launch(const std::string& spec) {
     return l;
 }
 
+// "N:active" -> (N, active).
+std::pair<std::size_t, std::size_t> parse_case(const std::string& spec) {
+    const std::size_t colon = spec.find(':');
+    if (colon == std::string::npos) throw Error("hermite case '" + spec + "' is not N:active");
+    return {std::stoull(spec.substr(0, colon)), std::stoull(spec.substr(colon + 1))};
+}
+
+// "auto" or "K:B[:S]" (a zero is automatic).
+JerkLaunch parse_jerk_launch(const std::string& spec) {
+    JerkLaunch l;
+    if (spec == "auto") return l;
+    std::vector<int> f;
+    std::size_t start = 0;
+    for (std::size_t c = 0; c <= spec.size(); ++c) {
+        if (c == spec.size() || spec[c] == ':')
+            f.push_back(std::stoi(spec.substr(start, c - start))), start = c + 1;
+    }
+    if (f.size() < 2 || f.size() > 3) throw Error("jerk launch '" + spec + "' is not K:B[:S]");
+    l.bodies_per_thread = f[0];
+    l.block = f[1];
+    if (f.size() > 2) l.splits = f[2];
+    return l;
+}
+
+void hermite_rows(const std::vector<std::string>& cases, const std::vector<Precision>& precs,
+                  const std::vector<std::string>& launches, int repeats) {
+    std::printf("%-6s %8s %8s  %-26s %10s %14s %9s %10s %14s\n", "prec", "N", "active", "force+jerk launch",
+                "eval ms", "eval int/s", "GFLOP/s", "block ms", "block int/s");
+    for (const Precision p : precs) {
+        for (const std::string& spec : cases) {
+            const auto [n, active] = parse_case(spec);
+            for (const std::string& ls : launches) {
+                const HermiteBlockTiming t = time_hermite_block(n, active, p, repeats, parse_jerk_launch(ls));
+                const double pairs = double(n) * double(active);
+                const double eval_ips = pairs / (t.evaluate_ms * 1e-3),
+                             block_ips = pairs / (t.block_ms * 1e-3);
+                std::printf("%-6s %8zu %8zu  %-26s %10.3f %10.3fe12 %9.0f %10.3f %10.3fe12\n", to_string(p),
+                            n, active, t.launch.c_str(), t.evaluate_ms, eval_ips * 1e-12,
+                            eval_ips * kFlopsPerJerkInteraction * 1e-9, t.block_ms, block_ips * 1e-12);
+                std::fflush(stdout);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,6 +126,18 @@ int main(int argc, char** argv) {
                    "time these launches per precision and N, in the order given (no baseline): auto, tuned, "
                    "tuned:K:B[:S], pw:K:B, grid:K:B")
         ->delimiter(',');
+    bool hermite = false;
+    app.add_flag(
+        "--hermite", hermite,
+        "time the Hermite integrator's force+jerk evaluation and whole blocks instead (no baseline)");
+    std::vector<std::string> hermite_cases{"65536:65536", "1048576:256"};
+    app.add_option("--hermite-cases", hermite_cases, "--hermite: N:active, active bodies among N sources")
+        ->delimiter(',');
+    std::vector<std::string> jerk_launches{"auto"};
+    app.add_option(
+           "--jerk-launches", jerk_launches,
+           "--hermite: force+jerk launches per case: auto, K:B[:S] (K 1, 2, 4; B 32, 64, 128; 0 = auto)")
+        ->delimiter(',');
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -84,6 +148,10 @@ int main(int argc, char** argv) {
         std::vector<Precision> precs;
         if (precision != "double") precs.push_back(Precision::f32);
         if (precision != "float") precs.push_back(Precision::f64);
+        if (hermite) {
+            hermite_rows(hermite_cases, precs, jerk_launches, repeats);
+            return 0;
+        }
         if (!launches.empty()) {
             for (const Precision p : precs) {
                 for (const std::size_t n : ns) {

@@ -11,6 +11,7 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "device_force_solver.hpp"
+#include "hermite_steps.hpp"
 #include "pinned_buffer.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_solver.hpp"
@@ -56,6 +57,7 @@ class CudaBackend final : public Backend {
         for (auto& [algorithm, solver] : solvers_) solver->prepare(source_count(), max_mass_);
         pending_ = {};
         acc_for_.reset();
+        if (blocks_) blocks_->invalidate();
     }
 
     HostState get_state() const override {
@@ -70,12 +72,41 @@ class CudaBackend final : public Backend {
 
     // ---- Primitives: kicks, drifts and dampings are queued and applied by one kernel pass (flush) when
     // the forces are next needed or the step ends, so nothing is pending between step() calls.
-    void kick(double h) override { queue(UpdateOp::kick, h); }
+    // Each also changes the bodies under the block steps, which then start over from them.
+    void kick(double h) override {
+        queue(UpdateOp::kick, h);
+        if (blocks_) blocks_->invalidate();
+    }
     void drift(double h) override {
         queue(UpdateOp::drift, h);
         acc_for_.reset();
+        if (blocks_) blocks_->invalidate();
     }
-    void damp(double factor) override { queue(UpdateOp::damp, factor); }
+    void damp(double factor) override {
+        queue(UpdateOp::damp, factor);
+        if (blocks_) blocks_->invalidate();
+    }
+
+    // The block time steps of --integrator hermite on the device (hermite_steps.hpp): per block one
+    // 24-byte read-back, nothing else leaves the GPU. A distributed run's slice gets the generic host copy
+    // instead, which the distributed backend refuses (these would need the gathered predicted bodies).
+    BlockSteps* block_steps() override {
+        if (exchange_) return Backend::block_steps();
+        flush();  // queued kicks, drifts and dampings belong to the bodies the blocks start from
+        if (!blocks_) {
+            blocks_ = make_device_block_steps<T>(
+                [this] {
+                    return DeviceBodies<T>{pos_.data(), vel_.data(), n_, step_ == 0 ? nullptr : bad_.data(),
+                                           step_};
+                },
+                [this] { acc_for_.reset(); });
+        }
+        return blocks_.get();
+    }
+    void synchronize() override {
+        if (blocks_) blocks_->invalidate();
+        Backend::synchronize();
+    }
 
     void update_forces(const Params& p) override {
         flush();
@@ -96,11 +127,15 @@ class CudaBackend final : public Backend {
 
     void begin_steps(std::int64_t /*count*/) override {
         CUDA_CHECK(cudaMemset(bad_.data(), 0xff, sizeof(unsigned long long)));
+        if (blocks_) blocks_->clear_failure();
     }
     void begin_step(std::int64_t k) override { step_ = std::uint64_t(k); }
     std::optional<std::size_t> end_step() override {
         flush();
-        return std::nullopt;  // checked on the device; read once in end_steps
+        // Checked on the device and read once in end_steps; but the block steps read the flag with every
+        // block anyway, and once it shows a failure the call stops here (end_steps then names the step).
+        if (blocks_) return blocks_->failed_body();
+        return std::nullopt;
     }
     std::optional<NonFinite> end_steps() override {
         step_ = 0;
@@ -226,6 +261,7 @@ class CudaBackend final : public Backend {
     bool set_source_exchange(std::shared_ptr<SourceExchange> exchange) override {
         exchange_ = std::move(exchange);
         acc_for_.reset();
+        if (blocks_) blocks_->invalidate();
         return true;
     }
 
@@ -377,6 +413,7 @@ class CudaBackend final : public Backend {
     std::optional<double> all_max_mass_;           // the largest |mass| of every slice's bodies
     DeviceBuffer<Vec4<T>> acc_all_;                // shared_forces: this process's share, every body
     PinnedBuffer<Vec4<T>> acc_all_host_, acc_mine_host_;
+    std::unique_ptr<DeviceBlockSteps> blocks_;  // an adaptive integrator's state, made when first asked
 };
 
 }  // namespace

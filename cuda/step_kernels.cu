@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "finite_bits.cuh"
 #include "launch.cuh"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
@@ -13,14 +14,6 @@ namespace nbody {
 namespace {
 
 constexpr unsigned kBlock = 256;
-
-__device__ __forceinline__ bool finite_bits(float v) {
-    return (__float_as_uint(v) & 0x7f800000u) != 0x7f800000u;
-}
-__device__ __forceinline__ bool finite_bits(double v) {
-    return (static_cast<unsigned long long>(__double_as_longlong(v)) & 0x7ff0000000000000ull) !=
-           0x7ff0000000000000ull;
-}
 
 // Applies the queued kicks, drifts and dampings to body i in order, then checks the result's bits.
 template <typename T>

@@ -78,7 +78,7 @@ void HostBlockSteps<T>::evaluate_active() {
     for (std::size_t k = 0; k < active_.size(); ++k) active_global_[k] = first + active_[k];
     a1_.resize(active_.size());
     j1_.resize(active_.size());
-    const T eps2 = static_cast<T>(p.softening * p.softening);
+    const T eps2 = softening2<T>(p);
     accelerations_jerks_of(x, v, n, active_global_.data(), active_global_.size(), static_cast<T>(p.G), eps2,
                            a1_.data(), j1_.data(), parallel_, scratch_);
 }

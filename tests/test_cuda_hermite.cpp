@@ -1,0 +1,603 @@
+// The CUDA backend's own block time steps (--integrator hermite, cuda/hermite_steps.hpp) and their
+// force+jerk kernel (cuda/jerk_kernels.hpp) against the float64 direct sum and the serial backend's
+// Hermite. Every test skips, with a reason, where the build has no CUDA or the machine no device (CI);
+// they run for real on the lent GPU.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "reference.hpp"
+#include "sim/integrate/hermite.hpp"
+#include "sim/io/csv_io.hpp"
+#include "sim/io/snapshot.hpp"
+#include "sim/presets.hpp"
+
+#ifdef NBODY_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/hermite_steps.hpp"
+#include "cuda/jerk_kernels.hpp"
+#endif
+
+namespace nbody {
+namespace {
+
+#ifndef NBODY_HAVE_CUDA
+
+TEST(CudaHermite, Skipped) {
+    GTEST_SKIP() << "built without CUDA (NBODY_WITH_CUDA=OFF or nvcc not found)";
+}
+
+#else
+
+#define SKIP_WITHOUT_DEVICE()                                                      \
+    do {                                                                           \
+        if (!cuda_device_info()) GTEST_SKIP() << "no CUDA device on this machine"; \
+    } while (0)
+
+// ---- The force+jerk kernel ------------------------------------------------------------------------
+
+// Acceleration and jerk of body i against every other body, in double (G = 1).
+void reference_jerk(const HostState& s, std::size_t i, double eps, Vec4<double>& a, Vec4<double>& j) {
+    a = j = Vec4<double>{0, 0, 0, 0};
+    for (std::size_t k = 0; k < s.size(); ++k) {
+        if (k == i) continue;
+        const Vec4<double>&x = s.pos_mass[k], &xi = s.pos_mass[i], &v = s.vel[k], &vi = s.vel[i];
+        const double dx = x.x - xi.x, dy = x.y - xi.y, dz = x.z - xi.z;
+        const double dvx = v.x - vi.x, dvy = v.y - vi.y, dvz = v.z - vi.z;
+        const double r2 = dx * dx + dy * dy + dz * dz + eps * eps;
+        const double inv = 1.0 / std::sqrt(r2), w = x.w * inv * inv * inv;
+        const double alpha = 3.0 * (dx * dvx + dy * dvy + dz * dvz) / r2;
+        a.x += w * dx, a.y += w * dy, a.z += w * dz;
+        j.x += w * (dvx - alpha * dx), j.y += w * (dvy - alpha * dy), j.z += w * (dvz - alpha * dz);
+    }
+}
+
+template <typename T>
+std::vector<Vec4<T> > narrow(const std::vector<Vec4<double> >& in) {
+    std::vector<Vec4<T> > out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = {T(in[i].x), T(in[i].y), T(in[i].z), T(in[i].w)};
+    return out;
+}
+
+std::vector<Vec4<double> > widen(const std::vector<Vec4<float> >& in) {
+    std::vector<Vec4<double> > out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = {in[i].x, in[i].y, in[i].z, in[i].w};
+    return out;
+}
+std::vector<Vec4<double> > widen(const std::vector<Vec4<double> >& in) {
+    return in;
+}
+
+struct JerkResult {
+    std::vector<Vec4<double> > acc, jerk;
+    std::vector<unsigned char> bits;  // the raw output, to compare runs bit for bit
+};
+
+// launch_jerks of the bodies of s (as T) for the given targets, copied back.
+template <typename T>
+JerkResult run_jerks(const HostState& s, const std::vector<std::uint32_t>& targets, double eps,
+                     const JerkLaunch& requested) {
+    const std::size_t n = s.size(), m = targets.size();
+    const JerkLaunch l = resolve_jerk_launch(requested, m, n, precision_of<T>());
+    DeviceBuffer<Vec4<T> > x(n), v(n), acc(m), jerk(m), scratch(jerk_scratch_count(l, m));
+    DeviceBuffer<std::uint32_t> t(m);
+    const std::vector<Vec4<T> > hx = narrow<T>(s.pos_mass), hv = narrow<T>(s.vel);
+    x.copy_from_host(hx.data(), n);
+    v.copy_from_host(hv.data(), n);
+    t.copy_from_host(targets.data(), m);
+    launch_jerks<T>(l, x.data(), v.data(), n, t.data(), m, T(1), static_cast<T>(eps * eps), acc.data(),
+                    jerk.data(), scratch.data(), nullptr, 0, nullptr);
+    std::vector<Vec4<T> > ha(m), hj(m);
+    acc.copy_to_host(ha.data(), m);
+    jerk.copy_to_host(hj.data(), m);
+    JerkResult r{widen(ha), widen(hj), {}};
+    r.bits.resize(2 * m * sizeof(Vec4<T>));
+    if (m > 0) {
+        std::memcpy(r.bits.data(), ha.data(), m * sizeof(Vec4<T>));
+        std::memcpy(r.bits.data() + m * sizeof(Vec4<T>), hj.data(), m * sizeof(Vec4<T>));
+    }
+    return r;
+}
+
+// Bodies at the positions and velocities a T-precision kernel sees (so the reference sums the same
+// bodies and the difference is the kernel's arithmetic alone).
+template <typename T>
+HostState rounded(const HostState& s) {
+    return convert_state<double>(convert_state<T>(s));
+}
+
+// The target lists the kernel must serve: all bodies, a scattered few (one in the short last tile), one
+// body, the last body, and a contiguous middle run crossing tile boundaries.
+std::vector<std::vector<std::uint32_t> > target_lists(std::size_t n) {
+    std::vector<std::vector<std::uint32_t> > lists;
+    std::vector<std::uint32_t> all(n), few, middle;
+    for (std::size_t i = 0; i < n; ++i) all[i] = std::uint32_t(i);
+    for (std::size_t i = 3; i < n; i += 97) few.push_back(std::uint32_t(i));
+    few.push_back(std::uint32_t(n - 1));
+    for (std::size_t i = n / 3; i < n / 3 + 300 && i < n; ++i) middle.push_back(std::uint32_t(i));
+    lists.push_back(all);
+    lists.push_back(few);
+    lists.push_back({0});
+    lists.push_back({std::uint32_t(n - 1)});
+    lists.push_back(middle);
+    return lists;
+}
+
+// Every shape: automatic, and K x B with no splits, a few, and automatic splits.
+std::vector<JerkLaunch> jerk_launches() {
+    std::vector<JerkLaunch> v{JerkLaunch{}};
+    for (int k : {1, 2, 4}) {
+        for (int b : {32, 64, 128}) {
+            for (int s : {1, 3, 0}) v.push_back({k, b, s});
+        }
+    }
+    return v;
+}
+
+// sqrt(sum |a - ref|^2 / sum |ref|^2) over the targets.
+double relative_rms_of(const std::vector<Vec4<double> >& a, const std::vector<Vec4<double> >& ref) {
+    return test::relative_rms(a, ref);
+}
+
+// Float: the tiles' sums are shorter than a host loop's single sum, whose float error on these bodies is
+// ~2e-6 (acceleration) and ~8e-6 (jerk, whose terms cancel more) relative RMS at N = 4099; double: ~1e-15.
+template <typename T>
+void check_kernel_against_float64(std::size_t n, double eps) {
+    const HostState s = rounded<T>(test::random_bodies(n, 11));
+    const double tol_a = sizeof(T) == 4 ? 2e-5 : 1e-12, tol_j = sizeof(T) == 4 ? 1e-4 : 1e-12;
+    for (const std::vector<std::uint32_t>& targets : target_lists(n)) {
+        std::vector<Vec4<double> > ra(targets.size()), rj(targets.size());
+        for (std::size_t k = 0; k < targets.size(); ++k) reference_jerk(s, targets[k], eps, ra[k], rj[k]);
+        for (const JerkLaunch& l : jerk_launches()) {
+            const JerkLaunch resolved = resolve_jerk_launch(l, targets.size(), n, precision_of<T>());
+            SCOPED_TRACE(std::string(to_string(precision_of<T>())) + " n=" + std::to_string(n) +
+                         " m=" + std::to_string(targets.size()) + " eps=" + std::to_string(eps) + " " +
+                         to_string(resolved));
+            const JerkResult r = run_jerks<T>(s, targets, eps, l);
+            if (n == 1) {  // no other body: exactly nothing
+                EXPECT_EQ(r.acc[0].x, 0.0);
+                EXPECT_EQ(r.jerk[0].z, 0.0);
+            } else {
+                EXPECT_LE(relative_rms_of(r.acc, ra), tol_a);
+                EXPECT_LE(relative_rms_of(r.jerk, rj), tol_j);
+            }
+            // The same launch again: the same bits (partial sums added in a fixed order).
+            EXPECT_TRUE(run_jerks<T>(s, targets, eps, l).bits == r.bits);
+        }
+    }
+}
+
+// Softened and eps = 0 (the self-term skipped by its index, never 0/0), N not a multiple of any block.
+TEST(CudaHermiteKernel, ForceAndJerkMatchFloat64ForEveryLaunchShape) {
+    SKIP_WITHOUT_DEVICE();
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1000), std::size_t(4099)}) {
+        for (double eps : {0.0, 0.01}) {
+            check_kernel_against_float64<float>(n, eps);
+            check_kernel_against_float64<double>(n, eps);
+        }
+    }
+}
+
+// The launch shapes the automatic choice gives the two benchmark cases and the regimes between.
+TEST(CudaHermiteKernel, AutomaticShapesFitTheTargets) {
+    SKIP_WITHOUT_DEVICE();
+    const JerkLaunch all = resolve_jerk_launch({}, 65536, 65536, Precision::f32);
+    EXPECT_EQ(all.bodies_per_thread, 4);
+    EXPECT_EQ(all.block, 128);
+    EXPECT_GE(all.splits, 1);
+    const JerkLaunch few = resolve_jerk_launch({}, 256, 1 << 20, Precision::f32);
+    EXPECT_EQ(few.block * few.bodies_per_thread, 256);  // one block of targets, no idle lane
+    EXPECT_GT(few.splits, 100);                         // the sources spread over the device
+    const JerkLaunch one = resolve_jerk_launch({}, 1, 1 << 20, Precision::f64);
+    EXPECT_EQ(one.block, 32);
+    EXPECT_EQ(one.bodies_per_thread, 1);
+    EXPECT_LE(resolve_jerk_launch({}, 65536, 65536, Precision::f64).bodies_per_thread, 2);
+    EXPECT_THROW(resolve_jerk_launch({3, 0, 0}, 10, 10, Precision::f32), Error);
+    EXPECT_THROW(resolve_jerk_launch({0, 96, 0}, 10, 10, Precision::f32), Error);
+    EXPECT_THROW(resolve_jerk_launch({0, 0, -1}, 10, 10, Precision::f32), Error);
+}
+
+// ---- The block steps against the serial backend's -------------------------------------------------
+
+Params hermite_params(double eps) {
+    Params p = find_preset("plummer")->params;  // dt = 0.01
+    p.integrator = Integrator::hermite;
+    p.softening = eps;
+    return p;
+}
+
+std::unique_ptr<Backend> with_state(std::unique_ptr<Backend> b, const HostState& s) {
+    b->set_state(s);
+    return b;
+}
+
+double rms_norm(const std::vector<Vec4<double> >& v) {
+    double s = 0;
+    for (const auto& a : v) s += a.x * a.x + a.y * a.y + a.z * a.z;
+    return std::sqrt(s / double(v.size()));
+}
+
+double distance(const Vec4<double>& a, const Vec4<double>& b) {
+    return std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
+}
+
+struct Difference {
+    double pos_max = 0, pos_rms = 0, vel_max = 0, vel_rms = 0;  // over the reference's RMS radius / speed
+    double relative = 0;  // sqrt(sum |dx|^2 + |dv|^2 / sum |x|^2 + |v|^2)
+};
+
+Difference difference(const HostState& s, const HostState& ref) {
+    Difference d;
+    const double r = rms_norm(ref.pos_mass), v = rms_norm(ref.vel);
+    double sx = 0, sv = 0, den = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const double dx = distance(s.pos_mass[i], ref.pos_mass[i]), dv = distance(s.vel[i], ref.vel[i]);
+        d.pos_max = std::max(d.pos_max, dx / r);
+        d.vel_max = std::max(d.vel_max, dv / v);
+        sx += dx * dx, sv += dv * dv;
+        den += std::pow(distance(ref.pos_mass[i], {0, 0, 0, 0}), 2) +
+               std::pow(distance(ref.vel[i], {0, 0, 0, 0}), 2);
+    }
+    const double n = double(s.size());
+    d.pos_rms = std::sqrt(sx / n) / r;
+    d.vel_rms = std::sqrt(sv / n) / v;
+    d.relative = std::sqrt((sx + sv) / den);
+    return d;
+}
+
+bool same_bits(const HostState& a, const HostState& b) {
+    return a.size() == b.size() && a.t == b.t &&
+           std::memcmp(a.pos_mass.data(), b.pos_mass.data(), a.size() * sizeof(Vec4<double>)) == 0 &&
+           std::memcmp(a.vel.data(), b.vel.data(), a.size() * sizeof(Vec4<double>)) == 0;
+}
+
+// Plummer spheres at eps = 1e-3 (close encounters resolved by the levels: levels up to 6-8 here) after 4
+// max steps, cuda in both precisions against serial double.
+// Double: the device sums each force in another order (tiles, splits, FMAs), ~1e-15 relative per
+// evaluation; a perturbation of one ulp grows to only 1.2e-16 relative RMS over these steps (measured on
+// the host), so 1e-10 leaves five orders of magnitude, and a wrong level (a step of another size) or a
+// wrong term would be off by far more. The levels and the blocks themselves are the same.
+// Float: serial float against serial double measured 5e-7 (N = 1024) and 1.2e-6 (N = 4096) of the RMS
+// radius at most over the bodies, 3e-5 of the RMS speed at most (a tight pair's velocity) and 9e-7 RMS;
+// the bounds sit 80x, 30x and 100x above.
+TEST(CudaHermite, MatchesSerialDoubleOnPlummer) {
+    SKIP_WITHOUT_DEVICE();
+    const Params p = hermite_params(1e-3);
+    const int steps = 4;
+    for (std::size_t n : {std::size_t(1024), std::size_t(4096)}) {
+        const HostState s0 = make_preset("plummer", n, 1);
+        auto serial = with_state(create_backend("serial", Precision::f64), s0);
+        const StepReport rs = serial->step(p, steps);
+        ASSERT_TRUE(rs.finite);
+        const HostState ref = serial->get_state();
+        for (Precision precision : {Precision::f64, Precision::f32}) {
+            SCOPED_TRACE("N = " + std::to_string(n) + " " + to_string(precision));
+            auto gpu = with_state(make_cuda_backend(precision), s0);
+            ASSERT_NE(gpu->block_steps(), nullptr);
+            EXPECT_FALSE(gpu->block_steps()->host_copy());  // its own, not the generic host copy
+            const StepReport rg = gpu->step(p, steps);
+            ASSERT_TRUE(rg.finite) << "step " << rg.bad_step << " body " << rg.bad_body;
+            const HostState s = gpu->get_state();
+            EXPECT_EQ(s.t, ref.t);
+            EXPECT_EQ(rg.time_advanced, rs.time_advanced);
+            const Difference d = difference(s, ref);
+            if (precision == Precision::f64) {
+                EXPECT_LE(d.relative, 1e-10) << d.pos_max << " " << d.vel_max;
+                EXPECT_EQ(rg.blocks, rs.blocks);
+                EXPECT_EQ(rg.body_updates, rs.body_updates);
+                EXPECT_EQ(gpu->block_steps()->levels(), serial->block_steps()->levels());
+            } else {
+                EXPECT_LE(d.pos_max, 1e-4) << "rms " << d.pos_rms;
+                EXPECT_LE(d.vel_rms, 1e-4) << "max " << d.vel_max;
+                EXPECT_LE(d.vel_max, 1e-3);
+                EXPECT_GT(d.pos_max, 0.0);  // float really ran in float
+            }
+        }
+    }
+}
+
+// Double: the levels after the start and after every max step are the host's, and so is the work
+// (blocks, force+jerk evaluations), on a Plummer sphere and on an eccentric binary whose pericentre
+// passage takes the levels deep (e = 0.9, 8 max steps of P/8: levels up to ~10).
+HostState kepler(double e) {
+    const double rp = 1.0 - e, vp = std::sqrt((1.0 + e) / (1.0 - e));
+    HostState s;
+    s.resize(2);
+    s.pos_mass[0] = {0.5 * rp, 0, 0, 0.5};
+    s.pos_mass[1] = {-0.5 * rp, 0, 0, 0.5};
+    s.vel[0] = {0, 0.5 * vp, 0, 0};
+    s.vel[1] = {0, -0.5 * vp, 0, 0};
+    return s;
+}
+
+TEST(CudaHermite, LevelsAndWorkAreTheHostsInDouble) {
+    SKIP_WITHOUT_DEVICE();
+    struct Case {
+        const char* name;
+        HostState s0;
+        Params p;
+        int steps;
+    };
+    Params kp = hermite_params(0);
+    kp.dt = 2 * 3.14159265358979323846 / 8;
+    kp.eta = 1e-3;
+    const Case cases[] = {{"plummer", make_preset("plummer", 2048, 3), hermite_params(1e-3), 5},
+                          {"kepler e=0.9", kepler(0.9), kp, 8}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        auto serial = with_state(create_backend("serial", Precision::f64), c.s0);
+        auto gpu = with_state(make_cuda_backend(Precision::f64), c.s0);
+        int deepest = 0;
+        for (int k = 0; k < c.steps; ++k) {
+            const StepReport rs = serial->step(c.p, 1), rg = gpu->step(c.p, 1);
+            ASSERT_TRUE(rs.finite && rg.finite);
+            EXPECT_EQ(rg.blocks, rs.blocks) << "max step " << k;
+            EXPECT_EQ(rg.body_updates, rs.body_updates) << "max step " << k;
+            const std::vector<int> ls = serial->block_steps()->levels(), lg = gpu->block_steps()->levels();
+            ASSERT_EQ(lg, ls) << "max step " << k;
+            for (int l : ls) deepest = std::max(deepest, l);
+        }
+        EXPECT_GE(deepest, 4);  // the levels did their work
+        EXPECT_LE(difference(gpu->get_state(), serial->get_state()).relative, 1e-10);
+        const BlockCounters cs = serial->block_steps()->counters(), cg = gpu->block_steps()->counters();
+        EXPECT_EQ(cg.blocks, cs.blocks);
+        EXPECT_EQ(cg.body_updates, cs.body_updates);
+        EXPECT_EQ(cg.starts, 1);
+    }
+}
+
+// eps = 0: the self-term is skipped by its index. The figure-eight (3 bodies: one tile, every body in it)
+// and a Plummer sphere with its close encounters unsoftened, against serial double. Float over the
+// figure-eight's whole period (64 max steps, many small increments rounded to float positions): serial
+// float measured 4.4e-5 from serial double and 4.2e-5 from the start after the period (double: 6.5e-7),
+// hence 5e-4 in float.
+TEST(CudaHermite, ZeroSofteningWorks) {
+    SKIP_WITHOUT_DEVICE();
+    const HostState eight = read_bodies_csv(std::string(NBODY_ASSETS_DIR) + "/figure8.csv");
+    Params p8 = hermite_params(0);
+    p8.dt = 6.32591398 / 64;
+    p8.eta = 0.005;
+    Params pp = hermite_params(0);
+    for (Precision precision : {Precision::f64, Precision::f32}) {
+        SCOPED_TRACE(to_string(precision));
+        const bool f64 = precision == Precision::f64;
+        {
+            auto serial = with_state(create_backend("serial", Precision::f64), eight);
+            auto gpu = with_state(make_cuda_backend(precision), eight);
+            ASSERT_TRUE(serial->step(p8, 64).finite);
+            const StepReport r = gpu->step(p8, 64);
+            ASSERT_TRUE(r.finite) << "step " << r.bad_step << " body " << r.bad_body;
+            const HostState s = gpu->get_state();
+            EXPECT_LE(difference(s, serial->get_state()).relative, f64 ? 1e-10 : 5e-4);
+            // After one period the choreography is back where it started.
+            for (std::size_t i = 0; i < 3; ++i) {
+                EXPECT_LE(distance(s.pos_mass[i], eight.pos_mass[i]), f64 ? 1e-5 : 5e-4) << "body " << i;
+            }
+        }
+        {
+            const HostState s0 = make_preset("plummer", 1024, 9);
+            auto serial = with_state(create_backend("serial", Precision::f64), s0);
+            auto gpu = with_state(make_cuda_backend(precision), s0);
+            ASSERT_TRUE(serial->step(pp, 3).finite);
+            const StepReport r = gpu->step(pp, 3);
+            ASSERT_TRUE(r.finite) << "step " << r.bad_step << " body " << r.bad_body;
+            const Difference d = difference(gpu->get_state(), serial->get_state());
+            if (f64) {
+                EXPECT_LE(d.relative, 1e-10);
+            } else {
+                EXPECT_LE(d.pos_max, 1e-4);  // serial float: 8e-7 of the RMS radius
+            }
+        }
+    }
+}
+
+// An exact restart (docs/SNAPSHOTS.md): run 3 max steps, synchronize (what a snapshot does), save to
+// HDF5, read back into a fresh backend and run 3 more; the unbroken run that synchronized at the same
+// point ends with the same bits. Without the synchronization the unbroken run keeps its levels and
+// jerks and goes another way, so the test can tell.
+TEST(CudaHermite, RestartFromAnHdf5SnapshotIsBitIdentical) {
+    SKIP_WITHOUT_DEVICE();
+    if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+    const Params p = hermite_params(1e-3);
+    const std::int64_t k = 3;
+    const HostState start = make_preset("plummer", 4096, 5);
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("nbody_cuda_hermite_restart_" + std::to_string(::getpid()) + ".h5"))
+                                 .string();
+    for (Precision precision : {Precision::f32, Precision::f64}) {
+        SCOPED_TRACE(to_string(precision));
+        auto unbroken = with_state(make_cuda_backend(precision), start);
+        ASSERT_TRUE(unbroken->step(p, k).finite);
+        unbroken->synchronize();
+        Snapshot snap;
+        snap.state = unbroken->get_state();
+        snap.info.has_params = true;
+        snap.info.params = p;
+        snap.info.precision = precision;
+        snap.info.step = k;
+        write_snapshot(path, snap);
+        ASSERT_TRUE(unbroken->step(p, k).finite);
+
+        const Snapshot back = read_snapshot(path);
+        std::filesystem::remove(path);
+        ASSERT_EQ(back.info.precision, precision);
+        EXPECT_EQ(back.info.params.integrator, Integrator::hermite);
+        auto restarted = with_state(make_cuda_backend(back.info.precision), back.state);
+        ASSERT_TRUE(restarted->step(back.info.params, k).finite);
+        const HostState a = restarted->get_state(), b = unbroken->get_state();
+        EXPECT_TRUE(same_bits(a, b)) << "relative difference " << difference(a, b).relative;
+        EXPECT_EQ(restarted->block_steps()->levels(), unbroken->block_steps()->levels());
+
+        auto kept = with_state(make_cuda_backend(precision), start);  // never synchronized
+        ASSERT_TRUE(kept->step(p, 2 * k).finite);
+        EXPECT_FALSE(same_bits(kept->get_state(), b));
+    }
+}
+
+// The same run twice on the device: the same bits (no atomics in any sum, the same launches).
+TEST(CudaHermite, RunsAreDeterministic) {
+    SKIP_WITHOUT_DEVICE();
+    const Params p = hermite_params(1e-3);
+    const HostState s0 = make_preset("plummer", 3000, 2);
+    for (Precision precision : {Precision::f32, Precision::f64}) {
+        auto a = with_state(make_cuda_backend(precision), s0);
+        auto b = with_state(make_cuda_backend(precision), s0);
+        ASSERT_TRUE(a->step(p, 3).finite);
+        ASSERT_TRUE(b->step(p, 3).finite);
+        EXPECT_TRUE(same_bits(a->get_state(), b->get_state())) << to_string(precision);
+    }
+}
+
+// A blow-up is reported as the serial backend reports it (the step, the lowest bad body, the steps
+// done, the time), the call ends instead of stepping on, and the bodies are those the failing step left.
+// G = 1e38 overflows float at the start; a NaN velocity poisons every jerk at once. Both leave every
+// body on level 0 (a NaN step reads as the max step), so each max step is one block and the failure is
+// read back with the next max step's first block, which then ends the call.
+TEST(CudaHermite, BlowUpIsReportedLikeSerial) {
+    SKIP_WITHOUT_DEVICE();
+    struct Case {
+        const char* name;
+        HostState s;
+        Params p;
+    };
+    std::vector<Case> cases;
+    {
+        Params p = hermite_params(0.02);
+        p.G = 1e38;
+        cases.push_back({"G = 1e38", make_preset("plummer", 256, 4), p});
+    }
+    {
+        HostState s = test::random_bodies(300, 6);
+        s.vel[299].y = std::numeric_limits<double>::quiet_NaN();
+        cases.push_back({"NaN velocity", s, hermite_params(0.05)});
+    }
+    for (const Case& c : cases) {
+        for (Precision precision : {Precision::f32, Precision::f64}) {
+            if (c.p.G > 1e37 && precision == Precision::f64) continue;  // finite in double
+            SCOPED_TRACE(std::string(c.name) + " " + to_string(precision));
+            auto serial = with_state(create_backend("serial", precision), c.s);
+            auto gpu = with_state(make_cuda_backend(precision), c.s);
+            const StepReport rs = serial->step(c.p, 6), rg = gpu->step(c.p, 6);
+            ASSERT_FALSE(rs.finite);
+            EXPECT_FALSE(rg.finite);
+            EXPECT_EQ(rg.bad_step, rs.bad_step);
+            EXPECT_EQ(rg.bad_body, rs.bad_body);
+            EXPECT_EQ(rg.steps_done, rs.steps_done);
+            EXPECT_EQ(gpu->get_state().t, serial->get_state().t);
+            // The state stops after the failing step: its bad body is non-finite there.
+            const BodyValues b = gpu->body(rg.bad_body);
+            EXPECT_FALSE(std::isfinite(b.pos_mass.x) && std::isfinite(b.pos_mass.y) &&
+                         std::isfinite(b.pos_mass.z) && std::isfinite(b.vel.x) && std::isfinite(b.vel.y) &&
+                         std::isfinite(b.vel.z));
+            // A later call starts afresh from what is there (and fails again, promptly).
+            EXPECT_FALSE(gpu->step(c.p, 2).finite);
+        }
+    }
+}
+
+// Between max steps every body is at the same time: get_state, the float4 copy and the device write
+// for drawing (write_positions_device) all give those synchronized bodies. Kicks, drifts, dampings and
+// set_state change the bodies under the block steps, which then start over (as on the host).
+TEST(CudaHermite, DrawnBodiesAreTheSynchronizedOnesAndChangesRestart) {
+    SKIP_WITHOUT_DEVICE();
+    const Params p = hermite_params(1e-3);
+    const std::size_t n = 2000;
+    const HostState s0 = make_preset("plummer", n, 8);
+    auto gpu = with_state(make_cuda_backend(Precision::f64), s0);
+    auto serial = with_state(create_backend("serial", Precision::f64), s0);
+    ASSERT_TRUE(gpu->step(p, 2).finite);
+    ASSERT_TRUE(serial->step(p, 2).finite);
+    EXPECT_DOUBLE_EQ(gpu->time(), 2 * p.dt);
+
+    const HostState s = gpu->get_state();
+    DeviceBuffer<Vec4<float> > drawn(n), drawn_v(n);
+    ASSERT_TRUE(gpu->write_positions_device(drawn.data(), drawn_v.data()));
+    std::vector<Vec4<float> > hp(n), hv(n), cp(n);
+    drawn.copy_to_host(hp.data(), n);
+    drawn_v.copy_to_host(hv.data(), n);
+    gpu->copy_positions(cp.data());
+    for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(hp[i].x, float(s.pos_mass[i].x));
+        EXPECT_EQ(hp[i].w, float(s.pos_mass[i].w));
+        EXPECT_EQ(hv[i].y, float(s.vel[i].y));
+        EXPECT_EQ(std::memcmp(&hp[i], &cp[i], sizeof hp[i]), 0);
+    }
+
+    // A reversal from outside on both: each restarts and they still agree.
+    HostState r = s;
+    for (auto& v : r.vel) v = {-v.x, -v.y, -v.z, 0};
+    gpu->set_state(r);
+    serial->set_state(r);
+    ASSERT_TRUE(gpu->step(p, 2).finite);
+    ASSERT_TRUE(serial->step(p, 2).finite);
+    EXPECT_EQ(gpu->block_steps()->counters().starts, 2);
+    EXPECT_LE(difference(gpu->get_state(), serial->get_state()).relative, 1e-10);
+    EXPECT_EQ(gpu->block_steps()->levels(), serial->block_steps()->levels());
+
+    // A drift between steps (a primitive: the bodies may have changed).
+    gpu->drift(0.0);
+    ASSERT_TRUE(gpu->step(p, 1).finite);
+    EXPECT_EQ(gpu->block_steps()->counters().starts, 3);
+    // Damping every step restarts every step (as on the host).
+    Params damped = p;
+    damped.damping = 0.999;
+    const HostState now = gpu->get_state();
+    gpu->set_state(now);
+    serial->set_state(now);
+    ASSERT_TRUE(gpu->step(damped, 2).finite);
+    ASSERT_TRUE(serial->step(damped, 2).finite);
+    EXPECT_EQ(gpu->block_steps()->counters().starts, 5);
+    EXPECT_LE(difference(gpu->get_state(), serial->get_state()).relative, 1e-10);
+
+    // The accelerations after hermite steps are those of the new positions (the cache was dropped).
+    const std::vector<Vec4<double> > a = gpu->accelerations(p);
+    const std::vector<Vec4<double> > ref = test::reference_accelerations(gpu->get_state(), p.G, p.softening);
+    EXPECT_LE(test::relative_rms(a, ref), 1e-12);
+}
+
+// One max step of every body on one level (eta so large that no body asks for less) is one block of N.
+TEST(CudaHermite, OneLevelIsOneBlockOfAllBodiesPerMaxStep) {
+    SKIP_WITHOUT_DEVICE();
+    Params p = hermite_params(0.01);
+    p.eta = 1e30;
+    const std::size_t n = 5000;
+    auto gpu = with_state(make_cuda_backend(Precision::f32), make_preset("plummer", n, 6));
+    const StepReport r = gpu->step(p, 7);
+    ASSERT_TRUE(r.finite);
+    EXPECT_EQ(r.blocks, 7);
+    EXPECT_EQ(r.body_updates, 8u * n);  // the start's evaluation of all N, then N per block
+    for (int l : gpu->block_steps()->levels()) EXPECT_EQ(l, 0);
+}
+
+// The benchmark's block timing runs at both of its shapes (small N here; the real sizes are in
+// bench/cuda_bench.cpp --hermite).
+TEST(CudaHermite, BenchmarkBlockTimingRuns) {
+    SKIP_WITHOUT_DEVICE();
+    for (Precision precision : {Precision::f32, Precision::f64}) {
+        for (std::size_t active : {std::size_t(64), std::size_t(8192)}) {
+            const HermiteBlockTiming t = time_hermite_block(8192, active, precision, 3);
+            EXPECT_GT(t.block_ms, 0.0);
+            EXPECT_GT(t.evaluate_ms, 0.0);
+            EXPECT_LE(t.evaluate_ms, t.block_ms * 1.5);
+            EXPECT_FALSE(t.launch.empty());
+        }
+    }
+    EXPECT_THROW(time_hermite_block(100, 0, Precision::f32, 1), Error);
+    EXPECT_THROW(time_hermite_block(100, 101, Precision::f32, 1), Error);
+}
+
+#endif  // NBODY_HAVE_CUDA
+
+}  // namespace
+}  // namespace nbody
