@@ -52,4 +52,15 @@ inline double relative_rms(const std::vector<Vec4<double>>& a, const std::vector
     return std::sqrt(num / den);
 }
 
+// The figure-eight choreography (Chenciner & Montgomery 2000, as in assets/figure8.csv): three unit
+// masses, G = 1, period 6.32591398. Embedded, so a test binary runs wherever it is copied.
+inline HostState figure_eight() {
+    HostState s;
+    s.resize(3);
+    const double x = 0.97000436, y = 0.24308753, vx = 0.93240737, vy = 0.86473146;
+    s.pos_mass = {{-x, y, 0, 1}, {x, -y, 0, 1}, {0, 0, 0, 1}};
+    s.vel = {{vx / 2, vy / 2, 0, 0}, {vx / 2, vy / 2, 0, 0}, {-vx, -vy, 0, 0}};
+    return s;
+}
+
 }  // namespace nbody::test

@@ -364,7 +364,7 @@ TEST(CudaHermite, LevelsAndWorkAreTheHostsInDouble) {
 // hence 5e-4 in float.
 TEST(CudaHermite, ZeroSofteningWorks) {
     SKIP_WITHOUT_DEVICE();
-    const HostState eight = read_bodies_csv(std::string(NBODY_ASSETS_DIR) + "/figure8.csv");
+    const HostState eight = test::figure_eight();
     Params p8 = hermite_params(0);
     p8.dt = 6.32591398 / 64;
     p8.eta = 0.005;

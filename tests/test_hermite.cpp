@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "backends/registry.hpp"
+#include "reference.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
 #include "sim/integrate/hermite.hpp"
@@ -330,17 +331,13 @@ TEST(Hermite, EccentricKeplerOrbitFor100Orbits) {
     EXPECT_GE(std::ldexp(1.0, peri - apo), 100.0) << "levels " << peri << " and " << apo;
 }
 
-HostState figure_eight() {
-    return read_bodies_csv(std::string(NBODY_ASSETS_DIR) + "/figure8.csv");
-}
-
 // The figure-eight choreography (softening 0: the self-term skipped, not softened) is back where it
 // started after one period. eta = 0.002: measured 1.3e-8 (the initial conditions' own 8 digits); 0.005:
 // 5.0e-7; the default 0.02: 1.2e-5.
 TEST(Hermite, FigureEightReturnsAfterOnePeriod) {
     const double T = 6.32591398;
     const Params p = hermite_params(T / 64, 0.002);
-    const HostState s0 = figure_eight();
+    const HostState s0 = test::figure_eight();
     for (const char* name : {"serial", "openmp"}) {
         auto b = backend_with(name, Precision::f64, s0);
         const StepReport r = b->step(p, 64);
@@ -526,7 +523,7 @@ TEST(Hermite, BackendsWithoutBlockStepsRunOnHostCopies) {
 }
 
 TEST(Hermite, TimeIsTheIntegratorsAndWorkIsCounted) {
-    const HostState s0 = figure_eight();
+    const HostState s0 = test::figure_eight();
     const Params p = hermite_params(0.125, kDefaultEta);
     auto b = backend_with("openmp", Precision::f32, s0);
     const StepReport r = b->step(p, 8);
@@ -549,7 +546,7 @@ TEST(Hermite, TimeIsTheIntegratorsAndWorkIsCounted) {
 TEST(Hermite, TheTreeIsRefusedNamingWhatWorks) {
     Params p = hermite_params(0.01, kDefaultEta);
     p.force = ForceAlgorithm::tree;
-    auto b = backend_with("serial", Precision::f64, figure_eight());
+    auto b = backend_with("serial", Precision::f64, test::figure_eight());
     try {
         b->step(p, 1);
         FAIL() << "hermite ran with the tree";
