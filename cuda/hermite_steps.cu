@@ -303,9 +303,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         const JerkLaunch l = launch_for(m_);
         const std::size_t need = jerk_scratch_count(l, m_);
         if (scratch_.size() < need) scratch_.resize(need);
-        launch_jerks<T>(l, xp_.data(), vp_.data(), n_, active_.data(), m_, T(p.G),
-                        softening2<T>(p), a1_.data(), j1_.data(), scratch_.data(),
-                        b.bad, gate(b), nullptr);
+        launch_jerks<T>(l, xp_.data(), vp_.data(), n_, active_.data(), m_, T(p.G), softening2<T>(p),
+                        a1_.data(), j1_.data(), scratch_.data(), b.bad, gate(b), nullptr);
     }
 
     std::function<DeviceBodies<T>()> bodies_;

@@ -129,6 +129,24 @@ void settings_controls(Params& p, const std::vector<SettingInfo>& settings) {
     }
 }
 
+// Bodies per time-step level of an adaptive integrator: level L steps dt / 2^L (dt is the max step).
+void level_histogram(const PanelInfo& info) {
+    if (info.level_counts.empty()) {
+        ImGui::TextDisabled("levels: measuring...");
+        return;
+    }
+    std::vector<float> counts(info.level_counts.begin(), info.level_counts.end());
+    std::size_t first = 0;  // the plot starts at the coarsest level that has bodies
+    while (first + 1 < counts.size() && counts[first] == 0) ++first;
+    char label[64];
+    std::snprintf(label, sizeof label, "levels %zu-%zu", first, counts.size() - 1);
+    ImGui::PlotHistogram("##levels", counts.data() + first, int(counts.size() - first), 0, label, 0.0f,
+                         FLT_MAX, ImVec2(0, 48));
+    tooltip_for_last(
+        "Bodies per time-step level: level L steps dt / 2^L (dt is the max step). Close encounters push "
+        "bodies to the right; most bodies of a quiet system sit on the left.");
+}
+
 void force_controls(PanelModel& m, const PanelInfo& info) {
     std::string cur = to_string(m.params.force);
     if (ImGui::BeginCombo("force", cur.c_str())) {
@@ -189,13 +207,32 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     tooltip_for_last(
         "Steps granted per rendered frame. The simulation runs on its own thread: when one step "
         "takes longer than a frame, the window stays responsive and steps/s shows the real rate.");
-    ImGui::Text("N %zu  t %.4g  %lld steps  %.0f steps/s", info.n, info.sim_time,
-                static_cast<long long>(info.steps_total), info.steps_per_s);
+    if (info.adaptive) {
+        // Each body on its own clock: a "step" is a max step; the work is in blocks and evaluations.
+        ImGui::Text("N %zu  t %.4g  %lld max steps  %.0f max steps/s", info.n, info.sim_time,
+                    static_cast<long long>(info.steps_total), info.steps_per_s);
+        ImGui::Text("%lld blocks  %.3g force+jerk evaluations", static_cast<long long>(info.blocks_total),
+                    double(info.body_updates_total));
+        tooltip_for_last(
+            "Hermite block steps: each block advances only the bodies due at its time; an evaluation is one "
+            "body's force and jerk against all N.");
+    } else {
+        ImGui::Text("N %zu  t %.4g  %lld steps  %.0f steps/s", info.n, info.sim_time,
+                    static_cast<long long>(info.steps_total), info.steps_per_s);
+    }
 }
 
 void physics_tab(PanelModel& m, const PanelInfo& info) {
-    log_slider("dt", m.params.dt, kMinDt, kMaxDt, "%.2e");
-    tooltip_for_last("Time step (logarithmic). Too large and close encounters blow up: watch |dE/E|.");
+    if (integrator_info(m.params.integrator).adaptive) {
+        log_slider("max dt", m.params.dt, kMinDt, kMaxDt, "%.2e");
+        tooltip_for_last(
+            "The longest step any body takes (logarithmic); each body's own step is dt / 2^level, chosen "
+            "by eta. Block times are exact fractions of it, so every body meets the others at each max "
+            "step.");
+    } else {
+        log_slider("dt", m.params.dt, kMinDt, kMaxDt, "%.2e");
+        tooltip_for_last("Time step (logarithmic). Too large and close encounters blow up: watch |dE/E|.");
+    }
     log_slider("softening", m.params.softening, 1e-4, kMaxSoftening, "%.4f", true);
     tooltip_for_last("Plummer softening length: smooths close encounters (far left: 0).");
     slider_double("damping", m.params.damping, kMinDamping, kMaxDamping, "%.5f");
@@ -210,6 +247,7 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
         ImGui::EndCombo();
     }
     settings_controls(m.params, integrator_info(m.params.integrator).settings);
+    if (integrator_info(m.params.integrator).adaptive) level_histogram(info);
     force_controls(m, info);
 }
 

@@ -94,7 +94,11 @@ struct PanelInfo {
     double steps_per_s = 0;
     std::int64_t steps_total = 0;
     double sim_time = 0;
-    double run_wall_s = 0;  // wall seconds since the bodies were loaded
+    bool adaptive = false;          // an adaptive integrator: steps_total counts max steps
+    std::int64_t blocks_total = 0;  // its blocks and force+jerk evaluations (SessionStats)
+    std::uint64_t body_updates_total = 0;
+    std::vector<std::size_t> level_counts;  // bodies per time-step level
+    double run_wall_s = 0;                  // wall seconds since the bodies were loaded
     std::size_t n = 0;
     bool have_energy = false;
     double kinetic = 0, potential = 0, total = 0, drift_now = 0;

@@ -367,6 +367,8 @@ void SimSession::do_steps() {
             granted_ = std::max(0, granted_ - int(r.steps_done));
         }
         stats_.steps_total += r.steps_done;
+        stats_.blocks_total += r.blocks;
+        stats_.body_updates_total += r.body_updates;
         stats_.sim_time = backend_->time();  // the integrator's clock (we hold the backend's lock)
         window_steps_ += r.steps_done;
         window_busy_ += t1 - t0;
@@ -418,7 +420,18 @@ void SimSession::diagnostics_locked(bool reset_e0) {
     double t1 = now_s();
     diag_cost_ = t1 - t0;
     last_diag_wall_ = t1;
+    std::vector<std::size_t> counts;
+    if (integrator_info(p.integrator).adaptive) {
+        if (BlockSteps* blocks = backend_->block_steps()) {
+            for (int level : blocks->levels()) {
+                if (level < 0) continue;
+                if (std::size_t(level) >= counts.size()) counts.resize(std::size_t(level) + 1, 0);
+                ++counts[std::size_t(level)];
+            }
+        }
+    }
     std::lock_guard<std::mutex> c(ctl_mutex_);
+    stats_.level_counts = std::move(counts);
     stats_.diag = d;
     if (reset_e0 || !stats_.have_diag) stats_.energy0 = d.total();
     stats_.have_diag = true;
@@ -596,6 +609,8 @@ void SimSession::reset_step_stats(std::optional<double> loaded_t) {
     if (loaded_t) {
         // New bodies start their own count and clock.
         stats_.steps_total = 0;
+        stats_.blocks_total = 0;
+        stats_.body_updates_total = 0;
         stats_.sim_time = *loaded_t;
         stats_.steps_per_s = 0;
     } else {

@@ -21,8 +21,14 @@
 namespace nbody {
 
 struct SessionStats {
-    std::int64_t steps_total = 0;
+    std::int64_t steps_total = 0;  // max steps for an adaptive integrator
     double sim_time = 0;
+    // An adaptive integrator's work since the bodies were loaded: blocks, and force+jerk evaluations of
+    // one body against all; and how many bodies sit on each time-step level (dt / 2^level), refreshed at
+    // the energy cadence (a GPU backend copies the levels back then). Empty for fixed-step integrators.
+    std::int64_t blocks_total = 0;
+    std::uint64_t body_updates_total = 0;
+    std::vector<std::size_t> level_counts;
     double steps_per_s = 0;  // measured over the last ~0.5 s of wall time, pauses excluded
     double ms_per_step = 0;  // wall time per step, averaged the same way; 0 = not known yet
     Diagnostics diag;        // at the last energy cadence

@@ -647,6 +647,10 @@ void WindowApp::update_info(double frame_ms) {
     info.steps_per_s = st.steps_per_s;
     info.steps_total = st.steps_total;
     info.sim_time = st.sim_time;
+    info.adaptive = integrator_info(model.params.integrator).adaptive;
+    info.blocks_total = st.blocks_total;
+    info.body_updates_total = st.body_updates_total;
+    info.level_counts = st.level_counts;
     info.run_wall_s = now_s() - loaded_at;
     info.stats = scene.particles.stats;
     if (st.have_diag) {
