@@ -926,6 +926,29 @@ TEST_F(CliTest, BenchReportsSpreadThreadsAndSweeps) {
         EXPECT_NE(json.out.find(key), std::string::npos) << key << " in " << json.out;
 }
 
+// An adaptive integrator's row: interactions counted from its force+jerk evaluations and a column of
+// wall ms per unit of simulated time (ms_per_step / dt), absent where every row has a fixed step.
+TEST_F(CliTest, BenchHermiteRowsReportMsPerUnitOfSimulatedTime) {
+    const CliResult r =
+        run_cli({"bench", "--backend", "serial", "--n", "64", "--integrator", "hermite,leapfrog", "--steps",
+                 "1", "--repeats", "1", "--format", "csv", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto rows = data_lines(r.out);
+    ASSERT_EQ(rows.size(), 3u) << r.out;
+    EXPECT_NE(rows[0].find(",gflops,ms_per_time_unit"), std::string::npos) << rows[0];
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        std::vector<std::string> f;
+        std::stringstream line(rows[i]);
+        for (std::string cell; std::getline(line, cell, ',');) f.push_back(cell);
+        ASSERT_EQ(f.size(), 11u) << rows[i];
+        // The preset's dt is 0.01: 100 steps make one unit of time.
+        EXPECT_NEAR(std::stod(f[10]), std::stod(f[5]) / 0.01, 1e-3 * std::stod(f[10])) << rows[i];
+    }
+    const CliResult fixed = run_cli({"bench", "--backend", "serial", "--n", "64", "--steps", "1", "--repeats",
+                                     "1", "--format", "csv", "--quiet"});
+    EXPECT_EQ(fixed.out.find("ms_per_time_unit"), std::string::npos) << fixed.out;
+}
+
 TEST_F(CliTest, BenchCompareStaysWithinItsBound) {
     const CliResult r =
         run_cli({"bench", "--backend", "openmp", "--precision", "float,double", "--n", "256", "--steps", "3",

@@ -168,6 +168,8 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     const double steps = static_cast<double>(o.steps);
     const double s_per_step = median(seconds) / steps;
     row.ms_per_step = s_per_step * 1e3;
+    row.ms_per_time_unit = row.ms_per_step / p.dt;
+    row.adaptive = adaptive;
     row.ms_min = *std::min_element(seconds.begin(), seconds.end()) / steps * 1e3;
     row.ms_max = *std::max_element(seconds.begin(), seconds.end()) / steps * 1e3;
     row.interactions_per_second = interactions_per_step(p, static_cast<std::size_t>(c.n)) / s_per_step;
@@ -402,6 +404,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
     // Direct-only runs keep their columns: the per-body count appears with a tree row or --error.
     const bool any_error =
         std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.err_median >= 0; });
+    const bool any_adaptive =
+        std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.adaptive; });
     const bool show_per_body = any_error || std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) {
                                    return r.force != "direct";
                                });
@@ -418,6 +422,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                 << ", \"ms_min\": " << fmt("%.6g", r.ms_min) << ", \"ms_max\": " << fmt("%.6g", r.ms_max)
                 << ", \"interactions_per_second\": " << fmt("%.6g", r.interactions_per_second)
                 << ", \"gflops\": " << fmt("%.6g", r.gflops);
+            if (any_adaptive) out << ", \"ms_per_time_unit\": " << fmt("%.6g", r.ms_per_time_unit);
             if (r.vs_baseline >= 0) out << ", \"vs_baseline\": " << fmt("%.4g", r.vs_baseline);
             if (show_per_body) out << ", \"interactions_per_body\": " << fmt("%.6g", r.interactions_per_body);
             if (r.err_median >= 0) {
@@ -439,7 +444,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "")
             << (show_processes ? "threads,processes," : "threads,")
             << "n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
-            << (any_baseline ? ",vs_baseline" : "") << (any_compare ? ",max_diff,rms_diff,diff_bound" : "")
+            << (any_adaptive ? ",ms_per_time_unit" : "") << (any_baseline ? ",vs_baseline" : "")
+            << (any_compare ? ",max_diff,rms_diff,diff_bound" : "")
             << (show_per_body ? ",interactions_per_body" : "")
             << (any_error ? ",err_median,err_p99,err_max" : "") << '\n';
         for (const BenchRow& r : rows) {
@@ -451,6 +457,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             out << r.n << ',' << fmt("%.6g", r.ms_per_step) << ',' << fmt("%.6g", r.ms_min) << ','
                 << fmt("%.6g", r.ms_max) << ',' << fmt("%.6g", r.interactions_per_second) << ','
                 << fmt("%.6g", r.gflops);
+            if (any_adaptive) out << ',' << fmt("%.6g", r.ms_per_time_unit);
             if (any_baseline) out << ',' << (r.vs_baseline >= 0 ? fmt("%.4g", r.vs_baseline) : "");
             if (any_compare) {
                 out << ',' << fmt("%.3g", r.max_diff) << ',' << fmt("%.3g", r.rms_diff) << ','
@@ -471,7 +478,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                       "precision", show_force ? "force    " : "", show_integrator ? "integrator       " : "",
                       "threads", show_processes ? "processes " : "", "n", "ms/step", "min", "max",
                       "interactions/s", "GFLOP/s");
-        out << line << (any_baseline ? "  vs_baseline" : "")
+        out << line << (any_adaptive ? "  ms/t_unit" : "") << (any_baseline ? "  vs_baseline" : "")
             << (any_compare ? "   max_diff   rms_diff  bound" : "") << (show_per_body ? "  inter/body" : "")
             << (any_error ? "  err_median    err_p99    err_max" : "") << '\n';
         for (const BenchRow& r : rows) {
@@ -495,6 +502,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                           static_cast<long long>(r.n), r.ms_per_step, r.ms_min, r.ms_max,
                           r.interactions_per_second, r.gflops);
             out << line;
+            if (any_adaptive) out << fmt("  %9.4g", r.ms_per_time_unit);
             if (any_baseline)
                 out << (r.vs_baseline >= 0 ? fmt("  %10.2fx", r.vs_baseline) : std::string(13, ' '));
             if (any_compare) {
@@ -517,6 +525,11 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                       "GFLOP/s 0 there"
                     : "")
             << (any_error ? "; err_*: relative force error against the float64 direct sum on a sample" : "")
+            << (any_adaptive ? "; hermite rows: a step is a max step (dt), interactions/s count each body's "
+                               "force+jerk evaluation against all N (the sum over blocks of active x N) and "
+                               "GFLOP/s 42 flops each; ms/t_unit is wall ms per unit of simulated time, the "
+                               "figure to compare integrators by"
+                             : "")
             << ".\n";
     }
     return out.str();

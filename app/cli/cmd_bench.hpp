@@ -62,6 +62,10 @@ struct BenchRow {
     // --error: relative force error of the accelerations a step uses against the float64 direct sum on
     // a sample (median, 99th percentile, max; < 0 when not measured).
     double err_median = -1, err_p99 = -1, err_max = -1;
+    // Wall ms per unit of simulated time (ms_per_step / dt): the figure that compares an adaptive
+    // integrator (a step is a max step) with a fixed-step one. A column when an adaptive row is present.
+    double ms_per_time_unit = 0;
+    bool adaptive = false;
 };
 
 // Adds the `bench` subcommand and its flags to root.
