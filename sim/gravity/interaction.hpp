@@ -12,8 +12,6 @@
 // GPU that is 3 FADD, 6 FFMA, 3 FMUL and one MUFU.RSQ.
 #include <cmath>
 
-#include "sim/params.hpp"
-
 #if defined(__CUDACC__)
 #define NBODY_HD __host__ __device__ __forceinline__
 #else
@@ -21,6 +19,8 @@
 #endif
 
 namespace nbody {
+
+struct Params;  // sim/params.hpp: not included, every device kernel includes this file and needs none of it
 
 // FLOPs counted per body-body interaction wherever GFLOP/s is shown (the CUDA sample's convention).
 inline constexpr double kFlopsPerInteraction = 20.0;
@@ -32,10 +32,9 @@ template <typename T>
 inline T softening2(double softening) {
     return static_cast<T>(softening * softening);
 }
+// The same for p.softening (T = float, double; defined in interaction.cpp).
 template <typename T>
-inline T softening2(const Params& p) {
-    return softening2<T>(p.softening);
-}
+T softening2(const Params& p);
 
 // |r|^2 + eps^2. On the device as three FFMAs seeded with eps^2; on the host in the order the SIMD loops
 // (built with -ffast-math, which fuses where the CPU has FMA) have always used, so CPU results keep their
