@@ -39,6 +39,10 @@ struct Params {
     double eta = kDefaultEta;      // an adaptive integrator's accuracy (its range: hermite's SettingInfo)
 };
 
+// A double field of Params. (Spelled out as a member's type, `double Params::*field`, nvcc's host pass
+// warns of unnecessary parentheses in every .cu file that includes this header.)
+using ParamsField = double Params::*;
+
 // One numeric setting of a force algorithm or an integrator, described once: the flag --NAME, --help,
 // the panel's slider, validation, the files' metadata and bench all read this description, so a new
 // setting needs nothing but its registry entry and its Params field.
@@ -47,7 +51,7 @@ struct SettingInfo {
     const char* file_name;     // the HDF5 /NBody attribute ("Theta")
     const char* help;          // one line for --help and tooltips, without the range and default
     double min, max;           // the valid range, both ends included
-    double Params::*field;     // where the value lives
+    ParamsField field;         // where the value lives
     bool logarithmic = false;  // the panel's slider moves over the exponent (a range of decades)
 
     double default_value() const { return Params{}.*field; }
