@@ -253,10 +253,6 @@ std::unique_ptr<Backend> backend_with(const char* name, Precision precision, con
     return b;
 }
 
-double energy(Backend& b, const Params& p) {
-    return b.diagnostics(p, true).total();
-}
-
 // The energy of two bodies (G = 1) from the backend's state, without the diagnostics' thread team.
 double two_body_energy(const Backend& b) {
     const HostState s = b.get_state();
