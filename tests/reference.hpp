@@ -63,4 +63,17 @@ inline HostState figure_eight() {
     return s;
 }
 
+// Two bodies of mass 1/2 (G M = 1) on a Kepler orbit of semi-major axis 1 and eccentricity e, started at
+// pericentre on the x axis, moving counter-clockwise. Period 2 pi.
+inline HostState kepler(double e) {
+    const double rp = 1.0 - e, vp = std::sqrt((1.0 + e) / (1.0 - e));
+    HostState s;
+    s.resize(2);
+    s.pos_mass[0] = {0.5 * rp, 0, 0, 0.5};
+    s.pos_mass[1] = {-0.5 * rp, 0, 0, 0.5};
+    s.vel[0] = {0, 0.5 * vp, 0, 0};
+    s.vel[1] = {0, -0.5 * vp, 0, 0};
+    return s;
+}
+
 }  // namespace nbody::test

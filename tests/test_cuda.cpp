@@ -34,6 +34,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_force_solver.hpp"
 #include "cuda/force_choice.hpp"
+#include "cuda_skip.hpp"
 #endif
 
 namespace nbody {
@@ -46,11 +47,6 @@ TEST(Cuda, Skipped) {
 }
 
 #else
-
-#define SKIP_WITHOUT_DEVICE()                                                      \
-    do {                                                                           \
-        if (!cuda_device_info()) GTEST_SKIP() << "no CUDA device on this machine"; \
-    } while (0)
 
 // The float64 direct sum over all pairs, one row per thread (the reference for N up to 65536).
 std::vector<Vec4<double> > reference_parallel(const HostState& s, double G, double eps) {

@@ -27,6 +27,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/hermite_steps.hpp"
 #include "cuda/jerk_kernels.hpp"
+#include "cuda_skip.hpp"
 #endif
 
 namespace nbody {
@@ -39,11 +40,6 @@ TEST(CudaHermite, Skipped) {
 }
 
 #else
-
-#define SKIP_WITHOUT_DEVICE()                                                      \
-    do {                                                                           \
-        if (!cuda_device_info()) GTEST_SKIP() << "no CUDA device on this machine"; \
-    } while (0)
 
 // ---- The force+jerk kernel ------------------------------------------------------------------------
 
@@ -310,17 +306,6 @@ TEST(CudaHermite, MatchesSerialDoubleOnPlummer) {
 // Double: the levels after the start and after every max step are the host's, and so is the work
 // (blocks, force+jerk evaluations), on a Plummer sphere and on an eccentric binary whose pericentre
 // passage takes the levels deep (e = 0.9, 8 max steps of P/8: levels up to ~10).
-HostState kepler(double e) {
-    const double rp = 1.0 - e, vp = std::sqrt((1.0 + e) / (1.0 - e));
-    HostState s;
-    s.resize(2);
-    s.pos_mass[0] = {0.5 * rp, 0, 0, 0.5};
-    s.pos_mass[1] = {-0.5 * rp, 0, 0, 0.5};
-    s.vel[0] = {0, 0.5 * vp, 0, 0};
-    s.vel[1] = {0, -0.5 * vp, 0, 0};
-    return s;
-}
-
 TEST(CudaHermite, LevelsAndWorkAreTheHostsInDouble) {
     SKIP_WITHOUT_DEVICE();
     struct Case {
@@ -333,7 +318,7 @@ TEST(CudaHermite, LevelsAndWorkAreTheHostsInDouble) {
     kp.dt = 2 * 3.14159265358979323846 / 8;
     kp.eta = 1e-3;
     const Case cases[] = {{"plummer", make_preset("plummer", 2048, 3), hermite_params(1e-3), 5},
-                          {"kepler e=0.9", kepler(0.9), kp, 8}};
+                          {"kepler e=0.9", test::kepler(0.9), kp, 8}};
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
         auto serial = with_state(create_backend("serial", Precision::f64), c.s0);

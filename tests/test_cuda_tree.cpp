@@ -31,6 +31,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_tree.hpp"
+#include "cuda_skip.hpp"
 #endif
 
 namespace nbody {
@@ -43,11 +44,6 @@ TEST(CudaTree, Skipped) {
 }
 
 #else
-
-#define SKIP_WITHOUT_DEVICE()                                                      \
-    do {                                                                           \
-        if (!cuda_device_info()) GTEST_SKIP() << "no CUDA device on this machine"; \
-    } while (0)
 
 constexpr float kTheta = float(kDefaultTheta);  // the default opening angle (sim/gravity/tree_walk.hpp)
 

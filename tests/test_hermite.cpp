@@ -205,19 +205,6 @@ TEST(HermiteLevels, TicksAreExactDyadicFractionsOfTheMaxStep) {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// Two bodies of mass 1/2 (G M = 1) on a Kepler orbit of semi-major axis 1 and eccentricity e, started at
-// pericentre on the x axis, moving counter-clockwise. Period 2 pi.
-HostState kepler(double e) {
-    const double rp = 1.0 - e, vp = std::sqrt((1.0 + e) / (1.0 - e));
-    HostState s;
-    s.resize(2);
-    s.pos_mass[0] = {0.5 * rp, 0, 0, 0.5};
-    s.pos_mass[1] = {-0.5 * rp, 0, 0, 0.5};
-    s.vel[0] = {0, 0.5 * vp, 0, 0};
-    s.vel[1] = {0, -0.5 * vp, 0, 0};
-    return s;
-}
-
 // The relative orbit's elements from a state of the two bodies (G M = 1).
 struct Elements {
     double a, e, omega, mean_anomaly;  // omega: argument of pericentre; mean anomaly in (-pi, pi]
@@ -271,7 +258,7 @@ double two_body_energy(const Backend& b) {
 // that the criterion never asks for less), sampled at every step.
 double fixed_step_energy_error(int steps_per_orbit) {
     const Params p = hermite_params(2 * kPi / steps_per_orbit, 1e6);
-    auto b = backend_with("serial", Precision::f64, kepler(0.5));
+    auto b = backend_with("serial", Precision::f64, test::kepler(0.5));
     const double e0 = two_body_energy(*b);
     double worst = 0;
     for (int k = 0; k < steps_per_orbit; ++k) {
@@ -298,7 +285,7 @@ TEST(Hermite, FourthOrderOnOneLevel) {
 TEST(Hermite, EccentricKeplerOrbitFor100Orbits) {
     const double P = 2 * kPi;
     const Params p = hermite_params(P / 8, 5e-5);
-    const HostState s0 = kepler(0.99);
+    const HostState s0 = test::kepler(0.99);
     auto b = backend_with("serial", Precision::f64, s0);
     const double e0 = two_body_energy(*b);
     const Elements el0 = elements(s0);
