@@ -24,6 +24,8 @@ constexpr int kMaxJerkBlock = 128;
 // The split count never makes more than this many waves of blocks: beyond it the last wave's idle part
 // is small anyway, and every split adds 2 m Vec4 of partial sums to write and read.
 constexpr double kMaxWaves = 4;
+// Below this many waves of blocks at one source tile per block, the automatic K halves (more blocks).
+constexpr double kMinWaves = 4;
 
 // One tile of B predicted sources, t0 = the first one's index, count = how many are real (B but in the
 // last tile). kCareful: a target of this thread is among them (skip j == i by index) or the tile is short.
@@ -226,24 +228,35 @@ JerkLaunch resolve_jerk_launch(JerkLaunch req, std::size_t m, std::size_t n, Pre
     // Fewer targets than lanes leave lanes idle: smaller blocks first (a warp computes for its idle lanes
     // too), then fewer targets per thread.
     if (l.block == 0) l.block = m <= 32 ? 32 : m <= 64 ? 64 : 128;
+    int dev = 0, sms = 1;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    // Blocks the device runs at once with K targets per thread.
+    auto slots_for = [&](int K) {
+        return double(sms) *
+               (p == Precision::f32 ? occupancy<float>(K, l.block) : occupancy<double>(K, l.block));
+    };
+    const std::size_t tiles = std::max<std::size_t>(1, (n + l.block - 1) / l.block);
+    auto x_blocks_for = [&](int K) {
+        return std::max<std::size_t>(1, (m + std::size_t(l.block) * K - 1) / (std::size_t(l.block) * K));
+    };
     if (l.bodies_per_thread == 0) {
         l.bodies_per_thread = p == Precision::f32 ? 4 : 2;
         while (l.bodies_per_thread > 1 && std::size_t(l.block) * l.bodies_per_thread > m)
+            l.bodies_per_thread /= 2;
+        // A mid-sized block (hundreds to a few thousand targets among 65,536 sources) cannot fill the
+        // device with K = 4 even at one source tile per block: fewer targets per thread give more blocks
+        // (and, with fewer registers, more of them resident). Measured on the H200 (docs/PERFORMANCE.md,
+        // issue 21): 819 targets among 65,536 in float took 0.145 ms at K=4 and 0.093 ms at K=1.
+        while (l.bodies_per_thread > 1 &&
+               double(x_blocks_for(l.bodies_per_thread) * tiles) < kMinWaves * slots_for(l.bodies_per_thread))
             l.bodies_per_thread /= 2;
     }
     if (l.splits == 0) {
         // The split count whose blocks fill whole waves of the device best (all blocks do nearly the same
         // work, so a last wave 30% full costs as much as a full one), as resolve_force_launch does.
-        int dev = 0, sms = 1;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        const int per_sm = p == Precision::f32 ? occupancy<float>(l.bodies_per_thread, l.block)
-                                               : occupancy<double>(l.bodies_per_thread, l.block);
-        const double slots = double(sms) * per_sm;
-        const std::size_t x_blocks =
-            std::max<std::size_t>(1, (m + std::size_t(l.block) * l.bodies_per_thread - 1) /
-                                         (std::size_t(l.block) * l.bodies_per_thread));
-        const std::size_t tiles = std::max<std::size_t>(1, (n + l.block - 1) / l.block);
+        const double slots = slots_for(l.bodies_per_thread);
+        const std::size_t x_blocks = x_blocks_for(l.bodies_per_thread);
         const std::size_t most =
             std::min(tiles, std::max<std::size_t>(1, std::size_t(kMaxWaves * slots / double(x_blocks))));
         double best = -1;
