@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,6 +32,7 @@
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "sim/platform/memory.hpp"
+#include "sim/presets.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -41,7 +43,9 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     add_scenario_flags(*cmd, o.scenario);
     const std::int64_t most = std::numeric_limits<std::int64_t>::max();
     const int most_int = std::numeric_limits<int>::max();
-    add_integer_option(*cmd, "--steps", o.steps, 0, most, "simulation steps in total");
+    add_integer_option(
+        *cmd, "--steps", o.steps, 0, most,
+        "simulation steps in total (default: 100, or the preset's demo length: collision 1200)");
     add_integer_option(*cmd, "--width", o.width, 1, 16384, "image width in pixels");
     add_integer_option(*cmd, "--height", o.height, 1, 16384, "image height in pixels");
     add_path_option(*cmd, "--out", o.out,
@@ -58,7 +62,15 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
         "above N=65536)");
     add_real_option(*cmd, "--brightness", o.brightness, {0, 1e6, true}, "light per sprite, in (0, 1e6]");
     add_real_option(*cmd, "--exposure", o.exposure, {0, 1e6, true}, "tone-mapping exposure, in (0, 1e6]");
-    add_name_option(*cmd, "--color", o.color, "speed, mass or white");
+    add_name_option(
+        *cmd, "--color", o.color,
+        std::string("what the colour shows: ") + color_mode_names() +
+            " (group: each galaxy or body set its own hue; density: the light piled up per pixel)");
+    add_name_option(*cmd, "--colormap", o.colormap, std::string("the colour ramp: ") + color_map_names());
+    add_real_option(*cmd, "--bloom", o.bloom, {0, 100}, "glow around bright regions, 0 = off (default 0.35)");
+    cmd->add_flag("--fixed-exposure", o.fixed_exposure,
+                  "a white point from N alone instead of adapting it to the image (the look before the "
+                  "automatic exposure)");
     add_name_option(
         *cmd, "--splat", o.splat,
         "how bodies are drawn: sprites (raster point sprites), compute (compute-shader splat, faster "
@@ -73,6 +85,10 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     add_real_option(*cmd, "--yaw", o.yaw_deg, {-1e6, 1e6}, "camera yaw in degrees");
     add_real_option(*cmd, "--pitch", o.pitch_deg, {}, "camera pitch in degrees, in (-89.5, 89.5)");
     add_real_option(*cmd, "--zoom", o.zoom, {0, 1e6, true}, "zoom factor over the fitted view, in (0, 1e6]");
+    cmd->add_flag("--auto-frame", o.auto_frame,
+                  "with --every or --video: follow the bulk of the bodies as they spread (the view is "
+                  "refitted every frame, eased; far escapers are ignored). A single image is always "
+                  "framed on the bodies it shows");
     cmd->add_flag("--host-copy", o.host_copy, "copy bodies through host memory even with cuda (no interop)");
     add_integer_option(*cmd, "--bench-frames", o.bench_frames, 0, most_int,
                        "after rendering, time this many full frames (step+draw) and draw-only frames");
@@ -103,10 +119,13 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
 namespace {
 
 ColorMode parse_color(const std::string& s) {
-    if (s == "speed") return ColorMode::speed;
-    if (s == "mass") return ColorMode::mass;
-    if (s == "white") return ColorMode::white;
-    throw Error("unknown --color '" + s + "' (valid: speed, mass, white)");
+    if (auto m = parse_color_mode(s)) return *m;
+    throw Error("unknown --color '" + s + "' (valid: " + color_mode_names() + ")");
+}
+
+ColorMap parse_colormap(const std::string& s) {
+    if (auto m = parse_color_map(s)) return *m;
+    throw Error("unknown --colormap '" + s + "' (valid: " + color_map_names() + ")");
 }
 
 SplatMode parse_splat(const std::string& s) {
@@ -116,7 +135,7 @@ SplatMode parse_splat(const std::string& s) {
 
 void check_options(const RenderOptions& o) {
     check_thread_count(0);  // OMP_NUM_THREADS within bounds
-    if (o.steps < 0) throw Error("--steps must be >= 0 (got " + std::to_string(o.steps) + ")");
+    if (o.steps && *o.steps < 0) throw Error("--steps must be >= 0 (got " + std::to_string(*o.steps) + ")");
     if (o.every < 0) throw Error("--every must be >= 0 (got " + std::to_string(o.every) + ")");
     if (o.width < 1 || o.height < 1 || o.width > 16384 || o.height > 16384) {
         throw Error("--width/--height must be 1..16384 (got " + std::to_string(o.width) + "x" +
@@ -134,6 +153,7 @@ void check_options(const RenderOptions& o) {
         throw Error("--potential must be 16..1024 (got " + std::to_string(o.potential) + ")");
     }
     parse_color(o.color);
+    parse_colormap(o.colormap);
     parse_splat(o.splat);
     if (!o.video.empty() && !on_path("ffmpeg")) {
         throw Error(
@@ -197,8 +217,10 @@ struct OffscreenRenderer {
     // The bodies (and their accelerations, for arrows) into the GL buffers, and the trail ring and the
     // potential grid from them when enabled. The grid is evaluated by the backend's force solver: on a
     // GPU only the targets go up and the potentials come back.
+    // Colouring by |a| needs the accelerations in the buffers, as the arrows do.
+    bool wants_accelerations() const { return os.accelerations || ps.color == ColorMode::accel; }
     FeedStats update(Backend& b) {
-        FeedStats fs = feed.feed(b, scene.particles, os.accelerations ? &params : nullptr);
+        FeedStats fs = feed.feed(b, scene.particles, wants_accelerations() ? &params : nullptr);
         if (os.trails) scene.overlays.record(scene.particles, os);
         if (potential_res > 0) {
             int rows = potential_grid_rows(potential_res, ctx.width, ctx.height);
@@ -208,6 +230,19 @@ struct OffscreenRenderer {
         }
         return fs;
     }
+    // Frames the bodies as they are now (Camera::fit: the bulk, not the farthest escaper), moving `ease`
+    // of the way from the current view (1: at once), keeping the direction and the --zoom factor.
+    void frame_bodies(Backend& b, float ease) {
+        std::vector<Vec4<float>> pos(b.size());
+        b.copy_positions(pos.data());
+        Camera fitted = camera;
+        fitted.fit(pos.data(), pos.size());
+        fitted.distance /= zoom;
+        camera.target += (fitted.target - camera.target) * ease;
+        camera.distance *= std::pow(fitted.distance / camera.distance, ease);
+        os.set_scale(overlay_scale(camera, b.size(), scene.particles.stats));  // arrows follow the view
+    }
+    float zoom = 1.0f;
     Image frame(Backend& b) {
         update(b);
         draw();
@@ -295,6 +330,13 @@ int run_render_command(const RenderOptions& o) {
         sc = resolve_scenario(o.scenario, kDefaultRenderN);
     }
 
+    std::int64_t steps = 100;
+    if (o.steps) {
+        steps = *o.steps;
+    } else if (const PresetInfo* preset = find_preset(sc.preset); preset && preset->demo_steps > 0) {
+        steps = preset->demo_steps;
+    }
+
     OffscreenRenderer r;
     r.ctx.init(o.width, o.height);
     r.scene.init();
@@ -305,13 +347,19 @@ int run_render_command(const RenderOptions& o) {
     r.ps.min_px = look.min_px;
     r.ps.min_light = look.min_light;
     r.ts.white = look.white;
+    r.ts.auto_white = !o.fixed_exposure;
+    r.ts.white_floor = look.white_floor;
+    r.ts.bloom = o.bloom >= 0 ? o.bloom : look.bloom;
     r.ps.brightness = o.brightness;
     r.ps.color = parse_color(o.color);
+    r.ps.colormap = parse_colormap(o.colormap);
+    r.scene.particles.stats.groups.starts = preset_group_starts(sc.preset, sc.state.size());
     r.ps.splat = parse_splat(o.splat);
     r.ts.tone_map = !o.no_tone_map;
     r.ts.exposure = o.exposure;
     r.camera.yaw = o.yaw_deg * 3.14159265f / 180.0f;
     r.camera.pitch = o.pitch_deg * 3.14159265f / 180.0f;
+    r.zoom = o.zoom;
     {
         State<float> fs = convert_state<float>(sc.state);
         r.camera.fit(fs.pos_mass.data(), fs.size());
@@ -370,6 +418,13 @@ int run_render_command(const RenderOptions& o) {
     int written = 0;
     auto emit = [&](bool last) {
         if (every == 0 && !last) return;
+        // One image shows the bodies where they are at its end (tails and escapers spread far from
+        // where they started); a series eases after them when asked, and otherwise holds its camera.
+        if (every == 0 && replay_files.empty()) {
+            r.frame_bodies(*backend, 1.0f);
+        } else if (o.auto_frame) {
+            r.frame_bodies(*backend, written == 0 ? 1.0f : 0.15f);
+        }
         Image img = r.frame(*backend);
         if (pipe) {
             pipe->write(img.rgba.data(), img.rgba.size());
@@ -405,16 +460,16 @@ int run_render_command(const RenderOptions& o) {
         emit(false);
     }
     const double n = static_cast<double>(backend->size());
-    Progress progress("render", std::max<std::int64_t>(o.steps, 1), n * n,
+    Progress progress("render", std::max<std::int64_t>(steps, 1), n * n,
                       progress_settings_from_environment(o.quiet), std::cerr);
     std::int64_t chunk = 0;
     double chunk_seconds = 0;
     // Trails need positions along the way: with one image, record them every steps/K steps.
     const std::int64_t trail_every =
-        o.trails > 0 && every == 0 ? std::max<std::int64_t>(1, o.steps / o.trails) : 0;
-    while (replay_files.empty() && done < o.steps) {
+        o.trails > 0 && every == 0 ? std::max<std::int64_t>(1, steps / o.trails) : 0;
+    while (replay_files.empty() && done < steps) {
         // Up to the next frame, in pieces of about a quarter second so the progress line moves.
-        std::int64_t to_frame = every > 0 ? std::min(every - done % every, o.steps - done) : o.steps - done;
+        std::int64_t to_frame = every > 0 ? std::min(every - done % every, steps - done) : steps - done;
         if (trail_every > 0) to_frame = std::min(to_frame, trail_every - done % trail_every);
         chunk = next_chunk(chunk, chunk_seconds, to_frame);
         const double start = now_s();
@@ -426,9 +481,9 @@ int run_render_command(const RenderOptions& o) {
         chunk_seconds = now_s() - start;
         done += chunk;
         progress.update(done);
-        if (every > 0 && (done % every == 0 || done == o.steps)) emit(false);
-        if (trail_every > 0 && done % trail_every == 0 && done < o.steps) {
-            r.feed.feed(*backend, r.scene.particles, r.os.accelerations ? &r.params : nullptr);
+        if (every > 0 && (done % every == 0 || done == steps)) emit(false);
+        if (trail_every > 0 && done % trail_every == 0 && done < steps) {
+            r.feed.feed(*backend, r.scene.particles, r.wants_accelerations() ? &r.params : nullptr);
             r.scene.overlays.record(r.scene.particles, r.os);
         }
     }
@@ -443,7 +498,7 @@ int run_render_command(const RenderOptions& o) {
     std::string where = !o.video.empty() ? o.video : o.out;
     std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n",
                 backend->size(), backend->name().c_str(), to_string(backend->precision()),
-                static_cast<long long>(replay_files.empty() ? o.steps : 0), written, written == 1 ? "" : "s",
+                static_cast<long long>(replay_files.empty() ? steps : 0), written, written == 1 ? "" : "s",
                 where.c_str(), r.ctx.device.c_str(), r.feed.last.interop ? ", CUDA-GL interop" : "",
                 r.compute_path() ? "compute splat" : "sprites");
     return 0;

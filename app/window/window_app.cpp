@@ -148,6 +148,10 @@ struct WindowApp final : ScriptWindow {
         model.particles.min_px = l.min_px;
         model.particles.min_light = l.min_light;
         model.tone.white = l.white;
+        model.tone.auto_white = true;
+        model.tone.white_floor = l.white_floor;
+        model.tone.adapt = 0.15f;  // eases over a few frames: a spreading cloud never flickers
+        model.tone.bloom = l.bloom;
     }
     void close();
     void on_key(int key, int scancode, int action, int mods);
@@ -249,6 +253,7 @@ void WindowApp::start(const Scenario& sc, std::int64_t n) {
     apply_default_look(std::size_t(n));
     session = std::make_unique<SimSession>(sc.state, sc.params, sc.backend, sc.precision);
     scene.particles.stats = compute_body_stats(sc.state);
+    scene.particles.stats.groups.starts = preset_group_starts(sc.preset, sc.state.size());
     State<float> fs = convert_state<float>(sc.state);
     camera.fit(fs.pos_mass.data(), fs.size());
     loaded_at = now_s();
@@ -371,6 +376,7 @@ void WindowApp::regenerate(bool with_preset_params) {
     }
     // The body stats and the framing come from the host copy now; applied once the load succeeds.
     PendingRequest r = load_request("loading " + std::to_string(s.size()) + " bodies...", s, camera, true);
+    r.stats.groups.starts = preset_group_starts(model.preset, s.size());
     if (with_preset_params && preset) {
         Params p = preset->params;
         p.integrator = model.params.integrator;  // the user's choice of method stays
@@ -512,8 +518,10 @@ void WindowApp::upload_bodies() {
     FeedStats fs;
     // Acceleration arrows: host backends put the accelerations in the snapshot, a GPU backend writes them
     // into the GL buffer with the positions.
-    if (model.accel_vectors != accel_drawn) {
-        accel_drawn = model.accel_vectors;
+    // Colouring by |a| needs them too.
+    const bool want_accelerations = model.accel_vectors || model.particles.color == ColorMode::accel;
+    if (want_accelerations != accel_drawn) {
+        accel_drawn = want_accelerations;
         session->set_draw_accelerations(accel_drawn);
         force_upload = true;
     }
