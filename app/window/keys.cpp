@@ -69,6 +69,8 @@ const std::vector<KeyBinding>& key_bindings() {
          [](PanelModel&, PanelActions& a) { a.save_snapshot = true; }},
         {kKeyO, true, "O", "open a snapshot or CSV (or drop a file on the window)",
          [](PanelModel&, PanelActions& a) { a.open_file = true; }},
+        {kKeyR, true, "R", "record a video / stop (View tab: file, fps, panel in it)",
+         [](PanelModel&, PanelActions& a) { a.toggle_record = true; }},
         {kKeyF1, false, "F1", "this help", [](PanelModel& m, PanelActions&) { m.show_help = !m.show_help; }},
         {kKeySlash, false, "?", "this help",
          [](PanelModel& m, PanelActions&) { m.show_help = !m.show_help; }},

@@ -11,6 +11,7 @@
 
 #include "backends/registry.hpp"
 #include "keys.hpp"
+#include "record_panel.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/force_solver.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -656,6 +657,7 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
     PanelActions a;
     handle_keys(m, a, info);
     help_hint(m);
+    recording_indicator(info);
     if (m.show_help) help_overlay(m);
     quit_popup(m, a);
     m.panel_width = 0;
@@ -691,6 +693,7 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
                         break;
                     case 2:
                         view_tab(m, a, info);
+                        record_section(m, a, info);
                         break;
                     default:
                         backend_tab(m, a, info);

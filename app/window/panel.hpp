@@ -44,6 +44,11 @@ struct PanelModel {
     std::int64_t selected = -1;  // picked body, -1 none
     bool follow_selected = false;
 
+    // Recording (record_panel.cpp; window_app records).
+    std::string record_path = "nbody.mp4";
+    int record_fps = 30;
+    bool record_panel = false;  // the panel in the video
+
     // UI state carried between frames.
     bool ui_popup_open = false;  // a popup (combo, confirmation) was open at the end of the last frame
     bool ask_quit = false;       // Esc on a long run: the "Quit?" confirmation is showing
@@ -66,6 +71,9 @@ struct PanelActions {
     bool quit = false;
     bool save_snapshot = false;  // Ctrl+S
     bool open_file = false;      // Ctrl+O: the open dialog
+    bool toggle_record = false;  // Ctrl+R or the Record/Stop button
+    bool start_record = false;   // --test-script record=FILE (model.record_path)
+    bool stop_record = false;    // --test-script stop_record
 };
 
 // A fixed-length history for the plots (oldest first when read through values()).
@@ -120,6 +128,11 @@ struct PanelInfo {
     bool have_force_error = false;
     std::string force_error;        // "force error: median 2.1e-04, p99 1.3e-03"
     std::string force_error_where;  // "(theta 0.60, 64 bodies, step 1200)": what it was measured on
+    bool recording = false;
+    std::int64_t record_frames = 0;
+    int record_fps = 30;
+    std::string record_path;  // the file being recorded
+    std::string record_note;  // the last recording's outcome ("recorded 300 frames ... to x.mp4")
 };
 
 // Handles the keys, draws the panel (if model.show_panel), the "? help" hint and the help overlay (if

@@ -86,6 +86,11 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
             model.potential_res = std::stoi(s.value);
         } else if (s.action == "screenshot") {
             screenshot_ = s.value;
+        } else if (s.action == "record") {
+            model.record_path = s.value;
+            a.start_record = true;
+        } else if (s.action == "stop_record") {
+            a.stop_record = true;
         } else if (s.action == "key") {
             ScriptInput in;
             in.active = true;

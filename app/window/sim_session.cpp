@@ -84,6 +84,7 @@ void SimSession::set_paused(bool paused) {
         restart_rate_window_locked();
     }
     wake_.notify_all();
+    steps_done_.notify_all();  // a recording waiting for its frame's steps goes on
 }
 
 void SimSession::request_steps(int k) {
@@ -149,6 +150,11 @@ Params SimSession::params() const {
 void SimSession::set_steps_per_frame(int k) {
     std::lock_guard<std::mutex> lk(ctl_mutex_);
     steps_per_frame_ = std::max(1, k);
+}
+
+void SimSession::wait_for_frame_steps() {
+    std::unique_lock<std::mutex> lk(ctl_mutex_);
+    steps_done_.wait(lk, [&] { return quit_ || paused_ || granted_ == 0; });
 }
 
 void SimSession::frame_tick() {
@@ -365,6 +371,7 @@ void SimSession::do_steps() {
             if (step_budget_ == 0) steps_done_.notify_all();
         } else {
             granted_ = std::max(0, granted_ - int(r.steps_done));
+            if (granted_ == 0) steps_done_.notify_all();
         }
         stats_.steps_total += r.steps_done;
         stats_.blocks_total += r.blocks;

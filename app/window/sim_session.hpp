@@ -110,6 +110,9 @@ class SimSession {
     void set_steps_per_frame(int k);
     // Called once per rendered frame: grants the next steps_per_frame steps.
     void frame_tick();
+    // Blocks until the steps granted by the last frame_tick() are done (at once when paused): a recording
+    // advances exactly steps_per_frame steps per video frame, however long they take.
+    void wait_for_frame_steps();
 
     // Queues new bodies (new N, preset reset); applied between steps. Never waits for a step.
     // Returns the request id; the outcome comes from take_results().

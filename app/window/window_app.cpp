@@ -23,6 +23,7 @@
 #include "backends/registry.hpp"
 #include "file_actions.hpp"
 #include "panel.hpp"
+#include "recorder.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
@@ -55,6 +56,11 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
     add_integer_option(root, "--frames", o.frames, 0, std::numeric_limits<int>::max(),
                        "quit after this many frames (0 = run until closed)");
     add_path_option(root, "--screenshot", o.screenshot, "save the last frame, panel included, as this PNG");
+    add_path_option(root, "--record", o.record,
+                    "record the window into this H.264 video (needs ffmpeg) from the first frame until it "
+                    "closes (or Ctrl+R): steps per frame fixed, the panel left out unless --record-panel");
+    add_integer_option(root, "--record-fps", o.record_fps, 1, 240, "frame rate of the recorded video");
+    root.add_flag("--record-panel", o.record_panel, "include the panel in the recorded video");
     root.add_flag("!--no-vsync", o.vsync, "render as fast as possible (vsync is on by default)");
     add_integer_option(root, "--width", o.width, 1, 16384, "window width in screen coordinates");
     add_integer_option(root, "--height", o.height, 1, 16384, "window height in screen coordinates");
@@ -111,6 +117,7 @@ struct WindowApp final : ScriptWindow {
     PotentialJob potential_job;
     PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
+    Recorder recorder;
     // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
     // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
     // next frame instead (see on_key).
@@ -140,6 +147,9 @@ struct WindowApp final : ScriptWindow {
     void update_info(double frame_ms);
     OverlaySettings overlay_settings() const;
     bool save_screenshot(const std::string& path);
+    void start_recording();
+    void stop_recording();
+    void capture_video_frame(bool panel_drawn);
     void set_fullscreen(bool on);
     void window_to_fb(float& x, float& y) const;
     void apply_default_look(std::size_t n) {
@@ -334,6 +344,10 @@ void WindowApp::handle_mouse() {
 
 void WindowApp::apply(const PanelActions& a) {
     if (a.pause_changed) session->set_paused(model.paused);
+    if ((a.toggle_record && !recorder.active()) || (a.start_record && !recorder.active()))
+        start_recording();
+    else if ((a.toggle_record || a.stop_record) && recorder.active())
+        stop_recording();
     if (a.single_step) {
         model.paused = true;
         session->set_paused(true);
@@ -627,6 +641,7 @@ void WindowApp::draw() {
     update_picked();
     update_potential(fw, fh);
     scene.draw(camera, model.particles, model.tone, 0, fw, fh, overlay_settings());
+    capture_video_frame(false);
     if (info.picked.valid) {
         // A ring around the selected body (ImGui draws in window coordinates).
         glm::vec3 s =
@@ -641,6 +656,7 @@ void WindowApp::draw() {
     }
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    capture_video_frame(true);
 }
 
 void WindowApp::update_info(double frame_ms) {
@@ -698,6 +714,10 @@ void WindowApp::update_info(double frame_ms) {
         if (!script.empty()) std::cout << "nbody: frame " << frame << ": message: " << msg << std::endl;
     }
     model.paused = session->paused();
+    info.recording = recorder.active();
+    info.record_frames = recorder.frames_captured();
+    info.record_fps = recorder.settings.fps;
+    info.record_path = recorder.path();
 }
 
 bool WindowApp::save_screenshot(const std::string& path) {
@@ -726,7 +746,47 @@ void WindowApp::set_fullscreen(bool on) {
     glfwSwapInterval(model.vsync ? 1 : 0);
 }
 
+void WindowApp::start_recording() {
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    recorder.settings.fps = model.record_fps;
+    recorder.settings.include_panel = model.record_panel;
+    try {
+        recorder.start(model.record_path, fw, fh);
+        info.record_note.clear();
+        std::cout << "nbody: recording " << fw << "x" << fh << " at " << model.record_fps << " fps, "
+                  << model.steps_per_frame << " steps per frame, to " << model.record_path << std::endl;
+    } catch (const std::exception& e) {
+        info.message = std::string("cannot record: ") + e.what();
+        if (script.current()) script.fail(info.message);
+    }
+}
+
+void WindowApp::stop_recording() {
+    const std::string outcome = recorder.stop();
+    info.record_note = outcome;
+    std::cout << "nbody: " << outcome << std::endl;
+    if (outcome.rfind("recording failed", 0) == 0) {
+        info.message = outcome;
+        if (!script.empty()) script.fail(outcome);
+    }
+}
+
+// Called twice a frame: after the scene (panel_drawn false) and after the panel; the video takes the
+// frame at the point its settings ask for.
+void WindowApp::capture_video_frame(bool panel_drawn) {
+    if (!recorder.active() || panel_drawn != recorder.settings.include_panel) return;
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    if (!recorder.error().empty() || !recorder.capture(fw, fh)) {
+        if (recorder.active()) stop_recording();
+        info.record_note = recorder.last_message();
+        info.message = recorder.last_message();
+    }
+}
+
 void WindowApp::close() {
+    if (recorder.active()) stop_recording();
     potential_job.wait();  // these read the session
     pick_job.wait();
     session.reset();  // stop the simulation thread before its backend's context goes away
@@ -785,6 +845,10 @@ int run_window_app(const WindowOptions& o) {
     if (!splat) throw Error("unknown --splat '" + o.splat + "' (valid: auto, sprites, compute)");
     // Fail now, not after the run, if the screenshot cannot be written there.
     if (!o.screenshot.empty()) check_output_path(o.screenshot, "--screenshot");
+    if (!o.record.empty()) {
+        require_ffmpeg("--record");
+        check_output_path(o.record, "--record");
+    }
     WindowApp app;
     app.model.particles.splat = *splat;
     app.script = ScriptRunner(parse_script(o.test_script));
@@ -800,6 +864,13 @@ int run_window_app(const WindowOptions& o) {
             app.session->set_paused(true);
             std::cout << "nbody: replay: " << app.files.replay_size() << " snapshots in " << o.replay
                       << std::endl;
+        }
+        if (!o.record.empty()) {
+            app.model.record_path = o.record;
+            app.model.record_fps = o.record_fps;
+            app.model.record_panel = o.record_panel;
+            app.start_recording();
+            if (!app.recorder.active()) throw Error(app.info.message);
         }
         app.last_frame = now_s();
         for (app.frame = 1; !glfwWindowShouldClose(app.window); ++app.frame) {
@@ -830,6 +901,12 @@ int run_window_app(const WindowOptions& o) {
             app.session->set_params(app.model.params);
             app.session->set_steps_per_frame(app.model.steps_per_frame);
             app.session->frame_tick();
+            // A video frame is exactly steps_per_frame steps after the last: wait for them (the window
+            // draws slower while recording a slow simulation; the video does not).
+            if (app.recorder.active()) {
+                app.session->wait_for_frame_steps();
+                app.force_upload = true;
+            }
             app.upload_bodies();
             app.draw();
             bool last = o.frames > 0 && app.frame >= o.frames;
