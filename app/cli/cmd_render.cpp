@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "app/window/recorder.hpp"
 #include "backends/registry.hpp"
 #include "process_pipe.hpp"
 #include "progress.hpp"
@@ -34,6 +35,7 @@
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/util.hpp"
+#include "video_encoder.hpp"
 
 namespace nbody {
 
@@ -92,6 +94,9 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     cmd->add_flag("--host-copy", o.host_copy, "copy bodies through host memory even with cuda (no interop)");
     add_integer_option(*cmd, "--bench-frames", o.bench_frames, 0, most_int,
                        "after rendering, time this many full frames (step+draw) and draw-only frames");
+    add_path_option(*cmd, "--bench-record", o.bench_record,
+                    "with --bench-frames: record the timed full frames into this video as the window's "
+                    "Record does (pixel-buffer readback, encoder thread), to measure what recording costs");
     cmd->add_flag("--bench-paused", o.bench_paused, "with --bench-frames: time drawing only, no steps");
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
     add_integer_option(*cmd, "--trails", o.trails, 0, 4096,
@@ -155,6 +160,10 @@ void check_options(const RenderOptions& o) {
     parse_color(o.color);
     parse_colormap(o.colormap);
     parse_splat(o.splat);
+    if (!o.bench_record.empty()) {
+        require_ffmpeg("--bench-record");
+        check_output_path(o.bench_record, "--bench-record");
+    }
     if (!o.video.empty() && !on_path("ffmpeg")) {
         throw Error(
             "--video needs ffmpeg on PATH (not found): install ffmpeg, or write frames with --out DIR "
@@ -260,7 +269,10 @@ void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done
     }
 }
 
-void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool paused, bool pick) {
+void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool paused, bool pick,
+           const std::string& record) {
+    Recorder recorder;
+    if (!record.empty()) recorder.start(record, r.ctx.width, r.ctx.height);
     std::vector<double> full, draw_only;
     std::int64_t picked = -1;
     std::size_t d2h = r.feed.last.device_to_host_bytes, h2d = r.feed.last.host_to_device_bytes;
@@ -283,6 +295,8 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
                 (void)b.field_at(p, {exact.pos_mass}, true);
             }
         }
+        if (recorder.active() && !recorder.capture(r.ctx.fbo, r.ctx.width, r.ctx.height))
+            throw Error(recorder.last_message());
         glFinish();
         double t1 = now_s();
         if (i >= 3) full.push_back(1e3 * (t1 - t0));
@@ -296,6 +310,11 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
         glFinish();
         double t1 = now_s();
         if (i >= 3) draw_only.push_back(1e3 * (t1 - t0));
+    }
+    std::string recorded;
+    if (recorder.active()) {
+        recorded = recorder.stop();
+        if (recorded.rfind("recording failed", 0) == 0) throw Error(recorded);
     }
     if (full.empty()) full.push_back(0);
     std::printf(
@@ -313,6 +332,7 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
         r.os.trails ? r.os.trail_length : 0, r.os.vectors ? "on" : "off", r.os.accelerations ? "on" : "off",
         r.potential_res, pick ? "every frame" : "off", static_cast<long long>(picked));
     if (!r.feed.interop_note.empty()) std::printf("bench: %s\n", r.feed.interop_note.c_str());
+    if (!recorded.empty()) std::printf("bench: full frames %s\n", recorded.c_str());
 }
 
 }  // namespace
@@ -493,7 +513,8 @@ int run_render_command(const RenderOptions& o) {
         video_file->commit();
     }
     progress.finish();
-    if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused, o.pick);
+    if (o.bench_frames > 0)
+        bench(r, *backend, sc.params, o.bench_frames, o.bench_paused, o.pick, o.bench_record);
 
     std::string where = !o.video.empty() ? o.video : o.out;
     std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n",

@@ -41,6 +41,7 @@ struct RenderOptions {
     bool acc_vectors = false;    // acceleration arrows
     int potential = 0;           // > 0: the potential-field view on a grid this many points wide
     bool pick = false;           // with --bench-frames: pick the body at the image centre every frame
+    std::string bench_record;    // with --bench-frames: record the timed full frames as the window does
 };
 
 inline constexpr std::int64_t kDefaultRenderN = 16384;

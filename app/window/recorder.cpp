@@ -28,7 +28,7 @@ void Recorder::drain() {
     }
 }
 
-bool Recorder::capture(int w, int h) {
+bool Recorder::capture(unsigned fbo, int w, int h) {
     if (!encoder_) return false;
     if (w != readback_.width || h != readback_.height) {
         message_ = stop() + " (the window changed size)";
@@ -39,7 +39,7 @@ bool Recorder::capture(int w, int h) {
         encoder_->push(std::move(frame_), true);
         frame_ = {};
     }
-    readback_.capture(0);
+    readback_.capture(GLuint(fbo));
     ++captured_;
     return true;
 }

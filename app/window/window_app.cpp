@@ -778,7 +778,7 @@ void WindowApp::capture_video_frame(bool panel_drawn) {
     if (!recorder.active() || panel_drawn != recorder.settings.include_panel) return;
     int fw, fh;
     glfwGetFramebufferSize(window, &fw, &fh);
-    if (!recorder.error().empty() || !recorder.capture(fw, fh)) {
+    if (!recorder.error().empty() || !recorder.capture(0, fw, fh)) {
         if (recorder.active()) stop_recording();
         info.record_note = recorder.last_message();
         info.message = recorder.last_message();
