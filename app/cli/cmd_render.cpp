@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "progress.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
+#include "render/camera_path.hpp"
 #include "render/gl_util.hpp"
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
@@ -91,6 +93,10 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
                   "with --every or --video: follow the bulk of the bodies as they spread (the view is "
                   "refitted every frame, eased; far escapers are ignored). A single image is always "
                   "framed on the bodies it shows");
+    add_path_option(*cmd, "--camera-path", o.camera_path,
+                    "fly the camera along this path (JSON keyframes, saved from the window's Camera path "
+                    "section): frame k shows the path's view at k / --fps seconds, held after its last key")
+        ->type_name("FILE.json");
     cmd->add_flag("--host-copy", o.host_copy, "copy bodies through host memory even with cuda (no interop)");
     add_integer_option(*cmd, "--bench-frames", o.bench_frames, 0, most_int,
                        "after rendering, time this many full frames (step+draw) and draw-only frames");
@@ -117,7 +123,9 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
         "Examples:\n"
         "  nbody render --preset disk --n 65536 --steps 200 --out disk.png\n"
         "  nbody render --preset collision --steps 2000 --every 20 --out frames/\n"
-        "  nbody render --preset plummer --steps 3000 --every 10 --video plummer.mp4");
+        "  nbody render --preset plummer --steps 3000 --every 10 --video plummer.mp4\n"
+        "  nbody render --preset collision --n 1048576 --force tree --steps 1800 --every 6 --camera-path "
+        "flight.json --video collision.mp4");
     return cmd;
 }
 
@@ -160,6 +168,9 @@ void check_options(const RenderOptions& o) {
     parse_color(o.color);
     parse_colormap(o.colormap);
     parse_splat(o.splat);
+    if (!o.camera_path.empty() && o.auto_frame) {
+        throw Error("--camera-path and --auto-frame both move the camera: give one");
+    }
     if (!o.bench_record.empty()) {
         require_ffmpeg("--bench-record");
         check_output_path(o.bench_record, "--bench-record");
@@ -380,6 +391,9 @@ int run_render_command(const RenderOptions& o) {
     r.camera.yaw = o.yaw_deg * 3.14159265f / 180.0f;
     r.camera.pitch = o.pitch_deg * 3.14159265f / 180.0f;
     r.zoom = o.zoom;
+    // Read before simulating: a bad path file is an error now, not after the run.
+    std::optional<CameraPath> path;
+    if (!o.camera_path.empty()) path = load_camera_path(o.camera_path);
     {
         State<float> fs = convert_state<float>(sc.state);
         r.camera.fit(fs.pos_mass.data(), fs.size());
@@ -440,7 +454,10 @@ int run_render_command(const RenderOptions& o) {
         if (every == 0 && !last) return;
         // One image shows the bodies where they are at its end (tails and escapers spread far from
         // where they started); a series eases after them when asked, and otherwise holds its camera.
-        if (every == 0 && replay_files.empty()) {
+        if (path) {
+            r.camera = path->sample(double(written) / double(o.fps), r.camera);
+            r.os.set_scale(overlay_scale(r.camera, backend->size(), r.scene.particles.stats));
+        } else if (every == 0 && replay_files.empty()) {
             r.frame_bodies(*backend, 1.0f);
         } else if (o.auto_frame) {
             r.frame_bodies(*backend, written == 0 ? 1.0f : 0.15f);

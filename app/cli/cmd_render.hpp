@@ -28,6 +28,7 @@ struct RenderOptions {
     float bloom = -1.0f;          // < 0: the default look's
     bool fixed_exposure = false;  // the fixed white point of before (no automatic exposure)
     bool auto_frame = false;      // with --every/--video: refit the camera to the bodies every frame
+    std::string camera_path;      // a camera path (JSON): frame k shows its view at k / fps seconds
     bool no_tone_map = false;
     float yaw_deg = 34.0f, pitch_deg = 26.0f, zoom = 1.0f;
     bool host_copy = false;      // never use CUDA–GL interop (for comparisons)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "backends/registry.hpp"
+#include "camera_path_panel.hpp"
 #include "keys.hpp"
 #include "record_panel.hpp"
 #include "sim/gravity/force_algorithms.hpp"
@@ -693,6 +694,7 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
                         break;
                     case 2:
                         view_tab(m, a, info);
+                        camera_path_section(m, a);
                         record_section(m, a, info);
                         break;
                     default:

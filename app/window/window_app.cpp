@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -148,6 +149,8 @@ struct WindowApp final : ScriptWindow {
     OverlaySettings overlay_settings() const;
     bool save_screenshot(const std::string& path);
     void start_recording();
+    void camera_path_actions(const PanelActions& a);
+    void follow_camera_path();
     void stop_recording();
     void capture_video_frame(bool panel_drawn);
     void set_fullscreen(bool on);
@@ -344,10 +347,12 @@ void WindowApp::handle_mouse() {
 
 void WindowApp::apply(const PanelActions& a) {
     if (a.pause_changed) session->set_paused(model.paused);
-    if ((a.toggle_record && !recorder.active()) || (a.start_record && !recorder.active()))
+    camera_path_actions(a);
+    if ((a.toggle_record || a.start_record) && !recorder.active()) {
         start_recording();
-    else if ((a.toggle_record || a.stop_record) && recorder.active())
+    } else if ((a.toggle_record || a.stop_record) && recorder.active()) {
         stop_recording();
+    }
     if (a.single_step) {
         model.paused = true;
         session->set_paused(true);
@@ -746,6 +751,53 @@ void WindowApp::set_fullscreen(bool on) {
     glfwSwapInterval(model.vsync ? 1 : 0);
 }
 
+void WindowApp::camera_path_actions(const PanelActions& a) {
+    CameraPath& path = model.camera_path;
+    if (a.add_camera_key) {
+        const std::size_t i = path.add(camera, model.new_key_time);
+        char note[160];
+        std::snprintf(note, sizeof note, "camera key %zu of %zu at %.2f s", i + 1, path.keys.size(),
+                      model.new_key_time);
+        info.screenshot_note = note;
+        std::cout << "nbody: " << note << std::endl;
+        model.new_key_time = path.duration() + 2.0;
+    }
+    if (a.goto_camera_key >= 0 && std::size_t(a.goto_camera_key) < path.keys.size()) {
+        const float shift = camera.shift_x;
+        camera = path.sample(path.keys[std::size_t(a.goto_camera_key)].time, camera);
+        camera.shift_x = shift;
+    }
+    try {
+        if (a.save_camera_path) {
+            save_camera_path(path, model.camera_path_file);
+            info.screenshot_note = "saved camera path (" + std::to_string(path.keys.size()) + " keys) to " +
+                                   std::filesystem::absolute(model.camera_path_file).string();
+            std::cout << "nbody: " << info.screenshot_note << std::endl;
+        }
+        if (a.load_camera_path) {
+            path = load_camera_path(model.camera_path_file);
+            model.new_key_time = path.duration() + 2.0;
+            info.screenshot_note = "loaded camera path (" + std::to_string(path.keys.size()) +
+                                   " keys) from " + model.camera_path_file;
+            std::cout << "nbody: " << info.screenshot_note << std::endl;
+        }
+    } catch (const std::exception& e) {
+        info.message = e.what();
+        if (script.current()) script.fail(e.what());
+    }
+}
+
+// While the path plays, the camera is the path's view at path_time: one video frame's worth per frame
+// while recording (so the flight is exact in the video), wall time otherwise.
+void WindowApp::follow_camera_path() {
+    if (!model.path_playing) return;
+    const float shift = camera.shift_x;
+    camera = model.camera_path.sample(model.path_time, camera);
+    camera.shift_x = shift;
+    if (model.path_time >= model.camera_path.duration()) model.path_playing = false;
+    model.path_time += recorder.active() ? 1.0 / recorder.settings.fps : std::min(0.1, now_s() - last_frame);
+}
+
 void WindowApp::start_recording() {
     int fw, fh;
     glfwGetFramebufferSize(window, &fw, &fh);
@@ -908,6 +960,7 @@ int run_window_app(const WindowOptions& o) {
                 app.force_upload = true;
             }
             app.upload_bodies();
+            app.follow_camera_path();
             app.draw();
             bool last = o.frames > 0 && app.frame >= o.frames;
             if (app.want_screenshot) {
