@@ -89,7 +89,8 @@ DefaultLook default_look(std::size_t n) {
     // Where bodies are sub-pixel their faded light adds up to less than one sprite per pixel, so the
     // floor comes down with them; with few bodies one sprite's centre is white, as before.
     l.white_floor = n <= 4096 ? 1.0f : 0.25f;
-    l.bloom = 0.35f;
+    // A handful of bodies are already large glowing sprites: a halo would only blur them.
+    l.bloom = n <= 64 ? 0.0f : 0.35f;
     return l;
 }
 

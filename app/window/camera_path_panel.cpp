@@ -8,7 +8,7 @@
 namespace nbody {
 
 void camera_path_section(PanelModel& m, PanelActions& a) {
-    if (!ImGui::CollapsingHeader("Camera path")) return;
+    ImGui::TextDisabled("Camera path");
     CameraPath& path = m.camera_path;
     // The next key's time: 2 s after the last by default, editable before adding.
     ImGui::InputDouble("new key at (s)", &m.new_key_time, 0.5, 2.0, "%.2f");

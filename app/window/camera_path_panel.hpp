@@ -5,6 +5,7 @@
 
 namespace nbody {
 
+// The camera-path controls (inside the View tab's "Camera path & video" header).
 void camera_path_section(PanelModel& m, PanelActions& a);
 
 }  // namespace nbody

@@ -435,13 +435,19 @@ void color_legend(const PanelModel& m, const PanelInfo& info) {
 void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     int color = int(m.particles.color);
     // In ColorMode's order.
+    ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.6f);  // the colour map's combo shares the line
     ImGui::Combo("colour", &color, "by speed\0by mass\0white\0by set\0by |a|\0by density\0");
+    ImGui::PopItemWidth();
     m.particles.color = ColorMode(std::clamp(color, 0, 5));
     tooltip_for_last(
         "set: each galaxy or body set its own hue; |a|: the force solver's accelerations; density: the "
         "light piled up on each pixel (the projected density), coloured after drawing.");
     int map = int(m.particles.colormap);
-    ImGui::Combo("colour map", &map, "ember\0viridis\0ice\0");
+    ImGui::SameLine();
+    ImGui::PushItemWidth(ImGui::GetFontSize() * 5);
+    ImGui::Combo("##map", &map, "ember\0viridis\0ice\0");
+    ImGui::PopItemWidth();
+    tooltip_for_last("The colour map: ember (red-orange-white-blue), viridis (even lightness steps), ice.");
     m.particles.colormap = ColorMap(std::clamp(map, 0, 2));
     color_legend(m, info);
     ImGui::SliderFloat("size (px)", &m.particles.size_px, 0.5f, 32.0f, "%.1f",
@@ -694,8 +700,12 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
                         break;
                     case 2:
                         view_tab(m, a, info);
-                        camera_path_section(m, a);
-                        record_section(m, a, info);
+                        // One header for both: the View tab fits 1280x720 without scrolling.
+                        if (ImGui::CollapsingHeader("Camera path & video")) {
+                            camera_path_section(m, a);
+                            ImGui::Separator();
+                            record_section(m, a, info);
+                        }
                         break;
                     default:
                         backend_tab(m, a, info);

@@ -9,7 +9,7 @@
 namespace nbody {
 
 void record_section(PanelModel& m, PanelActions& a, const PanelInfo& info) {
-    if (!ImGui::CollapsingHeader("Record video")) return;
+    ImGui::TextDisabled("Record video");
     ImGui::BeginDisabled(info.recording);
     char path[512];
     std::snprintf(path, sizeof path, "%s", m.record_path.c_str());

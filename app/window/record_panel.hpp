@@ -5,7 +5,7 @@
 
 namespace nbody {
 
-// The "Record" section of the View tab.
+// The recording controls (inside the View tab's "Camera path & video" header).
 void record_section(PanelModel& m, PanelActions& a, const PanelInfo& info);
 // A red "REC" line with the frame count, video time and file, at the top right, while recording. It is
 // ImGui drawing: a video without the panel has no indicator either.
