@@ -21,9 +21,9 @@ void ToneMapper::begin(int w, int h) {
         if (fbo) glDeleteFramebuffers(1, &fbo);
         if (color) glDeleteTextures(1, &color);
         glCreateTextures(GL_TEXTURE_2D, 1, &color);
-        // Five levels: the widest glow averages 16 x 16 pixels; coarser ones show their texels.
+        // Four levels: the widest glow averages 8 x 8 pixels; coarser ones show their texels.
         levels = 1;
-        while (levels < 5 && (std::max(w, h) >> levels) > 0) ++levels;
+        while (levels < 4 && (std::max(w, h) >> levels) > 0) ++levels;
         glTextureStorage2D(color, levels, GL_RGBA16F, w, h);
         // Level 0 is read with texelFetch; the bloom samples the coarser levels filtered.
         glTextureParameteri(color, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);

@@ -47,6 +47,7 @@
 #include "sim/util.hpp"
 #include "sim_session.hpp"
 #include "test_script.hpp"
+#include "timeline_bar.hpp"
 #include "window_files.hpp"
 #include "window_jobs.hpp"
 
@@ -119,6 +120,11 @@ struct WindowApp final : ScriptWindow {
     PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
     Recorder recorder;
+    // Scrubbing: the session's kept states (a copy taken while paused), the one shown, the budget.
+    StateTimeline timeline;
+    int scrub_index = -1;  // -1: the live bodies
+    int timeline_budget_mib = 256;
+    int timeline_budget_set = -1;
     // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
     // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
     // next frame instead (see on_key).
@@ -151,6 +157,7 @@ struct WindowApp final : ScriptWindow {
     void start_recording();
     void camera_path_actions(const PanelActions& a);
     void follow_camera_path();
+    void scrub();
     void stop_recording();
     void capture_video_frame(bool panel_drawn);
     void set_fullscreen(bool on);
@@ -538,6 +545,7 @@ void WindowApp::upload_bodies() {
     // Acceleration arrows: host backends put the accelerations in the snapshot, a GPU backend writes them
     // into the GL buffer with the positions.
     // Colouring by |a| needs them too.
+    if (scrub_index >= 0) return;  // a kept state is on screen until the run resumes or goes on
     const bool want_accelerations = model.accel_vectors || model.particles.color == ColorMode::accel;
     if (want_accelerations != accel_drawn) {
         accel_drawn = want_accelerations;
@@ -798,6 +806,41 @@ void WindowApp::follow_camera_path() {
     model.path_time += recorder.active() ? 1.0 / recorder.settings.fps : std::min(0.1, now_s() - last_frame);
 }
 
+// While paused: the scrub bar over the kept states. Moving it shows a kept state (the session is not
+// touched); "Resume from here" loads it into the session with its step count.
+void WindowApp::scrub() {
+    if (timeline_budget_mib != timeline_budget_set) {
+        // A state every frame's worth of steps: scrubbing moves frame by frame through what was seen.
+        session->set_timeline(std::max(1, model.steps_per_frame), std::size_t(timeline_budget_mib) << 20);
+        timeline_budget_set = timeline_budget_mib;
+    }
+    if (!model.paused || files.replay()) {
+        if (scrub_index >= 0) force_upload = true;  // the live bodies back on screen
+        scrub_index = -1;
+        return;
+    }
+    timeline = session->timeline();
+    if (timeline.size() < 2) return;
+    int index = scrub_index < 0 ? int(timeline.size()) - 1 : scrub_index;
+    const TimelineBarResult r = draw_timeline_bar(timeline, index, timeline_budget_mib);
+    if (r.moved) {
+        scrub_index = index;
+        const State<float> s = convert_state<float>(*timeline.at(std::size_t(index)).state);
+        feed.feed_host(s.pos_mass.data(), s.vel.data(), s.size(), scene.particles, 0);
+    }
+    if (r.resume) {
+        PendingRequest req =
+            load_request("resuming from step " + std::to_string(timeline.at(std::size_t(index)).step),
+                         *timeline.at(std::size_t(index)).state, camera, false);
+        req.stats = scene.particles.stats;  // the same bodies: keep the colour scale and sets
+        tag_with_script_step(req);
+        req.id = session->resume_from_timeline(std::size_t(index));
+        pending.add(std::move(req));
+        scrub_index = -1;
+        force_upload = true;
+    }
+}
+
 void WindowApp::start_recording() {
     int fw, fh;
     glfwGetFramebufferSize(window, &fw, &fh);
@@ -945,6 +988,7 @@ int run_window_app(const WindowOptions& o) {
                 app.model.paused = true;  // a replay never simulates
                 app.session->set_paused(true);
             }
+            app.scrub();
             app.handle_mouse();
             // The scene centres in the part of the window the panel leaves free.
             int ww, wh;
