@@ -993,7 +993,10 @@ int run_window_app(const WindowOptions& o) {
             // The scene centres in the part of the window the panel leaves free.
             int ww, wh;
             glfwGetWindowSize(app.window, &ww, &wh);
-            app.camera.shift_x = 0.5f * app.model.panel_width / float(std::max(ww, 1));
+            // A recording without the panel centres the scene in the video instead.
+            const bool video_without_panel = app.recorder.active() && !app.recorder.settings.include_panel;
+            app.camera.shift_x =
+                video_without_panel ? 0.0f : 0.5f * app.model.panel_width / float(std::max(ww, 1));
             app.session->set_params(app.model.params);
             app.session->set_steps_per_frame(app.model.steps_per_frame);
             app.session->frame_tick();
