@@ -86,15 +86,90 @@ DefaultLook default_look(std::size_t n) {
     l.min_px = n <= 64 ? 8.0f : n <= 4096 ? 3.0f : 1.5f;
     l.min_light = n <= 64 ? 1.0f : n <= 4096 ? 0.5f : 0.0f;
     l.white = std::clamp(std::sqrt(float(n)) * 0.25f, 2.0f, 64.0f);
+    // Where bodies are sub-pixel their faded light adds up to less than one sprite per pixel, so the
+    // floor comes down with them; with few bodies one sprite's centre is white, as before.
+    l.white_floor = n <= 4096 ? 1.0f : 0.25f;
+    // A handful of bodies are already large glowing sprites: a halo would only blur them.
+    l.bloom = n <= 64 ? 0.0f : 0.35f;
     return l;
 }
 
-const Rgb* ramp_stops() {
-    static const Rgb stops[kRampStops] = {
+const Rgb* ramp_stops(ColorMap m) {
+    static const Rgb ember[kRampStops] = {
         {0.85f, 0.22f, 0.06f}, {1.00f, 0.52f, 0.14f}, {1.00f, 0.86f, 0.55f},
         {0.60f, 0.78f, 1.00f}, {0.32f, 0.48f, 1.00f},
     };
-    return stops;
+    // Five stops chosen by eye along a violet-teal-yellow path of rising lightness (after matplotlib's
+    // viridis, not its table): each step is about as much brighter as the last.
+    static const Rgb viridis[kRampStops] = {
+        {0.28f, 0.05f, 0.38f}, {0.23f, 0.32f, 0.56f}, {0.13f, 0.56f, 0.55f},
+        {0.36f, 0.78f, 0.38f}, {0.99f, 0.91f, 0.15f},
+    };
+    static const Rgb ice[kRampStops] = {
+        {0.10f, 0.14f, 0.45f}, {0.12f, 0.38f, 0.80f}, {0.35f, 0.70f, 0.97f},
+        {0.74f, 0.91f, 1.00f}, {1.00f, 1.00f, 1.00f},
+    };
+    switch (m) {
+        case ColorMap::viridis:
+            return viridis;
+        case ColorMap::ice:
+            return ice;
+        default:
+            return ember;
+    }
+}
+
+Rgb group_color(int g) {
+    // Gold and sky blue first: the two galaxies of the collision read as warm and cold at a glance.
+    static const Rgb hues[kMaxGroups] = {
+        {1.00f, 0.70f, 0.32f}, {0.42f, 0.64f, 1.00f}, {1.00f, 0.42f, 0.62f}, {0.45f, 0.95f, 0.55f},
+        {0.80f, 0.55f, 1.00f}, {0.40f, 0.95f, 0.95f}, {1.00f, 0.95f, 0.45f}, {0.95f, 0.95f, 0.95f},
+    };
+    return hues[((g % kMaxGroups) + kMaxGroups) % kMaxGroups];
+}
+
+namespace {
+struct Named {
+    const char* name;
+    int value;
+};
+constexpr Named kColorModes[] = {{"speed", int(ColorMode::speed)}, {"mass", int(ColorMode::mass)},
+                                 {"white", int(ColorMode::white)}, {"group", int(ColorMode::group)},
+                                 {"accel", int(ColorMode::accel)}, {"density", int(ColorMode::density)}};
+constexpr Named kColorMaps[] = {
+    {"ember", int(ColorMap::ember)}, {"viridis", int(ColorMap::viridis)}, {"ice", int(ColorMap::ice)}};
+}  // namespace
+
+const char* to_string(ColorMode m) {
+    for (const auto& e : kColorModes)
+        if (e.value == int(m)) return e.name;
+    return "speed";
+}
+
+std::optional<ColorMode> parse_color_mode(const std::string& s) {
+    for (const auto& e : kColorModes)
+        if (s == e.name) return ColorMode(e.value);
+    return std::nullopt;
+}
+
+const char* to_string(ColorMap m) {
+    for (const auto& e : kColorMaps)
+        if (e.value == int(m)) return e.name;
+    return "ember";
+}
+
+std::optional<ColorMap> parse_color_map(const std::string& s) {
+    for (const auto& e : kColorMaps)
+        if (s == e.name) return ColorMap(e.value);
+    return std::nullopt;
+}
+
+const char* color_mode_names() {
+    return "speed, mass, white, group, accel, density";
+}
+
+const char* color_map_names() {
+    return "ember, viridis, ice";
 }
 
 namespace {
@@ -119,13 +194,18 @@ Rgb potential_ramp_color(float t) {
     return lerp_stops(potential_ramp_stops(), t);
 }
 
-Rgb ramp_color(float t) {
-    return lerp_stops(ramp_stops(), t);
+Rgb ramp_color(float t, ColorMap m) {
+    return lerp_stops(ramp_stops(m), t);
 }
 
 ColorRange color_range(const ParticleSettings& s, const BodyStats& stats) {
     if (s.color == ColorMode::mass) {
         return {std::log(std::max(stats.min_mass, 1e-30f)), std::log(std::max(stats.max_mass, 1e-30f))};
+    }
+    if (s.color == ColorMode::accel) {
+        // Two and a half decades around the typical |a|: the core's pull and the outskirts' both show.
+        const float a = std::log(std::max(stats.accel_scale, 1e-30f));
+        return {a - 2.3f * 1.5f, a + 2.3f};
     }
     return {0.0f, s.speed_max > 0 ? s.speed_max : 1.5f * stats.speed_scale};
 }

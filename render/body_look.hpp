@@ -5,12 +5,30 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/state.hpp"
 
 namespace nbody {
 
-enum class ColorMode { speed, mass, white };
+// What a body's colour shows. `group` is the body set it started in (each galaxy its own hue, from the
+// preset's BodyGroups); `accel` is |a| from the force solver (the buffers are then filled with the
+// accelerations, as for arrows); `density` draws every body in neutral light and colours the image by
+// the light piled up on each pixel (the projected density), in the tone-mapping pass.
+enum class ColorMode { speed, mass, white, group, accel, density };
+
+// The ramp a quantity is mapped through: `ember` (deep red, orange, white, blue: the default, close to a
+// star's colour by temperature), `viridis` (dark violet to yellow, evenly bright steps: reads in grey and
+// for colour-blind eyes), `ice` (dark blue to white).
+enum class ColorMap { ember, viridis, ice };
+
+const char* to_string(ColorMode m);
+std::optional<ColorMode> parse_color_mode(const std::string& s);
+const char* to_string(ColorMap m);
+std::optional<ColorMap> parse_color_map(const std::string& s);
+// Valid names, for error messages and --help: "speed, mass, white, group, accel, density".
+const char* color_mode_names();
+const char* color_map_names();
 
 // How bodies reach the image: point sprites through the raster pipeline, or the compute splat
 // (render/splat_renderer), which is faster for many small bodies on compute GPUs.
@@ -24,6 +42,7 @@ struct ParticleSettings {
     float size_px = 4.0f;  // sprite diameter (pixels at 1080 lines) of a typical body at the focus distance
     float brightness = 1.0f;  // light per sprite before tone mapping
     ColorMode color = ColorMode::speed;
+    ColorMap colormap = ColorMap::ember;
     float speed_max = 0.0f;  // speed at the top of the colour ramp; 0 = from the scenario (BodyStats)
     float min_px = 1.5f;     // smaller sprites are drawn at this size with their light scaled down ...
     float min_light = 0.0f;  // ... but never below this fraction of a full sprite (small N: all visible)
@@ -39,11 +58,21 @@ float default_sprite_size(std::size_t n);
 // The default look for n bodies: sprite size, the smallest sprite and its least light (small N: every
 // body stays visible however light), and the tone mapper's white point (light that shows as white:
 // few bodies reach it alone, many only where they pile up).
+// The tone mapper's automatic white point and the bloom are part of it (ToneSettings::auto_white,
+// white_floor, bloom): the picture holds from 1K to 64M bodies without touching the exposure.
 struct DefaultLook {
     float size_px, min_px, min_light, white;
+    float white_floor;  // the automatic white point never goes below this (a few bodies: one sprite)
+    float bloom;        // glow strength
 };
 DefaultLook default_look(std::size_t n);
 
+// Bodies [starts[g], starts[g + 1]) form set g (a galaxy of the collision, the star and the planets of
+// solar): the presets' index ranges, which no backend reorders. One set when the bodies came from a file.
+inline constexpr int kMaxGroups = 8;
+struct BodyGroups {
+    std::vector<std::size_t> starts{0};  // ascending, starts[0] = 0, at most kMaxGroups
+};
 // What the colour map and sprite size need from the bodies; computed once per scenario on the host,
 // because with interop the positions never visit host memory.
 struct BodyStats {
@@ -54,6 +83,7 @@ struct BodyStats {
     // A typical acceleration for arrows: speed_scale^2 over the median distance from the centre of mass
     // (v^2 / r of an orbit; the accelerations themselves never visit the host on a GPU).
     float accel_scale = 1.0f;
+    BodyGroups groups;  // from the preset (compute_body_stats leaves one set: the caller knows the sets)
 };
 
 template <typename T>
@@ -65,14 +95,17 @@ struct Rgb {
     float r, g, b;
 };
 inline constexpr int kRampStops = 5;
-const Rgb* ramp_stops();  // kRampStops colours, evenly spaced over [0, 1]
-Rgb ramp_color(float t);  // t clamped to [0, 1]
+const Rgb* ramp_stops(ColorMap m = ColorMap::ember);    // kRampStops colours, evenly spaced over [0, 1]
+Rgb ramp_color(float t, ColorMap m = ColorMap::ember);  // t clamped to [0, 1]
+
+// Colour of set g (g wraps over kMaxGroups): well-separated hues, warm first.
+Rgb group_color(int g);
 
 // The potential-field view's colour map: dark blue (deep wells) through teal and green to yellow (shallow).
 const Rgb* potential_ramp_stops();  // kRampStops colours
 Rgb potential_ramp_color(float t);
 
-// The top of the colour ramp in the units of s.color: speed (v_max) or log mass range (lo, hi).
+// The range the ramp spans, in the units of s.color: speed (0, v_max), log mass (lo, hi), log |a| (lo, hi).
 struct ColorRange {
     float lo = 0, hi = 1;
 };

@@ -20,7 +20,7 @@ void ParticleRenderer::init() {
     glCreateVertexArrays(1, &vao);
     label_object(GL_VERTEX_ARRAY, vao, "particle.vao");
     // Attribute formats never change; only the buffers bound to binding points 0 and 1 do.
-    for (GLuint a = 0; a < 2; ++a) {
+    for (GLuint a = 0; a < 3; ++a) {
         glEnableVertexArrayAttrib(vao, a);
         glVertexArrayAttribFormat(vao, a, 4, GL_FLOAT, GL_FALSE, 0);
         glVertexArrayAttribBinding(vao, a, a);
@@ -49,6 +49,7 @@ void ParticleRenderer::resize(std::size_t n) {
         acc_valid = false;
         glVertexArrayVertexBuffer(vao, 0, pos_vbo, 0, sizeof(Vec4<float>));
         glVertexArrayVertexBuffer(vao, 1, vel_vbo, 0, sizeof(Vec4<float>));
+        glVertexArrayVertexBuffer(vao, 2, acc_vbo, 0, sizeof(Vec4<float>));
         capacity = n;
         static std::atomic<std::uint64_t> allocations{0};
         generation = ++allocations;
@@ -92,7 +93,17 @@ void set_body_look_uniforms(GLuint program, const Camera& cam, const ParticleSet
     glProgramUniform2f(program, loc::color_range, cr.lo, cr.hi);
     glProgramUniform1f(program, loc::min_light, s.min_light);
     static_assert(sizeof(Rgb) == 3 * sizeof(float), "the ramp uploads as vec3[]");
-    glProgramUniform3fv(program, loc::ramp, kRampStops, &ramp_stops()[0].r);
+    glProgramUniform3fv(program, loc::ramp, kRampStops, &ramp_stops(s.colormap)[0].r);
+    GLuint starts[kMaxGroups] = {};
+    Rgb colors[kMaxGroups];
+    const std::size_t groups = std::min<std::size_t>(stats.groups.starts.size(), kMaxGroups);
+    for (std::size_t g = 0; g < kMaxGroups; ++g) {
+        starts[g] = g < groups ? GLuint(stats.groups.starts[g]) : 0;
+        colors[g] = group_color(int(g));
+    }
+    glProgramUniform1uiv(program, loc::group_starts, kMaxGroups, starts);
+    glProgramUniform1i(program, loc::group_count, GLint(std::max<std::size_t>(groups, 1)));
+    glProgramUniform3fv(program, loc::group_colors, kMaxGroups, &colors[0].r);
     // The point-size limit applies to both paths, so they agree on the largest body.
     GLfloat range[2] = {1.0f, 64.0f};
     glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, range);

@@ -29,7 +29,11 @@ void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const
         particles.draw(camera, ps, w, h);
     }
     overlays.draw(particles, camera, ps, os, w, h);
-    tone.resolve(target, ts);
+    ToneSettings look = ts;
+    // Density colour is the tone mapper's: the bodies drew neutral light, the pixels get the ramp.
+    look.density = ps.color == ColorMode::density;
+    look.density_map = ps.colormap;
+    tone.resolve(target, look);
     if (os.potential) potential.draw(target, w, h);
 }
 

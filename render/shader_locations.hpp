@@ -18,6 +18,9 @@ inline constexpr GLint color_range = 7;
 inline constexpr GLint px_limits = 8;
 inline constexpr GLint ramp = 16;  // vec3[kRampStops]: 16..20
 inline constexpr GLint min_light = 21;
+inline constexpr GLint group_starts = 48;  // uint[kMaxGroups]: 48..55
+inline constexpr GLint group_count = 56;
+inline constexpr GLint group_colors = 57;  // vec3[kMaxGroups]: 57..64
 }  // namespace body_look_loc
 
 // shaders/splat.comp (after body_look's).
@@ -68,6 +71,17 @@ inline constexpr GLint exposure = 0;
 inline constexpr GLint tone_map = 1;
 inline constexpr GLint gamma = 2;
 inline constexpr GLint white = 3;
+inline constexpr GLint auto_white = 4;
+inline constexpr GLint bloom = 5;
+inline constexpr GLint bloom_levels = 6;
+inline constexpr GLint density = 7;
+inline constexpr GLint ramp = 8;  // vec3[kRampStops]: 8..12
 }  // namespace tonemap_loc
+// shaders/exposure_white.comp.
+namespace exposure_white_loc {
+inline constexpr GLint percentile = 0;
+inline constexpr GLint adapt = 1;
+inline constexpr GLint min_white = 2;
+}  // namespace exposure_white_loc
 
 }  // namespace nbody

@@ -50,10 +50,12 @@ void SplatRenderer::draw(const ParticleRenderer& bodies, const Camera& cam, cons
         glUseProgram(splat_program);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, bodies.pos_vbo);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, bodies.vel_vbo);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, bodies.acc_vbo);
         glBindImageTexture(0, accum, 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
         glDispatchCompute(GLuint((bodies.count + 255) / 256), 1, 1);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, 0);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, 0);
     }
     // The atomics must land before the resolve reads them.
     glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);

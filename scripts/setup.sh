@@ -4,7 +4,7 @@
 #   NBODY_BUILD_DIR=dir      build somewhere else (default: build)
 #   NBODY_CMAKE_ARGS="..."   extra configure flags, e.g. "-DNBODY_WITH_CUDA=OFF -DNBODY_NATIVE=OFF"
 #   NBODY_DEV_TOOLS=1        also install the development tools: clang with its libFuzzer and sanitizer
-#                            runtimes (tests/fuzz/run_fuzz.sh) and ffmpeg (render --video tests)
+#                            runtimes (tests/fuzz/run_fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,13 +15,14 @@ packages=(
     libegl-dev libgl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri
     xvfb xauth
     gnuplot-nox clang-format
+    ffmpeg
     libhdf5-dev hdf5-tools python3-h5py
     libopenmpi-dev openmpi-bin
 )
 if [[ "${NBODY_DEV_TOOLS:-0}" == 1 ]]; then
     # clang 14 is Debian 12's; libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes
     # (scripts/sanitize.sh uses g++'s, which come with g++).
-    packages+=(clang libclang-rt-14-dev ffmpeg)
+    packages+=(clang libclang-rt-14-dev)
 fi
 
 missing=()

@@ -9,12 +9,15 @@ layout(location = 2) uniform float u_size_px;      // diameter of a mean-mass bo
 layout(location = 3) uniform float u_focus_dist;   // camera distance to its target (world units)
 layout(location = 4) uniform float u_median_mass;  // typical (median) mass
 layout(location = 5) uniform float u_brightness;
-layout(location = 6) uniform int u_color_mode;     // 0 speed, 1 mass, 2 white
-layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass: (log m_min, log m_max)
+layout(location = 6) uniform int u_color_mode;     // ColorMode: 0 speed, 1 mass, 2 white, 3 group, 4 accel, 5 density
+layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass, accel: (log lo, log hi)
 layout(location = 8) uniform vec2 u_px_limits;     // smallest and largest sprite diameter in pixels
 
 layout(location = 16) uniform vec3 u_ramp[5];     // the colour ramp's stops (render/body_look.cpp)
 layout(location = 21) uniform float u_min_light;  // least light of a sprite shrunk below u_px_limits.x
+layout(location = 48) uniform uint u_group_starts[8];  // first body of each set (BodyGroups), ascending
+layout(location = 56) uniform int u_group_count;
+layout(location = 57) uniform vec3 u_group_colors[8];
 
 vec3 ramp(float t) {
     t = clamp(t, 0.0, 1.0) * 4.0;
@@ -28,7 +31,15 @@ struct BodyLook {
     vec3 color;      // colour-map value, brightness excluded
 };
 
-BodyLook body_look(vec4 pos_mass, vec3 vel, vec4 view_pos) {
+// The set body `index` started in: the last set whose first body is at or before it.
+int body_group(uint index) {
+    int g = 0;
+    for (int k = 1; k < u_group_count; ++k) g += index >= u_group_starts[k] ? 1 : 0;
+    return g;
+}
+
+// acc is read only when colouring by |a| (callers without accelerations pass zero).
+BodyLook body_look(vec4 pos_mass, vec3 vel, vec3 acc, uint index, vec4 view_pos) {
     BodyLook b;
     float mass = max(pos_mass.w, 0.0);
     float depth = max(-view_pos.z, 1e-6 * u_focus_dist);
@@ -43,15 +54,22 @@ BodyLook body_look(vec4 pos_mass, vec3 vel, vec4 view_pos) {
     }
     b.diameter = min(d, u_px_limits.y);
 
-    float t;
+    float t = 0.5;
+    float log_range = max(u_color_range.y - u_color_range.x, 1e-6);
     if (u_color_mode == 0) {
         t = length(vel) / max(u_color_range.y, 1e-30);
     } else if (u_color_mode == 1) {
-        t = (log(max(mass, 1e-30)) - u_color_range.x) / max(u_color_range.y - u_color_range.x, 1e-6);
-    } else {
-        t = 0.5;
+        t = (log(max(mass, 1e-30)) - u_color_range.x) / log_range;
+    } else if (u_color_mode == 4) {
+        t = (log(max(length(acc), 1e-30)) - u_color_range.x) / log_range;
     }
-    b.color = u_color_mode == 2 ? vec3(1.0) : ramp(t);
+    if (u_color_mode == 2 || u_color_mode == 5) {
+        b.color = vec3(1.0);  // white; density: neutral light, coloured after accumulation
+    } else if (u_color_mode == 3) {
+        b.color = u_group_colors[body_group(index)];
+    } else {
+        b.color = ramp(t);
+    }
     // Bodies far heavier than the typical one (a star among planets, a central black hole) burn white-hot
     // whatever their speed, so they stand out.
     float heavy = clamp(log(max(mass / u_median_mass, 1.0)) / log(1000.0), 0.0, 1.0);

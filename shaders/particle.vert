@@ -3,13 +3,14 @@
 // writes them in place), so nothing is repacked on the CPU.
 layout(location = 0) in vec4 a_pos_mass;  // x, y, z, m
 layout(location = 1) in vec4 a_vel;       // vx, vy, vz, 0
+layout(location = 2) in vec4 a_acc;       // ax, ay, az, 0: filled when colouring by |a|, else unread
 
 out vec3 v_color;
 
 void main() {
     vec4 view_pos = u_view * vec4(a_pos_mass.xyz, 1.0);
     gl_Position = u_proj * view_pos;
-    BodyLook b = body_look(a_pos_mass, a_vel.xyz, view_pos);
+    BodyLook b = body_look(a_pos_mass, a_vel.xyz, a_acc.xyz, uint(gl_VertexID), view_pos);
     gl_PointSize = b.diameter;
     v_color = b.color * u_brightness * b.energy;
 }

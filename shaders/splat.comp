@@ -6,6 +6,7 @@ layout(local_size_x = 256) in;
 
 layout(std430, binding = 0) readonly restrict buffer PosMass { vec4 pos_mass[]; };
 layout(std430, binding = 1) readonly restrict buffer Vel { vec4 vel[]; };
+layout(std430, binding = 2) readonly restrict buffer Acc { vec4 acc[]; };  // read when colouring by |a|
 layout(r32ui, binding = 0) uniform restrict uimage2DArray u_accum;
 
 layout(location = 9) uniform uint u_count;
@@ -31,7 +32,7 @@ void main() {
     if (!(clip.w > 0.0) || abs(clip.z) > clip.w) return;
     vec2 win = (clip.xy / clip.w * 0.5 + 0.5) * u_viewport;
 
-    BodyLook b = body_look(pm, vel[i].xyz, view_pos);
+    BodyLook b = body_look(pm, vel[i].xyz, acc[i].xyz, i, view_pos);
     float d = b.diameter;
     float energy = b.energy;
     if (d > u_max_px) {

@@ -20,7 +20,7 @@ void main() {
     vec4 pm = ring[slot * u_n + body];
     vec4 view_pos = u_view * vec4(pm.xyz, 1.0);
     gl_Position = u_proj * view_pos;
-    BodyLook b = body_look(pm, vel[body].xyz, view_pos);
+    BodyLook b = body_look(pm, vel[body].xyz, vec3(0.0), body, view_pos);
     float fade = 1.0 - float(age) / float(max(u_filled, 1u));
     v_color = b.color * (u_trail_light * u_brightness * fade * fade);
 }

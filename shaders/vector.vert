@@ -34,7 +34,7 @@ void main() {
     else if (k == 3u) p = tip - 0.25 * d + 0.12 * side;
     else p = tip - 0.25 * d - 0.12 * side;
     gl_Position = u_proj * vec4(p, 1.0);
-    BodyLook b = body_look(pm, v, vec4(tail, 1.0));
+    BodyLook b = body_look(pm, v, vec3(0.0), body, vec4(tail, 1.0));
     // Accelerations in one colour of their own (green-cyan, off the body ramp), so both kinds can be
     // told apart when drawn together.
     vec3 c = u_vec_kind == 1 ? vec3(0.2, 1.0, 0.4) : mix(b.color, vec3(1.0), 0.3);

@@ -16,6 +16,9 @@ struct PresetInfo {
     std::string description;  // one line: what it is, its units, what it is good for
     Params params;            // dt, softening, G suited to it (integrator leapfrog, damping 1)
     std::size_t min_n = 1;    // smallest N it accepts
+    // Steps `nbody render` takes when --steps is not given, so a first image shows the interesting part
+    // (the collision: after first passage, tails thrown out); 0: the command's own default.
+    std::int64_t demo_steps = 0;
 };
 
 // All presets in a fixed order; the first is the default scenario.
@@ -26,6 +29,11 @@ const PresetInfo* find_preset(std::string_view name);
 
 // Names, for "unknown preset 'x' (valid: ...)" messages.
 std::vector<std::string> preset_names();
+
+// Where each set of bodies starts, as index ranges in make_preset's order: {0, first of the second
+// galaxy} for collision, {0, 1} where a central mass leads (disk, solar: the star, then the rest); {0}
+// for one set or an unknown name. No backend reorders bodies, so the ranges hold for the whole run.
+std::vector<std::size_t> preset_group_starts(std::string_view name, std::size_t n);
 
 // N bodies of the named preset. Throws nbody::Error for an unknown name or n < min_n.
 HostState make_preset(std::string_view name, std::size_t n, std::uint64_t seed);

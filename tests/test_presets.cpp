@@ -312,3 +312,32 @@ TEST(Presets, CudaSampleConfigurationsHaveTheirShapes) {
 
 }  // namespace
 }  // namespace nbody
+
+namespace nbody {
+namespace {
+
+// Colour by set needs each preset's sets as index ranges that match how it fills the bodies: the
+// collision's second galaxy starts where its second central mass sits.
+TEST(PresetGroups, CollisionSplitsAtTheSecondGalaxy) {
+    for (std::size_t n : {2u, 7u, 1000u}) {
+        const HostState s = make_preset("collision", n, 1);
+        const auto starts = preset_group_starts("collision", n);
+        ASSERT_EQ(starts.size(), 2u);
+        EXPECT_EQ(starts[0], 0u);
+        // fill_disk puts each disk's central mass (1.0) first.
+        EXPECT_DOUBLE_EQ(s.pos_mass[starts[1]].w, 1.0);
+    }
+    EXPECT_EQ(preset_group_starts("plummer", 100), std::vector<std::size_t>{0});
+    EXPECT_EQ(preset_group_starts("no-such", 100), std::vector<std::size_t>{0});
+}
+
+// A first `nbody render --preset collision` shows the encounter: its demo length passes the centres'
+// pericentre (t ~ 2.9).
+TEST(PresetGroups, CollisionDemoRunsPastFirstPassage) {
+    const PresetInfo* p = find_preset("collision");
+    ASSERT_NE(p, nullptr);
+    EXPECT_GT(double(p->demo_steps) * p->params.dt, 4.0);
+}
+
+}  // namespace
+}  // namespace nbody

@@ -3,6 +3,7 @@
 // host path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -308,6 +309,111 @@ TEST_F(Offscreen, ToneMappingKeepsDenseCoresBelowClipping) {
         return k;
     };
     EXPECT_GT(white(clamped), white(mapped));
+}
+
+// The demo look at large N: a dense disk of 60,000 bodies in a small image, where the fixed white point
+// from N saturates most of the disk to one flat colour (the "beige ellipse"), keeps a gradient with the
+// white point measured from the image: few lit pixels reach full brightness.
+TEST_F(Offscreen, AutoExposureKeepsStructureWhereAFixedWhiteSaturates) {
+    open(160, 90);
+    State<float> s = convert_state<float>(make_preset("disk", 60000, 3));
+    upload(s);
+    Camera cam;
+    cam.fit(s.pos_mass.data(), s.size());
+    ParticleSettings ps;
+    ps.size_px = 4.0f;
+    ps.brightness = 1000.0f;  // the light of a much larger N on a 1080p screen, where the fixed white clips
+    ToneSettings fixed;
+    fixed.white = default_look(s.size()).white;
+    ToneSettings automatic = fixed;
+    automatic.auto_white = true;
+    automatic.white_floor = default_look(s.size()).white_floor;
+    auto saturated_share = [](const Image& img) {
+        int lit = 0, full = 0;
+        for (std::size_t i = 0; i < img.rgba.size(); i += 4) {
+            const int peak = std::max({img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]});
+            lit += peak > 8;
+            full += peak >= 250;
+        }
+        return lit > 0 ? double(full) / lit : 1.0;
+    };
+    const double fixed_share = saturated_share(render(cam, ps, fixed));
+    const Image adapted = render(cam, ps, automatic);
+    EXPECT_GT(fixed_share, 0.3);
+    EXPECT_LT(saturated_share(adapted), 0.05);
+    EXPECT_GT(lit_fraction(adapted, 8), 0.05);  // and the disk is still there
+    // The measured white point is light that many sprites pile up, far above one sprite's.
+    EXPECT_GT(scene.tone.exposure.read().white, 4.0f);
+}
+
+// A handful of bodies never blow up: the white point stays at its floor (one sprite), so one body
+// looks as it does with the fixed white point of few bodies.
+TEST_F(Offscreen, AutoExposureFloorKeepsFewBodiesAsBefore) {
+    open(64, 64);
+    upload(one_body(0, 0, 0));
+    ToneSettings ts;
+    ts.auto_white = true;
+    ts.white_floor = 1.0f;
+    render(looking_down_z(5.0f), sprites(12.0f, 64), ts);
+    EXPECT_FLOAT_EQ(scene.tone.exposure.read().white, 1.0f);
+}
+
+// Colour by set: the two galaxies of the collision in their own hues, from the preset's index ranges.
+TEST_F(Offscreen, GroupColoursTellTheSetsApart) {
+    open(64, 32);
+    State<float> s;
+    s.resize(2);
+    s.pos_mass[0] = {-1.0f, 0, 0, 1};
+    s.pos_mass[1] = {1.0f, 0, 0, 1};
+    upload(s);
+    particles.stats.groups.starts = preset_group_starts("collision", 2);
+    ParticleSettings ps = sprites(8.0f, 32);
+    ps.color = ColorMode::group;
+    const Camera cam = looking_down_z(4.0f);
+    Image img = render(cam, ps);
+    const glm::vec3 a = cam.project({-1, 0, 0}, 64, 32), b = cam.project({1, 0, 0}, 64, 32);
+    const auto* pa = img.pixel(int(a.x), int(a.y));
+    const auto* pb = img.pixel(int(b.x), int(b.y));
+    EXPECT_GT(int(pa[0]), int(pa[2]) + 10);  // set 1 warm (gold)
+    EXPECT_GT(int(pb[2]), int(pb[0]) + 10);  // set 2 cool (sky blue)
+}
+
+// Density colour: the bodies draw neutral light and the tone mapper colours the pile-up, so a dense spot
+// and a lone body get different colours of the ramp even though every body looks the same.
+TEST_F(Offscreen, DensityColourFollowsThePileUp) {
+    open(64, 32);
+    State<float> s;
+    s.resize(41);
+    for (int i = 0; i < 40; ++i) s.pos_mass[std::size_t(i)] = {-1.0f, 0, 0, 1};
+    s.pos_mass[40] = {1.0f, 0, 0, 1};
+    upload(s);
+    ParticleSettings ps = sprites(8.0f, 32);
+    ps.color = ColorMode::density;
+    ToneSettings ts;
+    ts.white = 40.0f;
+    const Camera cam = looking_down_z(4.0f);
+    Image img = render(cam, ps, ts);
+    const glm::vec3 a = cam.project({-1, 0, 0}, 64, 32), b = cam.project({1, 0, 0}, 64, 32);
+    const auto* dense = img.pixel(int(a.x), int(a.y));
+    const auto* lone = img.pixel(int(b.x), int(b.y));
+    // ember: blue-white at the top, red-orange low down.
+    EXPECT_GT(int(dense[2]), int(lone[2]) + 40);
+    EXPECT_GT(int(lone[0]), int(lone[2]));
+}
+
+// Bloom spreads light beyond the sprite; off, the pixels outside it stay black.
+TEST_F(Offscreen, BloomGlowsAroundBrightBodiesAndSwitchesOff) {
+    open(64, 64);
+    State<float> s;
+    s.resize(50);
+    for (auto& p : s.pos_mass) p = {0, 0, 0, 1};
+    upload(s);
+    ToneSettings ts;
+    Image plain = render(looking_down_z(5.0f), sprites(6.0f, 64), ts);
+    ts.bloom = 1.0f;
+    Image glow = render(looking_down_z(5.0f), sprites(6.0f, 64), ts);
+    EXPECT_EQ(plain.pixel(32, 40)[0], 0);
+    EXPECT_GT(glow.pixel(32, 40)[0], 0);
 }
 
 TEST_F(Offscreen, BadShaderThrowsWithTheCompilerLog) {

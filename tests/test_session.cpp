@@ -357,5 +357,82 @@ TEST(SimSession, HermiteShowsTheIntegratorsTimeAndRefusesToReverse) {
     EXPECT_NE(results[0].error.find("cannot reverse: hermite"), std::string::npos) << results[0].error;
 }
 
+// The exact bodies now, through a capture request (between steps).
+HostState captured(SimSession& session) {
+    session.capture_state();
+    session.wait_for_requests();
+    for (const SessionResult& r : session.take_results())
+        if (r.kind == SessionResult::Kind::capture && r.state) return *r.state;
+    ADD_FAILURE() << "no capture result";
+    return {};
+}
+
+// Scrubbing back: the timeline keeps states every few steps; resuming from one and stepping on gives the
+// unbroken run's bodies bit for bit, with the step count and the timeline's future rewritten.
+TEST(SimSession, ResumeFromTheTimelineEqualsTheUnbrokenRunBitForBit) {
+    for (const char* backend : {"serial", "openmp"}) {
+        Params p;
+        p.dt = 0.01;
+        const HostState start = make_preset("collision", 256, 3);
+        SimSession unbroken(start, p, backend, Precision::f32);
+        unbroken.set_paused(true);
+        unbroken.request_steps(40);
+        unbroken.wait_for_steps();
+
+        SimSession session(start, p, backend, Precision::f32);
+        session.set_paused(true);
+        session.set_timeline(5, std::size_t(64) << 20);
+        for (int i = 0; i < 8; ++i) {  // in pieces, as frames grant them
+            session.request_steps(5);
+            session.wait_for_steps();
+        }
+        const StateTimeline tl = session.timeline();
+        // One state per 5 steps from the first step() call on (the first call is a single step).
+        ASSERT_GE(tl.size(), 6u) << backend;
+        for (std::size_t i = 1; i < tl.size(); ++i) EXPECT_GE(tl.at(i).step - tl.at(i - 1).step, 5);
+        const std::size_t back = tl.size() / 2;
+        const std::int64_t step = tl.at(back).step;
+        ASSERT_LT(step, 40);
+        EXPECT_EQ(tl.bytes(), tl.size() * StateTimeline::bytes_per_state(256));
+
+        ASSERT_NE(session.resume_from_timeline(back), 0u);
+        session.wait_for_requests();
+        for (const SessionResult& r : session.take_results()) EXPECT_EQ(r.error, "");
+        EXPECT_EQ(session.stats().steps_total, step);
+        EXPECT_EQ(session.timeline().size(), back + 1);  // the old future is gone
+        session.request_steps(int(40 - step));
+        session.wait_for_steps();
+        EXPECT_EQ(session.stats().steps_total, 40);
+
+        const HostState a = captured(unbroken), b = captured(session);
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            ASSERT_EQ(a.pos_mass[i].x, b.pos_mass[i].x) << backend << " body " << i;
+            ASSERT_EQ(a.pos_mass[i].y, b.pos_mass[i].y) << backend << " body " << i;
+            ASSERT_EQ(a.pos_mass[i].z, b.pos_mass[i].z) << backend << " body " << i;
+            ASSERT_EQ(a.vel[i].x, b.vel[i].x) << backend << " body " << i;
+            ASSERT_EQ(a.vel[i].z, b.vel[i].z) << backend << " body " << i;
+        }
+    }
+}
+
+// The budget bounds the memory: the oldest states go first, the newest always stays.
+TEST(StateTimeline, KeepsTheNewestStatesWithinItsBudget) {
+    StateTimeline tl;
+    const std::size_t one = StateTimeline::bytes_per_state(100);
+    tl.set_budget(3 * one);
+    for (int i = 0; i < 10; ++i) {
+        auto s = std::make_shared<HostState>();
+        s->resize(100);
+        tl.push(i, s);
+    }
+    ASSERT_EQ(tl.size(), 3u);
+    EXPECT_EQ(tl.at(0).step, 7);
+    EXPECT_EQ(tl.bytes(), 3 * one);
+    tl.set_budget(one / 2);  // smaller than one state: the newest stays
+    ASSERT_EQ(tl.size(), 1u);
+    EXPECT_EQ(tl.at(0).step, 9);
+}
+
 }  // namespace
 }  // namespace nbody

@@ -5,19 +5,23 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <vector>
 
+#include "app/window/recorder.hpp"
 #include "backends/registry.hpp"
 #include "process_pipe.hpp"
 #include "progress.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
+#include "render/camera_path.hpp"
 #include "render/gl_util.hpp"
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
@@ -31,7 +35,9 @@
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "sim/platform/memory.hpp"
+#include "sim/presets.hpp"
 #include "sim/util.hpp"
+#include "video_encoder.hpp"
 
 namespace nbody {
 
@@ -41,7 +47,9 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     add_scenario_flags(*cmd, o.scenario);
     const std::int64_t most = std::numeric_limits<std::int64_t>::max();
     const int most_int = std::numeric_limits<int>::max();
-    add_integer_option(*cmd, "--steps", o.steps, 0, most, "simulation steps in total");
+    add_integer_option(
+        *cmd, "--steps", o.steps, 0, most,
+        "simulation steps in total (default: 100, or the preset's demo length: collision 1200)");
     add_integer_option(*cmd, "--width", o.width, 1, 16384, "image width in pixels");
     add_integer_option(*cmd, "--height", o.height, 1, 16384, "image height in pixels");
     add_path_option(*cmd, "--out", o.out,
@@ -58,7 +66,15 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
         "above N=65536)");
     add_real_option(*cmd, "--brightness", o.brightness, {0, 1e6, true}, "light per sprite, in (0, 1e6]");
     add_real_option(*cmd, "--exposure", o.exposure, {0, 1e6, true}, "tone-mapping exposure, in (0, 1e6]");
-    add_name_option(*cmd, "--color", o.color, "speed, mass or white");
+    add_name_option(
+        *cmd, "--color", o.color,
+        std::string("what the colour shows: ") + color_mode_names() +
+            " (group: each galaxy or body set its own hue; density: the light piled up per pixel)");
+    add_name_option(*cmd, "--colormap", o.colormap, std::string("the colour ramp: ") + color_map_names());
+    add_real_option(*cmd, "--bloom", o.bloom, {0, 100}, "glow around bright regions, 0 = off (default 0.35)");
+    cmd->add_flag("--fixed-exposure", o.fixed_exposure,
+                  "a white point from N alone instead of adapting it to the image (the look before the "
+                  "automatic exposure)");
     add_name_option(
         *cmd, "--splat", o.splat,
         "how bodies are drawn: sprites (raster point sprites), compute (compute-shader splat, faster "
@@ -73,9 +89,20 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     add_real_option(*cmd, "--yaw", o.yaw_deg, {-1e6, 1e6}, "camera yaw in degrees");
     add_real_option(*cmd, "--pitch", o.pitch_deg, {}, "camera pitch in degrees, in (-89.5, 89.5)");
     add_real_option(*cmd, "--zoom", o.zoom, {0, 1e6, true}, "zoom factor over the fitted view, in (0, 1e6]");
+    cmd->add_flag("--auto-frame", o.auto_frame,
+                  "with --every or --video: follow the bulk of the bodies as they spread (the view is "
+                  "refitted every frame, eased; far escapers are ignored). A single image is always "
+                  "framed on the bodies it shows");
+    add_path_option(*cmd, "--camera-path", o.camera_path,
+                    "fly the camera along this path (JSON keyframes, saved from the window's Camera path "
+                    "section): frame k shows the path's view at k / --fps seconds, held after its last key")
+        ->type_name("FILE.json");
     cmd->add_flag("--host-copy", o.host_copy, "copy bodies through host memory even with cuda (no interop)");
     add_integer_option(*cmd, "--bench-frames", o.bench_frames, 0, most_int,
                        "after rendering, time this many full frames (step+draw) and draw-only frames");
+    add_path_option(*cmd, "--bench-record", o.bench_record,
+                    "with --bench-frames: record the timed full frames into this video as the window's "
+                    "Record does (pixel-buffer readback, encoder thread), to measure what recording costs");
     cmd->add_flag("--bench-paused", o.bench_paused, "with --bench-frames: time drawing only, no steps");
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
     add_integer_option(*cmd, "--trails", o.trails, 0, 4096,
@@ -96,17 +123,22 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
         "Examples:\n"
         "  nbody render --preset disk --n 65536 --steps 200 --out disk.png\n"
         "  nbody render --preset collision --steps 2000 --every 20 --out frames/\n"
-        "  nbody render --preset plummer --steps 3000 --every 10 --video plummer.mp4");
+        "  nbody render --preset plummer --steps 3000 --every 10 --video plummer.mp4\n"
+        "  nbody render --preset collision --n 1048576 --force tree --steps 1800 --every 6 --camera-path "
+        "flight.json --video collision.mp4");
     return cmd;
 }
 
 namespace {
 
 ColorMode parse_color(const std::string& s) {
-    if (s == "speed") return ColorMode::speed;
-    if (s == "mass") return ColorMode::mass;
-    if (s == "white") return ColorMode::white;
-    throw Error("unknown --color '" + s + "' (valid: speed, mass, white)");
+    if (auto m = parse_color_mode(s)) return *m;
+    throw Error("unknown --color '" + s + "' (valid: " + color_mode_names() + ")");
+}
+
+ColorMap parse_colormap(const std::string& s) {
+    if (auto m = parse_color_map(s)) return *m;
+    throw Error("unknown --colormap '" + s + "' (valid: " + color_map_names() + ")");
 }
 
 SplatMode parse_splat(const std::string& s) {
@@ -116,7 +148,7 @@ SplatMode parse_splat(const std::string& s) {
 
 void check_options(const RenderOptions& o) {
     check_thread_count(0);  // OMP_NUM_THREADS within bounds
-    if (o.steps < 0) throw Error("--steps must be >= 0 (got " + std::to_string(o.steps) + ")");
+    if (o.steps && *o.steps < 0) throw Error("--steps must be >= 0 (got " + std::to_string(*o.steps) + ")");
     if (o.every < 0) throw Error("--every must be >= 0 (got " + std::to_string(o.every) + ")");
     if (o.width < 1 || o.height < 1 || o.width > 16384 || o.height > 16384) {
         throw Error("--width/--height must be 1..16384 (got " + std::to_string(o.width) + "x" +
@@ -134,7 +166,15 @@ void check_options(const RenderOptions& o) {
         throw Error("--potential must be 16..1024 (got " + std::to_string(o.potential) + ")");
     }
     parse_color(o.color);
+    parse_colormap(o.colormap);
     parse_splat(o.splat);
+    if (!o.camera_path.empty() && o.auto_frame) {
+        throw Error("--camera-path and --auto-frame both move the camera: give one");
+    }
+    if (!o.bench_record.empty()) {
+        require_ffmpeg("--bench-record");
+        check_output_path(o.bench_record, "--bench-record");
+    }
     if (!o.video.empty() && !on_path("ffmpeg")) {
         throw Error(
             "--video needs ffmpeg on PATH (not found): install ffmpeg, or write frames with --out DIR "
@@ -197,8 +237,10 @@ struct OffscreenRenderer {
     // The bodies (and their accelerations, for arrows) into the GL buffers, and the trail ring and the
     // potential grid from them when enabled. The grid is evaluated by the backend's force solver: on a
     // GPU only the targets go up and the potentials come back.
+    // Colouring by |a| needs the accelerations in the buffers, as the arrows do.
+    bool wants_accelerations() const { return os.accelerations || ps.color == ColorMode::accel; }
     FeedStats update(Backend& b) {
-        FeedStats fs = feed.feed(b, scene.particles, os.accelerations ? &params : nullptr);
+        FeedStats fs = feed.feed(b, scene.particles, wants_accelerations() ? &params : nullptr);
         if (os.trails) scene.overlays.record(scene.particles, os);
         if (potential_res > 0) {
             int rows = potential_grid_rows(potential_res, ctx.width, ctx.height);
@@ -208,6 +250,19 @@ struct OffscreenRenderer {
         }
         return fs;
     }
+    // Frames the bodies as they are now (Camera::fit: the bulk, not the farthest escaper), moving `ease`
+    // of the way from the current view (1: at once), keeping the direction and the --zoom factor.
+    void frame_bodies(Backend& b, float ease) {
+        std::vector<Vec4<float>> pos(b.size());
+        b.copy_positions(pos.data());
+        Camera fitted = camera;
+        fitted.fit(pos.data(), pos.size());
+        fitted.distance /= zoom;
+        camera.target += (fitted.target - camera.target) * ease;
+        camera.distance *= std::pow(fitted.distance / camera.distance, ease);
+        os.set_scale(overlay_scale(camera, b.size(), scene.particles.stats));  // arrows follow the view
+    }
+    float zoom = 1.0f;
     Image frame(Backend& b) {
         update(b);
         draw();
@@ -225,7 +280,10 @@ void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done
     }
 }
 
-void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool paused, bool pick) {
+void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool paused, bool pick,
+           const std::string& record) {
+    Recorder recorder;
+    if (!record.empty()) recorder.start(record, r.ctx.width, r.ctx.height);
     std::vector<double> full, draw_only;
     std::int64_t picked = -1;
     std::size_t d2h = r.feed.last.device_to_host_bytes, h2d = r.feed.last.host_to_device_bytes;
@@ -248,6 +306,8 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
                 (void)b.field_at(p, {exact.pos_mass}, true);
             }
         }
+        if (recorder.active() && !recorder.capture(r.ctx.fbo, r.ctx.width, r.ctx.height))
+            throw Error(recorder.last_message());
         glFinish();
         double t1 = now_s();
         if (i >= 3) full.push_back(1e3 * (t1 - t0));
@@ -261,6 +321,11 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
         glFinish();
         double t1 = now_s();
         if (i >= 3) draw_only.push_back(1e3 * (t1 - t0));
+    }
+    std::string recorded;
+    if (recorder.active()) {
+        recorded = recorder.stop();
+        if (recorded.rfind("recording failed", 0) == 0) throw Error(recorded);
     }
     if (full.empty()) full.push_back(0);
     std::printf(
@@ -278,6 +343,7 @@ void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool p
         r.os.trails ? r.os.trail_length : 0, r.os.vectors ? "on" : "off", r.os.accelerations ? "on" : "off",
         r.potential_res, pick ? "every frame" : "off", static_cast<long long>(picked));
     if (!r.feed.interop_note.empty()) std::printf("bench: %s\n", r.feed.interop_note.c_str());
+    if (!recorded.empty()) std::printf("bench: full frames %s\n", recorded.c_str());
 }
 
 }  // namespace
@@ -295,6 +361,13 @@ int run_render_command(const RenderOptions& o) {
         sc = resolve_scenario(o.scenario, kDefaultRenderN);
     }
 
+    std::int64_t steps = 100;
+    if (o.steps) {
+        steps = *o.steps;
+    } else if (const PresetInfo* preset = find_preset(sc.preset); preset && preset->demo_steps > 0) {
+        steps = preset->demo_steps;
+    }
+
     OffscreenRenderer r;
     r.ctx.init(o.width, o.height);
     r.scene.init();
@@ -305,13 +378,22 @@ int run_render_command(const RenderOptions& o) {
     r.ps.min_px = look.min_px;
     r.ps.min_light = look.min_light;
     r.ts.white = look.white;
+    r.ts.auto_white = !o.fixed_exposure;
+    r.ts.white_floor = look.white_floor;
+    r.ts.bloom = o.bloom >= 0 ? o.bloom : look.bloom;
     r.ps.brightness = o.brightness;
     r.ps.color = parse_color(o.color);
+    r.ps.colormap = parse_colormap(o.colormap);
+    r.scene.particles.stats.groups.starts = preset_group_starts(sc.preset, sc.state.size());
     r.ps.splat = parse_splat(o.splat);
     r.ts.tone_map = !o.no_tone_map;
     r.ts.exposure = o.exposure;
     r.camera.yaw = o.yaw_deg * 3.14159265f / 180.0f;
     r.camera.pitch = o.pitch_deg * 3.14159265f / 180.0f;
+    r.zoom = o.zoom;
+    // Read before simulating: a bad path file is an error now, not after the run.
+    std::optional<CameraPath> path;
+    if (!o.camera_path.empty()) path = load_camera_path(o.camera_path);
     {
         State<float> fs = convert_state<float>(sc.state);
         r.camera.fit(fs.pos_mass.data(), fs.size());
@@ -370,6 +452,16 @@ int run_render_command(const RenderOptions& o) {
     int written = 0;
     auto emit = [&](bool last) {
         if (every == 0 && !last) return;
+        // One image shows the bodies where they are at its end (tails and escapers spread far from
+        // where they started); a series eases after them when asked, and otherwise holds its camera.
+        if (path) {
+            r.camera = path->sample(double(written) / double(o.fps), r.camera);
+            r.os.set_scale(overlay_scale(r.camera, backend->size(), r.scene.particles.stats));
+        } else if (every == 0 && replay_files.empty()) {
+            r.frame_bodies(*backend, 1.0f);
+        } else if (o.auto_frame) {
+            r.frame_bodies(*backend, written == 0 ? 1.0f : 0.15f);
+        }
         Image img = r.frame(*backend);
         if (pipe) {
             pipe->write(img.rgba.data(), img.rgba.size());
@@ -405,16 +497,16 @@ int run_render_command(const RenderOptions& o) {
         emit(false);
     }
     const double n = static_cast<double>(backend->size());
-    Progress progress("render", std::max<std::int64_t>(o.steps, 1), n * n,
+    Progress progress("render", std::max<std::int64_t>(steps, 1), n * n,
                       progress_settings_from_environment(o.quiet), std::cerr);
     std::int64_t chunk = 0;
     double chunk_seconds = 0;
     // Trails need positions along the way: with one image, record them every steps/K steps.
     const std::int64_t trail_every =
-        o.trails > 0 && every == 0 ? std::max<std::int64_t>(1, o.steps / o.trails) : 0;
-    while (replay_files.empty() && done < o.steps) {
+        o.trails > 0 && every == 0 ? std::max<std::int64_t>(1, steps / o.trails) : 0;
+    while (replay_files.empty() && done < steps) {
         // Up to the next frame, in pieces of about a quarter second so the progress line moves.
-        std::int64_t to_frame = every > 0 ? std::min(every - done % every, o.steps - done) : o.steps - done;
+        std::int64_t to_frame = every > 0 ? std::min(every - done % every, steps - done) : steps - done;
         if (trail_every > 0) to_frame = std::min(to_frame, trail_every - done % trail_every);
         chunk = next_chunk(chunk, chunk_seconds, to_frame);
         const double start = now_s();
@@ -426,9 +518,9 @@ int run_render_command(const RenderOptions& o) {
         chunk_seconds = now_s() - start;
         done += chunk;
         progress.update(done);
-        if (every > 0 && (done % every == 0 || done == o.steps)) emit(false);
-        if (trail_every > 0 && done % trail_every == 0 && done < o.steps) {
-            r.feed.feed(*backend, r.scene.particles, r.os.accelerations ? &r.params : nullptr);
+        if (every > 0 && (done % every == 0 || done == steps)) emit(false);
+        if (trail_every > 0 && done % trail_every == 0 && done < steps) {
+            r.feed.feed(*backend, r.scene.particles, r.wants_accelerations() ? &r.params : nullptr);
             r.scene.overlays.record(r.scene.particles, r.os);
         }
     }
@@ -438,12 +530,13 @@ int run_render_command(const RenderOptions& o) {
         video_file->commit();
     }
     progress.finish();
-    if (o.bench_frames > 0) bench(r, *backend, sc.params, o.bench_frames, o.bench_paused, o.pick);
+    if (o.bench_frames > 0)
+        bench(r, *backend, sc.params, o.bench_frames, o.bench_paused, o.pick, o.bench_record);
 
     std::string where = !o.video.empty() ? o.video : o.out;
     std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n",
                 backend->size(), backend->name().c_str(), to_string(backend->precision()),
-                static_cast<long long>(replay_files.empty() ? o.steps : 0), written, written == 1 ? "" : "s",
+                static_cast<long long>(replay_files.empty() ? steps : 0), written, written == 1 ? "" : "s",
                 where.c_str(), r.ctx.device.c_str(), r.feed.last.interop ? ", CUDA-GL interop" : "",
                 r.compute_path() ? "compute splat" : "sprites");
     return 0;

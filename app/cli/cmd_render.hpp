@@ -1,6 +1,7 @@
 #pragma once
 // `nbody render`: simulate and render images without any window or X server (EGL device platform).
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "scenario.hpp"
@@ -13,7 +14,7 @@ namespace nbody {
 
 struct RenderOptions {
     ScenarioOptions scenario;
-    std::int64_t steps = 100;  // simulation steps in total
+    std::optional<std::int64_t> steps;  // simulation steps in total; unset: the preset's demo_steps, else 100
     int width = 1920, height = 1080;
     std::string out = "nbody.png";  // a .png file (the last frame), or a directory with --every
     std::int64_t every = 0;         // > 0: a frame every this many steps (numbered PNGs, or video frames)
@@ -22,7 +23,12 @@ struct RenderOptions {
     float size_px = 0.0f;           // 0: default_sprite_size(N)
     float brightness = 1.0f;
     float exposure = 1.0f;
-    std::string color = "speed";  // speed, mass, white
+    std::string color = "speed";  // ColorMode by name
+    std::string colormap = "ember";
+    float bloom = -1.0f;          // < 0: the default look's
+    bool fixed_exposure = false;  // the fixed white point of before (no automatic exposure)
+    bool auto_frame = false;      // with --every/--video: refit the camera to the bodies every frame
+    std::string camera_path;      // a camera path (JSON): frame k shows its view at k / fps seconds
     bool no_tone_map = false;
     float yaw_deg = 34.0f, pitch_deg = 26.0f, zoom = 1.0f;
     bool host_copy = false;      // never use CUDA–GL interop (for comparisons)
@@ -36,6 +42,7 @@ struct RenderOptions {
     bool acc_vectors = false;    // acceleration arrows
     int potential = 0;           // > 0: the potential-field view on a grid this many points wide
     bool pick = false;           // with --bench-frames: pick the body at the image centre every frame
+    std::string bench_record;    // with --bench-frames: record the timed full frames as the window does
 };
 
 inline constexpr std::int64_t kDefaultRenderN = 16384;

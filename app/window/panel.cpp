@@ -6,10 +6,13 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "backends/registry.hpp"
+#include "camera_path_panel.hpp"
 #include "keys.hpp"
+#include "record_panel.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/force_solver.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -368,7 +371,7 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
 }
 
 // A colour bar with the numbers at its ends and what it shows after them.
-void color_bar(Rgb (*color)(float), double lo, double hi, const char* what) {
+void color_bar(const std::function<Rgb(float)>& color, double lo, double hi, const char* what) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     ImVec2 p = ImGui::GetCursorScreenPos();
     float w = ImGui::CalcItemWidth(), h = ImGui::GetTextLineHeight() * 0.8f;
@@ -393,20 +396,59 @@ void color_bar(Rgb (*color)(float), double lo, double hi, const char* what) {
     ImGui::TextDisabled("%s", what);
 }
 
-// The body colour map's legend: speed, or mass on a log scale.
+// The body colour map's legend: a bar for a quantity (speed; mass and |a| on a log scale; the light per
+// pixel for density), one swatch per body set for group.
 void color_legend(const PanelModel& m, const PanelInfo& info) {
-    if (m.particles.color == ColorMode::white) return;
+    const ColorMode mode = m.particles.color;
+    if (mode == ColorMode::white) return;
+    if (mode == ColorMode::group) {
+        const auto& starts = info.stats.groups.starts;
+        for (std::size_t g = 0; g < starts.size(); ++g) {
+            const Rgb c = group_color(int(g));
+            if (g > 0) ImGui::SameLine();
+            ImGui::ColorButton("##set", ImVec4(c.r, c.g, c.b, 1), ImGuiColorEditFlags_NoTooltip,
+                               ImVec2(ImGui::GetTextLineHeight(), ImGui::GetTextLineHeight()));
+            ImGui::SameLine();
+            ImGui::TextDisabled("set %zu", g + 1);
+        }
+        tooltip_for_last(
+            "Each body set of the preset (the collision's two galaxies; a central mass and the "
+            "rest) in its own colour.");
+        return;
+    }
+    const ColorMap map = m.particles.colormap;
+    auto ramp = [map](float t) { return ramp_color(t, map); };
+    if (mode == ColorMode::density) {
+        color_bar(ramp, 0, 1, "light per pixel (log, 1 = white point)");
+        return;
+    }
     ColorRange r = color_range(m.particles, info.stats);
-    bool mass = m.particles.color == ColorMode::mass;
-    double lo = mass ? std::exp(double(r.lo)) : double(r.lo),
-           hi = mass ? std::exp(double(r.hi)) : double(r.hi);
-    color_bar(ramp_color, lo, hi, mass ? "mass (log)" : "speed");
+    const bool log_scale = mode == ColorMode::mass || mode == ColorMode::accel;
+    double lo = log_scale ? std::exp(double(r.lo)) : double(r.lo),
+           hi = log_scale ? std::exp(double(r.hi)) : double(r.hi);
+    color_bar(ramp, lo, hi,
+              mode == ColorMode::mass    ? "mass (log)"
+              : mode == ColorMode::accel ? "|a| (log)"
+                                         : "speed");
 }
 
 void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     int color = int(m.particles.color);
-    ImGui::Combo("colour", &color, "by speed\0by mass\0white\0");
-    m.particles.color = ColorMode(std::clamp(color, 0, 2));
+    // In ColorMode's order.
+    ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.6f);  // the colour map's combo shares the line
+    ImGui::Combo("colour", &color, "by speed\0by mass\0white\0by set\0by |a|\0by density\0");
+    ImGui::PopItemWidth();
+    m.particles.color = ColorMode(std::clamp(color, 0, 5));
+    tooltip_for_last(
+        "set: each galaxy or body set its own hue; |a|: the force solver's accelerations; density: the "
+        "light piled up on each pixel (the projected density), coloured after drawing.");
+    int map = int(m.particles.colormap);
+    ImGui::SameLine();
+    ImGui::PushItemWidth(ImGui::GetFontSize() * 5);
+    ImGui::Combo("##map", &map, "ember\0viridis\0ice\0");
+    ImGui::PopItemWidth();
+    tooltip_for_last("The colour map: ember (red-orange-white-blue), viridis (even lightness steps), ice.");
+    m.particles.colormap = ColorMap(std::clamp(map, 0, 2));
     color_legend(m, info);
     ImGui::SliderFloat("size (px)", &m.particles.size_px, 0.5f, 32.0f, "%.1f",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
@@ -466,6 +508,15 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
         tooltip_for_last("Logarithmic tone mapping keeps dense cores from saturating to flat white.");
         ImGui::SliderFloat("exposure", &m.tone.exposure, 0.05f, 20.0f, "%.2f",
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+        ImGui::Checkbox("auto exposure", &m.tone.auto_white);
+        tooltip_for_last(
+            "The white point follows the picture: the densest 0.5% of lit pixels reach white, the rest keep "
+            "a gradient, at any N. Off: a white point from N alone.");
+        ImGui::SameLine();
+        ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.5f);
+        ImGui::SliderFloat("bloom", &m.tone.bloom, 0.0f, 2.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+        ImGui::PopItemWidth();
+        tooltip_for_last("A soft glow around bright regions (0: off).");
         if (ImGui::Checkbox("vsync", &m.vsync)) a.vsync_changed = true;
         ImGui::SameLine();
         if (ImGui::Checkbox("fullscreen (F)", &m.fullscreen)) a.fullscreen_changed = true;
@@ -613,6 +664,7 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
     PanelActions a;
     handle_keys(m, a, info);
     help_hint(m);
+    recording_indicator(info);
     if (m.show_help) help_overlay(m);
     quit_popup(m, a);
     m.panel_width = 0;
@@ -648,6 +700,12 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
                         break;
                     case 2:
                         view_tab(m, a, info);
+                        // One header for both: the View tab fits 1280x720 without scrolling.
+                        if (ImGui::CollapsingHeader("Camera path & video")) {
+                            camera_path_section(m, a);
+                            ImGui::Separator();
+                            record_section(m, a, info);
+                        }
                         break;
                     default:
                         backend_tab(m, a, info);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "render/body_look.hpp"
+#include "render/camera_path.hpp"
 #include "render/tone_mapper.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
@@ -44,6 +45,18 @@ struct PanelModel {
     std::int64_t selected = -1;  // picked body, -1 none
     bool follow_selected = false;
 
+    // Recording (record_panel.cpp; window_app records).
+    std::string record_path = "nbody.mp4";
+    int record_fps = 30;
+    bool record_panel = false;  // the panel in the video
+
+    // The camera path (camera_path_panel.cpp; window_app moves the camera along it).
+    CameraPath camera_path;
+    std::string camera_path_file = "camera_path.json";
+    double new_key_time = 0;  // seconds: where "Add key" puts the next key
+    bool path_playing = false;
+    double path_time = 0;  // seconds into the path while playing
+
     // UI state carried between frames.
     bool ui_popup_open = false;  // a popup (combo, confirmation) was open at the end of the last frame
     bool ask_quit = false;       // Esc on a long run: the "Quit?" confirmation is showing
@@ -64,8 +77,14 @@ struct PanelActions {
     bool fullscreen_changed = false;
     bool pause_changed = false;
     bool quit = false;
-    bool save_snapshot = false;  // Ctrl+S
-    bool open_file = false;      // Ctrl+O: the open dialog
+    bool save_snapshot = false;   // Ctrl+S
+    bool open_file = false;       // Ctrl+O: the open dialog
+    bool toggle_record = false;   // Ctrl+R or the Record/Stop button
+    bool start_record = false;    // --test-script record=FILE (model.record_path)
+    bool stop_record = false;     // --test-script stop_record
+    bool add_camera_key = false;  // K: the current view as a key at model.new_key_time
+    int goto_camera_key = -1;     // jump the camera to this key
+    bool save_camera_path = false, load_camera_path = false;  // model.camera_path_file
 };
 
 // A fixed-length history for the plots (oldest first when read through values()).
@@ -120,6 +139,11 @@ struct PanelInfo {
     bool have_force_error = false;
     std::string force_error;        // "force error: median 2.1e-04, p99 1.3e-03"
     std::string force_error_where;  // "(theta 0.60, 64 bodies, step 1200)": what it was measured on
+    bool recording = false;
+    std::int64_t record_frames = 0;
+    int record_fps = 30;
+    std::string record_path;  // the file being recorded
+    std::string record_note;  // the last recording's outcome ("recorded 300 frames ... to x.mp4")
 };
 
 // Handles the keys, draws the panel (if model.show_panel), the "? help" hint and the help overlay (if

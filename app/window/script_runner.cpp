@@ -86,6 +86,20 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
             model.potential_res = std::stoi(s.value);
         } else if (s.action == "screenshot") {
             screenshot_ = s.value;
+        } else if (s.action == "record") {
+            model.record_path = s.value;
+            a.start_record = true;
+        } else if (s.action == "stop_record") {
+            a.stop_record = true;
+        } else if (s.action == "path_key") {
+            model.new_key_time = std::stod(s.value);
+            a.add_camera_key = true;
+        } else if (s.action == "path_save" || s.action == "path_load") {
+            model.camera_path_file = s.value;
+            (s.action == "path_save" ? a.save_camera_path : a.load_camera_path) = true;
+        } else if (s.action == "path_play") {
+            model.path_playing = true;
+            model.path_time = 0;
         } else if (s.action == "key") {
             ScriptInput in;
             in.active = true;

@@ -84,6 +84,7 @@ void SimSession::set_paused(bool paused) {
         restart_rate_window_locked();
     }
     wake_.notify_all();
+    steps_done_.notify_all();  // a recording waiting for its frame's steps goes on
 }
 
 void SimSession::request_steps(int k) {
@@ -151,6 +152,11 @@ void SimSession::set_steps_per_frame(int k) {
     steps_per_frame_ = std::max(1, k);
 }
 
+void SimSession::wait_for_frame_steps() {
+    std::unique_lock<std::mutex> lk(ctl_mutex_);
+    steps_done_.wait(lk, [&] { return quit_ || paused_ || granted_ == 0; });
+}
+
 void SimSession::frame_tick() {
     {
         std::lock_guard<std::mutex> lk(ctl_mutex_);
@@ -169,6 +175,30 @@ std::uint64_t SimSession::enqueue(Request r) {
     }
     wake_.notify_all();
     return id;
+}
+
+void SimSession::set_timeline(std::int64_t every, std::size_t budget_bytes) {
+    std::lock_guard<std::mutex> lk(timeline_mutex_);
+    timeline_every_ = budget_bytes > 0 ? std::max<std::int64_t>(1, every) : 0;
+    timeline_.set_budget(budget_bytes);
+    if (budget_bytes == 0) timeline_.clear();
+}
+
+StateTimeline SimSession::timeline() const {
+    std::lock_guard<std::mutex> lk(timeline_mutex_);
+    return timeline_;
+}
+
+std::uint64_t SimSession::resume_from_timeline(std::size_t i) {
+    Request r;
+    r.kind = SessionResult::Kind::load;
+    {
+        std::lock_guard<std::mutex> lk(timeline_mutex_);
+        if (i >= timeline_.size()) return 0;
+        r.state = *timeline_.at(i).state;
+    }
+    r.resume_entry = i;
+    return enqueue(std::move(r));
 }
 
 std::uint64_t SimSession::load_state(HostState s) {
@@ -261,7 +291,7 @@ void SimSession::run() {
             res.id = req.id;
             switch (req.kind) {
                 case SessionResult::Kind::load:
-                    res.error = apply_load(req.state);
+                    res.error = apply_load(req.state, req.resume_entry);
                     break;
                 case SessionResult::Kind::switch_backend:
                     res.error = apply_switch(req.name, req.precision);
@@ -365,6 +395,7 @@ void SimSession::do_steps() {
             if (step_budget_ == 0) steps_done_.notify_all();
         } else {
             granted_ = std::max(0, granted_ - int(r.steps_done));
+            if (granted_ == 0) steps_done_.notify_all();
         }
         stats_.steps_total += r.steps_done;
         stats_.blocks_total += r.blocks;
@@ -406,7 +437,26 @@ void SimSession::do_steps() {
     double ckpt_interval =
         std::max(kMinCheckpointInterval, 1e-3 * stats().checkpoint_ms / tuning_.checkpoint_share);
     if (t1 - last_ckpt_wall_ > ckpt_interval) checkpoint_locked();
+    keep_in_timeline_locked();
     publish_locked();
+}
+
+void SimSession::keep_in_timeline_locked() {
+    std::int64_t steps = 0;
+    {
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        steps = stats_.steps_total;
+    }
+    {
+        std::lock_guard<std::mutex> tl(timeline_mutex_);
+        if (timeline_every_ == 0 || steps < timeline_next_) return;
+        if (timeline_.size() > 0 && timeline_.at(timeline_.size() - 1).step == steps) return;
+        timeline_next_ = steps + timeline_every_;
+    }
+    // The exact bodies (a float backend's state converts to double and back bit for bit).
+    auto state = std::make_shared<const HostState>(backend_->get_state());
+    std::lock_guard<std::mutex> tl(timeline_mutex_);
+    timeline_.push(steps, std::move(state));
 }
 
 void SimSession::diagnostics_locked(bool reset_e0) {
@@ -566,7 +616,7 @@ std::vector<Vec4<float>> SimSession::positions_for_fit() {
     return pos;
 }
 
-std::string SimSession::apply_load(HostState& s) {
+std::string SimSession::apply_load(HostState& s, std::optional<std::size_t> resume_entry) {
     std::lock_guard<std::mutex> lk(backend_mutex_);
     std::string why;
     try {
@@ -598,6 +648,21 @@ std::string SimSession::apply_load(HostState& s) {
     last_ckpt_wall_ = now_s();
     diagnostics_locked(true);
     reset_step_stats(t);
+    {
+        std::lock_guard<std::mutex> tl(timeline_mutex_);
+        if (resume_entry && *resume_entry < timeline_.size()) {
+            // Back in the run: its step count, and the states after it are a future that will not happen.
+            const std::int64_t step = timeline_.at(*resume_entry).step;
+            timeline_.truncate_after(*resume_entry);
+            timeline_next_ = step + timeline_every_;
+            std::lock_guard<std::mutex> c(ctl_mutex_);
+            stats_.steps_total = step;
+        } else {
+            timeline_.clear();
+            timeline_next_ = 0;
+        }
+    }
+    keep_in_timeline_locked();
     publish_locked();
     return {};
 }

@@ -17,6 +17,7 @@
 
 #include "sim/backend.hpp"
 #include "sim/gravity/force_error.hpp"
+#include "state_timeline.hpp"
 
 namespace nbody {
 
@@ -110,7 +111,21 @@ class SimSession {
     void set_steps_per_frame(int k);
     // Called once per rendered frame: grants the next steps_per_frame steps.
     void frame_tick();
+    // Blocks until the steps granted by the last frame_tick() are done (at once when paused): a recording
+    // advances exactly steps_per_frame steps per video frame, however long they take.
+    void wait_for_frame_steps();
 
+    // The timeline for scrubbing back: every `every` steps (>= 1) the exact bodies are copied to host
+    // memory (device -> host on a GPU: a host copy, not kept on the device), the oldest dropped beyond
+    // `budget_bytes` (0: off, the timeline is cleared).
+    void set_timeline(std::int64_t every, std::size_t budget_bytes);
+    // A copy of the timeline's entries (the states are shared, not copied).
+    StateTimeline timeline() const;
+    // Queues going back to timeline entry i: its exact bodies are loaded, the step count set to its step
+    // and the later entries dropped; steps then continue from there exactly as the unbroken run did
+    // (for a fixed-step integrator; an adaptive one restarts its levels, as after any load). The result
+    // is a load. Returns the request id, or 0 if there is no entry i.
+    std::uint64_t resume_from_timeline(std::size_t i);
     // Queues new bodies (new N, preset reset); applied between steps. Never waits for a step.
     // Returns the request id; the outcome comes from take_results().
     std::uint64_t load_state(HostState s);
@@ -164,15 +179,17 @@ class SimSession {
         // Field evaluations (kind ignored): answered through `answer`, never through take_results.
         std::shared_ptr<std::promise<std::vector<double>>> answer;
         std::vector<Vec4<double>> points;
-        std::optional<std::size_t> body;  // body i's potential energy instead of potentials at points
-        bool republish = false;           // only publish the bodies again (accelerations now wanted)
+        std::optional<std::size_t> body;          // body i's potential energy instead of potentials at points
+        bool republish = false;                   // only publish the bodies again (accelerations now wanted)
+        std::optional<std::size_t> resume_entry;  // load: timeline entry the state came from (resume)
     };
 
     void start();
     void run();
     void do_steps();
     void wait_for_draw();
-    std::string apply_load(HostState& s);
+    std::string apply_load(HostState& s, std::optional<std::size_t> resume_entry = std::nullopt);
+    void keep_in_timeline_locked();  // backend_mutex_ held: keeps the bodies if the cadence is due
     std::string apply_switch(const std::string& name, Precision precision);
     std::string apply_capture(SessionResult& res);
     std::string apply_edit(const Request& r);
@@ -194,6 +211,11 @@ class SimSession {
     bool draw_from_backend_by_residency_ = true;  // false: fixed by the test constructor
     std::atomic<bool> gpu_{false};
     std::atomic<std::size_t> size_{0};
+
+    mutable std::mutex timeline_mutex_;  // guards timeline_ and its cadence
+    StateTimeline timeline_;
+    std::int64_t timeline_every_ = 0;  // 0: off
+    std::int64_t timeline_next_ = 0;   // steps_total at which the next state is kept
 
     std::mutex checkpoint_mutex_;  // guards checkpoint_ (the fit reads it while a step runs)
     HostState checkpoint_;

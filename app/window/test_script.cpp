@@ -47,6 +47,12 @@ const std::vector<ScriptAction>& script_actions() {
         {"accelerations", "accelerations (acceleration arrows on)"},
         {"potential", "potential=RES turns the potential view on at RES x RES"},
         {"screenshot", "screenshot=FILE.png saves this frame"},
+        {"record", "record=FILE.mp4 starts recording a video, as the Record button does"},
+        {"stop_record", "stop_record finishes the video"},
+        {"path_key", "path_key=T adds the current view as a camera-path key at T seconds"},
+        {"path_save", "path_save=FILE.json saves the camera path"},
+        {"path_load", "path_load=FILE.json loads a camera path"},
+        {"path_play", "path_play plays the camera path from its start"},
         {"key",
          "key=NAME presses a key through ImGui's input (Escape, Space, R, Home, B, T, V, A, G, H, ?, ...)"},
         {"click", "click=X,Y left-clicks at window coordinates"},
@@ -175,7 +181,9 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         if (s.action == "key" && key_code(s.value.c_str()) < 0) {
             throw Error("--test-script item '" + item + "': no key named '" + s.value + "'");
         }
-        if ((s.action == "screenshot" || s.action == "key") && s.value.empty()) {
+        if ((s.action == "screenshot" || s.action == "key" || s.action == "record" ||
+             s.action == "path_save" || s.action == "path_load") &&
+            s.value.empty()) {
             throw Error("--test-script item '" + item + "': " + s.action + " needs a value");
         }
         out.push_back(s);

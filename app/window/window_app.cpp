@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "backends/registry.hpp"
 #include "file_actions.hpp"
 #include "panel.hpp"
+#include "recorder.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
 #include "render/gl_util.hpp"
@@ -45,6 +47,7 @@
 #include "sim/util.hpp"
 #include "sim_session.hpp"
 #include "test_script.hpp"
+#include "timeline_bar.hpp"
 #include "window_files.hpp"
 #include "window_jobs.hpp"
 
@@ -55,6 +58,11 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
     add_integer_option(root, "--frames", o.frames, 0, std::numeric_limits<int>::max(),
                        "quit after this many frames (0 = run until closed)");
     add_path_option(root, "--screenshot", o.screenshot, "save the last frame, panel included, as this PNG");
+    add_path_option(root, "--record", o.record,
+                    "record the window into this H.264 video (needs ffmpeg) from the first frame until it "
+                    "closes (or Ctrl+R): steps per frame fixed, the panel left out unless --record-panel");
+    add_integer_option(root, "--record-fps", o.record_fps, 1, 240, "frame rate of the recorded video");
+    root.add_flag("--record-panel", o.record_panel, "include the panel in the recorded video");
     root.add_flag("!--no-vsync", o.vsync, "render as fast as possible (vsync is on by default)");
     add_integer_option(root, "--width", o.width, 1, 16384, "window width in screen coordinates");
     add_integer_option(root, "--height", o.height, 1, 16384, "window height in screen coordinates");
@@ -111,6 +119,12 @@ struct WindowApp final : ScriptWindow {
     PotentialJob potential_job;
     PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
+    Recorder recorder;
+    // Scrubbing: the session's kept states (a copy taken while paused), the one shown, the budget.
+    StateTimeline timeline;
+    int scrub_index = -1;  // -1: the live bodies
+    int timeline_budget_mib = 256;
+    int timeline_budget_set = -1;
     // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
     // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
     // next frame instead (see on_key).
@@ -140,6 +154,12 @@ struct WindowApp final : ScriptWindow {
     void update_info(double frame_ms);
     OverlaySettings overlay_settings() const;
     bool save_screenshot(const std::string& path);
+    void start_recording();
+    void camera_path_actions(const PanelActions& a);
+    void follow_camera_path();
+    void scrub();
+    void stop_recording();
+    void capture_video_frame(bool panel_drawn);
     void set_fullscreen(bool on);
     void window_to_fb(float& x, float& y) const;
     void apply_default_look(std::size_t n) {
@@ -148,6 +168,10 @@ struct WindowApp final : ScriptWindow {
         model.particles.min_px = l.min_px;
         model.particles.min_light = l.min_light;
         model.tone.white = l.white;
+        model.tone.auto_white = true;
+        model.tone.white_floor = l.white_floor;
+        model.tone.adapt = 0.15f;  // eases over a few frames: a spreading cloud never flickers
+        model.tone.bloom = l.bloom;
     }
     void close();
     void on_key(int key, int scancode, int action, int mods);
@@ -249,6 +273,7 @@ void WindowApp::start(const Scenario& sc, std::int64_t n) {
     apply_default_look(std::size_t(n));
     session = std::make_unique<SimSession>(sc.state, sc.params, sc.backend, sc.precision);
     scene.particles.stats = compute_body_stats(sc.state);
+    scene.particles.stats.groups.starts = preset_group_starts(sc.preset, sc.state.size());
     State<float> fs = convert_state<float>(sc.state);
     camera.fit(fs.pos_mass.data(), fs.size());
     loaded_at = now_s();
@@ -329,6 +354,12 @@ void WindowApp::handle_mouse() {
 
 void WindowApp::apply(const PanelActions& a) {
     if (a.pause_changed) session->set_paused(model.paused);
+    camera_path_actions(a);
+    if ((a.toggle_record || a.start_record) && !recorder.active()) {
+        start_recording();
+    } else if ((a.toggle_record || a.stop_record) && recorder.active()) {
+        stop_recording();
+    }
     if (a.single_step) {
         model.paused = true;
         session->set_paused(true);
@@ -371,6 +402,7 @@ void WindowApp::regenerate(bool with_preset_params) {
     }
     // The body stats and the framing come from the host copy now; applied once the load succeeds.
     PendingRequest r = load_request("loading " + std::to_string(s.size()) + " bodies...", s, camera, true);
+    r.stats.groups.starts = preset_group_starts(model.preset, s.size());
     if (with_preset_params && preset) {
         Params p = preset->params;
         p.integrator = model.params.integrator;  // the user's choice of method stays
@@ -512,8 +544,11 @@ void WindowApp::upload_bodies() {
     FeedStats fs;
     // Acceleration arrows: host backends put the accelerations in the snapshot, a GPU backend writes them
     // into the GL buffer with the positions.
-    if (model.accel_vectors != accel_drawn) {
-        accel_drawn = model.accel_vectors;
+    // Colouring by |a| needs them too.
+    if (scrub_index >= 0) return;  // a kept state is on screen until the run resumes or goes on
+    const bool want_accelerations = model.accel_vectors || model.particles.color == ColorMode::accel;
+    if (want_accelerations != accel_drawn) {
+        accel_drawn = want_accelerations;
         session->set_draw_accelerations(accel_drawn);
         force_upload = true;
     }
@@ -619,6 +654,7 @@ void WindowApp::draw() {
     update_picked();
     update_potential(fw, fh);
     scene.draw(camera, model.particles, model.tone, 0, fw, fh, overlay_settings());
+    capture_video_frame(false);
     if (info.picked.valid) {
         // A ring around the selected body (ImGui draws in window coordinates).
         glm::vec3 s =
@@ -633,6 +669,7 @@ void WindowApp::draw() {
     }
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    capture_video_frame(true);
 }
 
 void WindowApp::update_info(double frame_ms) {
@@ -690,6 +727,10 @@ void WindowApp::update_info(double frame_ms) {
         if (!script.empty()) std::cout << "nbody: frame " << frame << ": message: " << msg << std::endl;
     }
     model.paused = session->paused();
+    info.recording = recorder.active();
+    info.record_frames = recorder.frames_captured();
+    info.record_fps = recorder.settings.fps;
+    info.record_path = recorder.path();
 }
 
 bool WindowApp::save_screenshot(const std::string& path) {
@@ -718,7 +759,129 @@ void WindowApp::set_fullscreen(bool on) {
     glfwSwapInterval(model.vsync ? 1 : 0);
 }
 
+void WindowApp::camera_path_actions(const PanelActions& a) {
+    CameraPath& path = model.camera_path;
+    if (a.add_camera_key) {
+        const std::size_t i = path.add(camera, model.new_key_time);
+        char note[160];
+        std::snprintf(note, sizeof note, "camera key %zu of %zu at %.2f s", i + 1, path.keys.size(),
+                      model.new_key_time);
+        info.screenshot_note = note;
+        std::cout << "nbody: " << note << std::endl;
+        model.new_key_time = path.duration() + 2.0;
+    }
+    if (a.goto_camera_key >= 0 && std::size_t(a.goto_camera_key) < path.keys.size()) {
+        const float shift = camera.shift_x;
+        camera = path.sample(path.keys[std::size_t(a.goto_camera_key)].time, camera);
+        camera.shift_x = shift;
+    }
+    try {
+        if (a.save_camera_path) {
+            save_camera_path(path, model.camera_path_file);
+            info.screenshot_note = "saved camera path (" + std::to_string(path.keys.size()) + " keys) to " +
+                                   std::filesystem::absolute(model.camera_path_file).string();
+            std::cout << "nbody: " << info.screenshot_note << std::endl;
+        }
+        if (a.load_camera_path) {
+            path = load_camera_path(model.camera_path_file);
+            model.new_key_time = path.duration() + 2.0;
+            info.screenshot_note = "loaded camera path (" + std::to_string(path.keys.size()) +
+                                   " keys) from " + model.camera_path_file;
+            std::cout << "nbody: " << info.screenshot_note << std::endl;
+        }
+    } catch (const std::exception& e) {
+        info.message = e.what();
+        if (script.current()) script.fail(e.what());
+    }
+}
+
+// While the path plays, the camera is the path's view at path_time: one video frame's worth per frame
+// while recording (so the flight is exact in the video), wall time otherwise.
+void WindowApp::follow_camera_path() {
+    if (!model.path_playing) return;
+    const float shift = camera.shift_x;
+    camera = model.camera_path.sample(model.path_time, camera);
+    camera.shift_x = shift;
+    if (model.path_time >= model.camera_path.duration()) model.path_playing = false;
+    model.path_time += recorder.active() ? 1.0 / recorder.settings.fps : std::min(0.1, now_s() - last_frame);
+}
+
+// While paused: the scrub bar over the kept states. Moving it shows a kept state (the session is not
+// touched); "Resume from here" loads it into the session with its step count.
+void WindowApp::scrub() {
+    if (timeline_budget_mib != timeline_budget_set) {
+        // A state every frame's worth of steps: scrubbing moves frame by frame through what was seen.
+        session->set_timeline(std::max(1, model.steps_per_frame), std::size_t(timeline_budget_mib) << 20);
+        timeline_budget_set = timeline_budget_mib;
+    }
+    if (!model.paused || files.replay()) {
+        if (scrub_index >= 0) force_upload = true;  // the live bodies back on screen
+        scrub_index = -1;
+        return;
+    }
+    timeline = session->timeline();
+    if (timeline.size() < 2) return;
+    int index = scrub_index < 0 ? int(timeline.size()) - 1 : scrub_index;
+    const TimelineBarResult r = draw_timeline_bar(timeline, index, timeline_budget_mib);
+    if (r.moved) {
+        scrub_index = index;
+        const State<float> s = convert_state<float>(*timeline.at(std::size_t(index)).state);
+        feed.feed_host(s.pos_mass.data(), s.vel.data(), s.size(), scene.particles, 0);
+    }
+    if (r.resume) {
+        PendingRequest req =
+            load_request("resuming from step " + std::to_string(timeline.at(std::size_t(index)).step),
+                         *timeline.at(std::size_t(index)).state, camera, false);
+        req.stats = scene.particles.stats;  // the same bodies: keep the colour scale and sets
+        tag_with_script_step(req);
+        req.id = session->resume_from_timeline(std::size_t(index));
+        pending.add(std::move(req));
+        scrub_index = -1;
+        force_upload = true;
+    }
+}
+
+void WindowApp::start_recording() {
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    recorder.settings.fps = model.record_fps;
+    recorder.settings.include_panel = model.record_panel;
+    try {
+        recorder.start(model.record_path, fw, fh);
+        info.record_note.clear();
+        std::cout << "nbody: recording " << fw << "x" << fh << " at " << model.record_fps << " fps, "
+                  << model.steps_per_frame << " steps per frame, to " << model.record_path << std::endl;
+    } catch (const std::exception& e) {
+        info.message = std::string("cannot record: ") + e.what();
+        if (script.current()) script.fail(info.message);
+    }
+}
+
+void WindowApp::stop_recording() {
+    const std::string outcome = recorder.stop();
+    info.record_note = outcome;
+    std::cout << "nbody: " << outcome << std::endl;
+    if (outcome.rfind("recording failed", 0) == 0) {
+        info.message = outcome;
+        if (!script.empty()) script.fail(outcome);
+    }
+}
+
+// Called twice a frame: after the scene (panel_drawn false) and after the panel; the video takes the
+// frame at the point its settings ask for.
+void WindowApp::capture_video_frame(bool panel_drawn) {
+    if (!recorder.active() || panel_drawn != recorder.settings.include_panel) return;
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    if (!recorder.error().empty() || !recorder.capture(0, fw, fh)) {
+        if (recorder.active()) stop_recording();
+        info.record_note = recorder.last_message();
+        info.message = recorder.last_message();
+    }
+}
+
 void WindowApp::close() {
+    if (recorder.active()) stop_recording();
     potential_job.wait();  // these read the session
     pick_job.wait();
     session.reset();  // stop the simulation thread before its backend's context goes away
@@ -777,6 +940,10 @@ int run_window_app(const WindowOptions& o) {
     if (!splat) throw Error("unknown --splat '" + o.splat + "' (valid: auto, sprites, compute)");
     // Fail now, not after the run, if the screenshot cannot be written there.
     if (!o.screenshot.empty()) check_output_path(o.screenshot, "--screenshot");
+    if (!o.record.empty()) {
+        require_ffmpeg("--record");
+        check_output_path(o.record, "--record");
+    }
     WindowApp app;
     app.model.particles.splat = *splat;
     app.script = ScriptRunner(parse_script(o.test_script));
@@ -792,6 +959,13 @@ int run_window_app(const WindowOptions& o) {
             app.session->set_paused(true);
             std::cout << "nbody: replay: " << app.files.replay_size() << " snapshots in " << o.replay
                       << std::endl;
+        }
+        if (!o.record.empty()) {
+            app.model.record_path = o.record;
+            app.model.record_fps = o.record_fps;
+            app.model.record_panel = o.record_panel;
+            app.start_recording();
+            if (!app.recorder.active()) throw Error(app.info.message);
         }
         app.last_frame = now_s();
         for (app.frame = 1; !glfwWindowShouldClose(app.window); ++app.frame) {
@@ -814,15 +988,26 @@ int run_window_app(const WindowOptions& o) {
                 app.model.paused = true;  // a replay never simulates
                 app.session->set_paused(true);
             }
+            app.scrub();
             app.handle_mouse();
             // The scene centres in the part of the window the panel leaves free.
             int ww, wh;
             glfwGetWindowSize(app.window, &ww, &wh);
-            app.camera.shift_x = 0.5f * app.model.panel_width / float(std::max(ww, 1));
+            // A recording without the panel centres the scene in the video instead.
+            const bool video_without_panel = app.recorder.active() && !app.recorder.settings.include_panel;
+            app.camera.shift_x =
+                video_without_panel ? 0.0f : 0.5f * app.model.panel_width / float(std::max(ww, 1));
             app.session->set_params(app.model.params);
             app.session->set_steps_per_frame(app.model.steps_per_frame);
             app.session->frame_tick();
+            // A video frame is exactly steps_per_frame steps after the last: wait for them (the window
+            // draws slower while recording a slow simulation; the video does not).
+            if (app.recorder.active()) {
+                app.session->wait_for_frame_steps();
+                app.force_upload = true;
+            }
             app.upload_bodies();
+            app.follow_camera_path();
             app.draw();
             bool last = o.frames > 0 && app.frame >= o.frames;
             if (app.want_screenshot) {

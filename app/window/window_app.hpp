@@ -23,6 +23,9 @@ struct WindowOptions {
     // pause, run, step, fit. Runs each action at that frame, as if done in the panel.
     std::string test_script;
     std::string replay;  // a snapshot series' directory to play back (no simulation); `nbody play DIR`
+    std::string record;  // record the window from the first frame into this video (stopped at the end)
+    int record_fps = 30;
+    bool record_panel = false;  // the panel in the video
 };
 
 // Default N for the window: interactive on CPU backends; larger when the CUDA backend runs it.

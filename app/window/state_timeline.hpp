@@ -1,0 +1,44 @@
+#pragma once
+// The last states of a run, kept for scrubbing back in the window: exact copies of the bodies (as
+// HostState, so a float run converts back bit for bit) at step counts, the oldest dropped to stay within a
+// memory budget. No GL, no threads: SimSession fills it between steps.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+
+#include "sim/state.hpp"
+
+namespace nbody {
+
+struct TimelineEntry {
+    std::int64_t step = 0;  // steps taken since the bodies were loaded
+    std::shared_ptr<const HostState> state;
+};
+
+class StateTimeline {
+  public:
+    // Bytes a state of n bodies holds here (the host copy: positions+mass and velocities in double).
+    static std::size_t bytes_per_state(std::size_t n) { return n * 2 * sizeof(Vec4<double>); }
+
+    void set_budget(std::size_t bytes);
+    std::size_t budget() const { return budget_; }
+    std::size_t bytes() const { return bytes_; }
+    std::size_t size() const { return entries_.size(); }
+    const TimelineEntry& at(std::size_t i) const { return entries_[i]; }
+    // Appends a state (steps in increasing order); drops the oldest while over the budget, but always
+    // keeps the newest one, so even a state larger than the budget can be gone back to.
+    void push(std::int64_t step, std::shared_ptr<const HostState> state);
+    // Drops every state after entry i: the run goes on from there and writes a new future.
+    void truncate_after(std::size_t i);
+    void clear();
+
+  private:
+    void evict();
+
+    std::deque<TimelineEntry> entries_;
+    std::size_t budget_ = std::size_t(256) << 20;
+    std::size_t bytes_ = 0;
+};
+
+}  // namespace nbody
