@@ -458,6 +458,15 @@ void WindowApp::tag_with_script_step(PendingRequest& r) const {
 
 // Applies the outcome of finished requests (the simulation thread runs them between steps).
 void WindowApp::take_results() {
+    // Merges removed bodies: the picked one follows its index (or its survivor), the trails (rows by
+    // index) start again, N follows.
+    const std::vector<CollisionEvent> merges = session->take_merges();
+    if (!merges.empty()) {
+        if (model.selected >= 0)
+            model.selected = std::int64_t(remap_after_merges(std::size_t(model.selected), merges));
+        scene.overlays.reset_trails();
+        model.n = model.n_edit = std::int64_t(session->size());
+    }
     for (const SessionResult& res : session->take_results()) {
         std::optional<PendingRequest> taken = pending.take(res.id);
         if (!taken) continue;
@@ -653,6 +662,9 @@ void WindowApp::update_info(double frame_ms) {
     info.blocks_total = st.blocks_total;
     info.body_updates_total = st.body_updates_total;
     info.level_counts = st.level_counts;
+    info.merges_total = st.merges_total;
+    info.bounces_total = st.bounces_total;
+    info.energy_lost = st.energy_lost;
     info.run_wall_s = now_s() - loaded_at;
     info.stats = scene.particles.stats;
     if (st.have_diag) {
