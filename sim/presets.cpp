@@ -305,11 +305,11 @@ HostState make_expand(std::size_t n, Rng& rng) {
 // accretion: a star of mass 1 and radius 0.02 at the origin and n - 1 planetesimals of total mass 1e-3
 // on near-circular orbits in a thin annulus, radii 1 to 1.5 (uniform surface density), with random
 // eccentricities and inclinations of about 0.01. Orbital period 2 pi at the inner edge. The planetesimals'
-// radii come from kAccretionDensity (6.2e-4 for 1000 bodies: inflated, as accretion demonstrations are, so
+// radii come from kAccretionDensity (0.0029 for 1000 bodies: inflated, as accretion demonstrations are, so
 // that they grow into a few planets over a few hundred orbits instead of millions of years).
 constexpr double kAccretionDt = 0.02;  // 314 steps per orbit at the inner edge
-constexpr double kAccretionSoftening = 2e-4;
-constexpr double kAccretionDensity = 1000.0;
+constexpr double kAccretionSoftening = 1e-3;
+constexpr double kAccretionDensity = 10.0;
 constexpr double kAccretionStarRadius = 0.02;
 
 Params collision_params(double dt, double softening, double density) {
