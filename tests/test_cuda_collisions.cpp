@@ -55,7 +55,7 @@ void expect_same_bodies(const HostState& a, const HostState& b) {
 TEST(CudaCollisions, CollideEqualsSerialBitForBit) {
     SKIP_WITHOUT_DEVICE();
     for (const std::size_t n : {std::size_t{3000}, std::size_t{100000}}) {
-        const HostState s = cloud(n, n > 10000 ? 0.002 : 0.01, 7);
+        const HostState s = cloud(n, n > 10000 ? 0.002 : 0.03, 7);
         for (const CollisionMode mode : {CollisionMode::merge, CollisionMode::bounce}) {
             for (const Precision prec : {Precision::f32, Precision::f64}) {
                 SCOPED_TRACE(std::to_string(n) + (mode == CollisionMode::merge ? " merge " : " bounce ") +
