@@ -294,12 +294,13 @@ class CudaBackend final : public Backend {
     }
 
     void copy_positions(Vec4<float>* host_out) const override { copy_float4(pos_, false, host_out); }
-    void copy_velocities(Vec4<float>* host_out) const override { copy_float4(vel_, true, host_out); }
+    void copy_velocities(Vec4<float>* host_out) const override { copy_float4(vel_, false, host_out); }
 
     bool write_positions_device(void* pos_out, void* vel_out) override {
         if (n_ == 0) return true;
         if (pos_out) launch_to_float4(pos_.data(), static_cast<Vec4<float>*>(pos_out), n_, false, nullptr);
-        if (vel_out) launch_to_float4(vel_.data(), static_cast<Vec4<float>*>(vel_out), n_, true, nullptr);
+        // The radius rides along in w (sim/state.hpp): the picked body's numbers read it; shaders use xyz.
+        if (vel_out) launch_to_float4(vel_.data(), static_cast<Vec4<float>*>(vel_out), n_, false, nullptr);
         return true;
     }
 

@@ -387,7 +387,10 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
         ImGui::TextDisabled("click a body to select it");
         return;
     }
-    ImGui::Text("body %lld  m %.4g", static_cast<long long>(p.index), p.mass);
+    if (p.radius > 0)
+        ImGui::Text("body %lld  m %.4g  r %.4g", static_cast<long long>(p.index), p.mass, p.radius);
+    else
+        ImGui::Text("body %lld  m %.4g", static_cast<long long>(p.index), p.mass);
     ImGui::Text("x (%.4g, %.4g, %.4g)", p.pos[0], p.pos[1], p.pos[2]);
     double speed = std::sqrt(p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
     ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g", p.vel[0], p.vel[1], p.vel[2], speed);

@@ -83,6 +83,7 @@ struct PickedBody {
     bool valid = false;
     std::int64_t index = -1;
     double mass = 0, pos[3] = {0, 0, 0}, vel[3] = {0, 0, 0};
+    double radius = 0;  // 0: a point (sim/state.hpp)
     double kinetic = 0;
     bool have_potential = false;
     double potential = 0;  // its share: m_i * phi(x_i)

@@ -601,6 +601,7 @@ void WindowApp::update_picked() {
     p.mass = b.pos_mass.w;
     p.pos[0] = b.pos_mass.x, p.pos[1] = b.pos_mass.y, p.pos[2] = b.pos_mass.z;
     p.vel[0] = b.vel.x, p.vel[1] = b.vel.y, p.vel[2] = b.vel.z;
+    p.radius = b.vel.w;  // the velocity buffer's fourth lane (no shader reads it)
     p.kinetic = 0.5 * p.mass * (p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
     // Its potential energy sums over all N bodies: by the force solver where the bodies live, a few times
     // a second, waited for off this thread.
