@@ -7,12 +7,14 @@
 #include <map>
 #include <vector>
 
+#include "contact_grid.hpp"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "device_force_solver.hpp"
 #include "hermite_steps.hpp"
 #include "pinned_buffer.hpp"
+#include "sim/collide/resolve.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_solver.hpp"
 #include "sim/gravity/interaction.hpp"
@@ -152,6 +154,49 @@ class CudaBackend final : public Backend {
         return it == solvers_.end() ? std::nullopt : it->second->last_interactions(nullptr);
     }
 
+    // Collisions on the device: the contacts through the grid (contact_grid.cu), the few bodies they name
+    // copied out, resolved by the host's own code (sim/collide/resolve.hpp, the same order and arithmetic
+    // as the host backends) and copied back, the merged-away bodies removed by a stable compaction.
+    CollisionTally collide(const Params& p, double dt, double t_end) override {
+        if (p.collisions == CollisionMode::off || n_ < 2) return {};
+        if (exchange_) return Backend::collide(p, dt, t_end);  // one slice: the host copies see it all
+        flush();
+        if (!grid_) grid_ = std::make_unique<DeviceContactGrid>();
+        std::vector<Contact> contacts = grid_->find(pos_.data(), vel_.data(), n_, dt);
+        if (contacts.empty()) return {};
+        // The bodies named, ascending: their local indices keep the (i, j) order of the contacts.
+        std::vector<std::uint32_t> idx;
+        idx.reserve(2 * contacts.size());
+        for (const Contact& c : contacts)
+            idx.push_back(std::uint32_t(c.i)), idx.push_back(std::uint32_t(c.j));
+        std::sort(idx.begin(), idx.end());
+        idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+        auto local = [&](std::uint64_t g) {
+            return std::uint64_t(std::lower_bound(idx.begin(), idx.end(), std::uint32_t(g)) - idx.begin());
+        };
+        for (Contact& c : contacts) c.i = local(c.i), c.j = local(c.j);
+        State<T> some;
+        some.resize(idx.size());
+        grid_->gather(pos_.data(), vel_.data(), idx, some.pos_mass.data(), some.vel.data());
+        std::vector<char> removed;
+        CollisionTally tally = resolve_contacts_in_place(some, contacts, p, dt, t_end, removed);
+        if (tally.events.empty()) return tally;
+        for (CollisionEvent& e : tally.events) e.i = idx[e.i], e.j = idx[e.j];
+        grid_->scatter(pos_.data(), vel_.data(), idx, some.pos_mass.data(), some.vel.data());
+        std::vector<std::uint32_t> gone;
+        for (std::size_t k = 0; k < idx.size(); ++k) {
+            if (removed[k]) gone.push_back(idx[k]);
+            max_mass_ = std::max(max_mass_, std::fabs(double(some.pos_mass[k].w)));
+        }
+        if (!gone.empty()) {
+            n_ = grid_->remove(pos_.data(), vel_.data(), n_, gone);
+            for (auto& [algorithm, solver] : solvers_) solver->prepare(source_count(), max_mass_);
+        }
+        acc_for_.reset();
+        if (blocks_) blocks_->invalidate();
+        return tally;
+    }
+
     std::vector<Vec4<double>> accelerations(const Params& p) override {
         update_forces(p);
         std::vector<Vec4<T>> acc(n_);
@@ -234,7 +279,7 @@ class CudaBackend final : public Backend {
         Vec4<T> x{}, v{};
         CUDA_CHECK(cudaMemcpy(&x, pos_.data() + i, sizeof x, cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaMemcpy(&v, vel_.data() + i, sizeof v, cudaMemcpyDeviceToHost));
-        return {{x.x, x.y, x.z, x.w}, {v.x, v.y, v.z, 0}};
+        return {{x.x, x.y, x.z, x.w}, {v.x, v.y, v.z, v.w}};
     }
 
     void copy_accelerations(const Params& p, Vec4<float>* host_out) override {
@@ -249,12 +294,13 @@ class CudaBackend final : public Backend {
     }
 
     void copy_positions(Vec4<float>* host_out) const override { copy_float4(pos_, false, host_out); }
-    void copy_velocities(Vec4<float>* host_out) const override { copy_float4(vel_, true, host_out); }
+    void copy_velocities(Vec4<float>* host_out) const override { copy_float4(vel_, false, host_out); }
 
     bool write_positions_device(void* pos_out, void* vel_out) override {
         if (n_ == 0) return true;
         if (pos_out) launch_to_float4(pos_.data(), static_cast<Vec4<float>*>(pos_out), n_, false, nullptr);
-        if (vel_out) launch_to_float4(vel_.data(), static_cast<Vec4<float>*>(vel_out), n_, true, nullptr);
+        // The radius rides along in w (sim/state.hpp): the picked body's numbers read it; shaders use xyz.
+        if (vel_out) launch_to_float4(vel_.data(), static_cast<Vec4<float>*>(vel_out), n_, false, nullptr);
         return true;
     }
 
@@ -414,6 +460,7 @@ class CudaBackend final : public Backend {
     DeviceBuffer<Vec4<T>> acc_all_;                // shared_forces: this process's share, every body
     PinnedBuffer<Vec4<T>> acc_all_host_, acc_mine_host_;
     std::unique_ptr<DeviceBlockSteps> blocks_;  // an adaptive integrator's state, made when first asked
+    std::unique_ptr<DeviceContactGrid> grid_;   // collisions' scratch, made when first asked
 };
 
 }  // namespace

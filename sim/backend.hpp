@@ -11,6 +11,7 @@
 
 #include "diagnostics.hpp"
 #include "params.hpp"
+#include "sim/collide/collision_event.hpp"
 #include "sim/integrate/block_steps.hpp"
 #include "source_exchange.hpp"
 #include "state.hpp"
@@ -29,6 +30,8 @@ struct StepReport {
     // each (re)start).
     std::int64_t blocks = 0;
     std::uint64_t body_updates = 0;
+    // With Params::collisions on: what the steps' collisions did (merges shrink size()).
+    CollisionTally collisions;
 };
 
 // Where a backend keeps its bodies between steps.
@@ -88,6 +91,13 @@ class Backend {
     // step starts from the bodies alone, exactly as a run restarted from a snapshot of them does. Call it
     // where a snapshot is taken; a no-op for the fixed-step integrators.
     virtual void synchronize();
+
+    // The collisions of the step of length dt that just ended at time t_end (sim/collide/resolve.hpp:
+    // detection, order, merge and bounce), applied to the bodies; merges remove bodies, so size() shrinks.
+    // step() calls it after each step while p.collisions is on. The default works on host copies of the
+    // bodies (get_state, then set_state when anything changed), so every backend resolves the same
+    // contacts in the same order; the host backends override it to work in place.
+    virtual CollisionTally collide(const Params& p, double dt, double t_end);
 
     // ---- Integrator primitives. h is a time interval in the scenario's units; the backend rounds it to
     // its precision. Device backends may queue and fuse these; nothing here waits for the device.

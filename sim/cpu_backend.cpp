@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/collide/resolve.hpp"
 #include "sim/gravity/force_solver.hpp"
 #include "sim/integrate/hermite_host.hpp"
 #include "validate.hpp"
@@ -89,6 +90,16 @@ class CpuBackend final : public Backend {
         return std::nullopt;
     }
 
+    CollisionTally collide(const Params& p, double dt, double t_end) override {
+        CollisionTally tally = collide_bodies(state_, p, dt, t_end);
+        if (!tally.events.empty()) {
+            acc_.resize(state_.size());
+            acc_for_.reset();
+            blocks_.invalidate();
+        }
+        return tally;
+    }
+
     std::vector<Vec4<double>> accelerations(const Params& p) override {
         std::vector<Vec4<T>> acc(state_.size());
         compute_accelerations(p, acc.data());
@@ -151,7 +162,7 @@ class CpuBackend final : public Backend {
     BodyValues body(std::size_t i) const override {
         const Vec4<T>& x = state_.pos_mass.at(i);
         const Vec4<T>& v = state_.vel.at(i);
-        return {{x.x, x.y, x.z, x.w}, {v.x, v.y, v.z, 0}};
+        return {{x.x, x.y, x.z, x.w}, {v.x, v.y, v.z, v.w}};
     }
 
     void copy_accelerations(const Params& p, Vec4<float>* out) override {

@@ -18,6 +18,18 @@ enum class ForceAlgorithm {
     tree,    // Barnes-Hut octree with quadrupoles, opening angle Params::theta
 };
 
+// What happens when two bodies' spheres (radius: vel[i].w, sim/state.hpp) touch during a step
+// (sim/collide/ detects and resolves).
+enum class CollisionMode {
+    off,     // bodies pass through each other, softened (the default: no cost, no change)
+    merge,   // perfectly inelastic: one body with the pair's mass, momentum and centre of mass
+    bounce,  // hard spheres with Params::restitution
+};
+
+// The default density of the radius rule r = (3 m / (4 pi rho))^(1/3) (sim/collide/radius.hpp): about
+// 3 g/cm^3, rock, in units of solar masses and astronomical units (G = 1 makes the year 2 pi).
+inline constexpr double kDefaultDensity = 5.0e6;
+
 // The tree's default opening angle: the largest theta with median relative force error <= 1e-3 and 99th
 // percentile <= 1e-2 on a Plummer sphere and a uniform cube at N = 65536 and 1M (docs/PERFORMANCE.md).
 inline constexpr double kDefaultTheta = 0.6;
@@ -37,6 +49,9 @@ struct Params {
     ForceAlgorithm force = ForceAlgorithm::direct;
     double theta = kDefaultTheta;  // the tree's opening angle (its range: the tree's SettingInfo)
     double eta = kDefaultEta;      // an adaptive integrator's accuracy (its range: hermite's SettingInfo)
+    CollisionMode collisions = CollisionMode::off;
+    double restitution = 0.5;          // bounce: normal speed kept after contact, in [0, 1]
+    double density = kDefaultDensity;  // gives bodies of radius 0 their radius when collisions are on
 };
 
 // A double field of Params. (Spelled out as a member's type, `double Params::*field`, nvcc's host pass

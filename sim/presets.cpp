@@ -8,6 +8,7 @@
 
 #include "error.hpp"
 #include "rng.hpp"
+#include "sim/collide/radius.hpp"
 #include "sim/gravity/interaction.hpp"
 #include "util.hpp"
 
@@ -299,6 +300,78 @@ HostState make_expand(std::size_t n, Rng& rng) {
     return s;
 }
 
+// ---- Presets with collisions (sim/collide/): bodies with radii, merging by default.
+
+// accretion: a star of mass 1 and radius 0.02 at the origin and n - 1 planetesimals of total mass 1e-3
+// on near-circular orbits in a thin annulus, radii 1 to 1.5 (uniform surface density), with random
+// eccentricities and inclinations of about 0.01. Orbital period 2 pi at the inner edge. The planetesimals'
+// radii come from kAccretionDensity (0.0029 for 1000 bodies: inflated, as accretion demonstrations are, so
+// that they grow into a few planets over a few hundred orbits instead of millions of years).
+constexpr double kAccretionDt = 0.02;  // 314 steps per orbit at the inner edge
+constexpr double kAccretionSoftening = 1e-3;
+constexpr double kAccretionDensity = 10.0;
+constexpr double kAccretionStarRadius = 0.02;
+
+Params collision_params(double dt, double softening, double density) {
+    Params p = preset_params(dt, softening);
+    p.collisions = CollisionMode::merge;
+    p.density = density;
+    return p;
+}
+
+HostState make_accretion(std::size_t n, Rng& rng) {
+    HostState s;
+    s.resize(n);
+    set_body(s, 0, {}, {}, 1.0);
+    s.vel[0].w = kAccretionStarRadius;
+    if (n > 1) {
+        const double m = 1e-3 / double(n - 1);
+        for (std::size_t i = 1; i < n; ++i) {
+            const double R = std::sqrt(rng.uniform(1.0, 2.25));  // uniform in area between 1 and 1.5
+            const double phi = rng.uniform(0.0, 2 * std::numbers::pi);
+            const double c = std::cos(phi), sn = std::sin(phi);
+            const double vk = 1.0 / std::sqrt(R);
+            // Small random departures from the circular orbit: e and i of order 0.01.
+            const double dvr = 0.01 * vk * rng.uniform(-1.0, 1.0), dvt = 0.005 * vk * rng.uniform(-1.0, 1.0);
+            const double z = 0.01 * R * rng.uniform(-1.0, 1.0), vz = 0.01 * vk * rng.uniform(-1.0, 1.0);
+            set_body(s, i, {R * c, R * sn, z}, {dvr * c - (vk + dvt) * sn, dvr * sn + (vk + dvt) * c, vz}, m);
+            s.vel[i].w = default_radius(m, kAccretionDensity);
+        }
+    }
+    to_center_of_mass_frame(s);
+    return s;
+}
+
+// impact: two planets in a grazing impact. Planet 0 (mass 1, radius 0.1) at rest, planet 1 (mass 0.1,
+// radius 0.05) coming in from x = -2 at speed 2 with an offset of 0.3 in y, which gravity bends to a
+// closest approach of about 0.135 (two-body orbit), 0.9 times the summed radii: the spheres touch near
+// their edges; the other n - 2 bodies are light moonlets (total mass 1e-4, radius
+// 0.005) on circular orbits of radii 0.3 to 0.6 around planet 0, which the impact scatters or sweeps up.
+constexpr double kImpactDt = 0.002;
+constexpr double kImpactSoftening = 1e-3;
+
+HostState make_impact(std::size_t n, Rng& rng) {
+    HostState s;
+    s.resize(n);
+    set_body(s, 0, {}, {}, 1.0);
+    s.vel[0].w = 0.1;
+    if (n > 1) {
+        set_body(s, 1, {-2.0, 0.3, 0.0}, {2.0, 0.0, 0.0}, 0.1);
+        s.vel[1].w = 0.05;
+    }
+    if (n > 2) {
+        const double m = 1e-4 / double(n - 2);
+        for (std::size_t i = 2; i < n; ++i) {
+            const double R = rng.uniform(0.3, 0.6), phi = rng.uniform(0.0, 2 * std::numbers::pi);
+            const double c = std::cos(phi), sn = std::sin(phi), v = 1.0 / std::sqrt(R);
+            set_body(s, i, {R * c, R * sn, 0.0}, {-v * sn, v * c, 0.0}, m);
+            s.vel[i].w = 0.005;
+        }
+    }
+    to_center_of_mass_frame(s);
+    return s;
+}
+
 using Generator = HostState (*)(std::size_t, Rng&);
 
 struct PresetEntry {
@@ -338,6 +411,15 @@ const std::vector<PresetEntry>& entries() {
         {{"expand", "CUDA sample 'expand': unit ball with radial velocities v = 1.2 r, total mass 1, G = 1",
           preset_params(kCloudDt, kCloudSoftening), 1},
          make_expand},
+        {{"accretion",
+          "star (mass 1) and planetesimals (total mass 1e-3, radii 1-1.5) that merge into planets, G = 1; "
+          "collisions merge",
+          collision_params(kAccretionDt, kAccretionSoftening, kAccretionDensity), 1},
+         make_accretion},
+        {{"impact",
+          "two planets (masses 1 and 0.1) in a grazing impact, with light moonlets, G = 1; collisions merge",
+          collision_params(kImpactDt, kImpactSoftening, kDefaultDensity), 1},
+         make_impact},
     };
     return list;
 }

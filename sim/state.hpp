@@ -24,7 +24,10 @@ constexpr Precision precision_of() {
     return sizeof(T) == 4 ? Precision::f32 : Precision::f64;
 }
 
-// The simulated bodies. pos_mass[i] = (x, y, z, m); vel[i] = (vx, vy, vz, 0).
+// The simulated bodies. pos_mass[i] = (x, y, z, m); vel[i] = (vx, vy, vz, r), r the body's radius (0: a
+// point, given the default radius when collisions are on; sim/collide/radius.hpp). The radius rides in the
+// velocity's spare lane so that every backend, device buffer and process slice carries it with no copy
+// of its own; only collisions read it.
 template <typename T>
 struct State {
     std::vector<Vec4<T>> pos_mass;
@@ -51,7 +54,7 @@ State<To> convert_state(const State<From>& in) {
         const auto& p = in.pos_mass[i];
         const auto& v = in.vel[i];
         out.pos_mass[i] = {To(p.x), To(p.y), To(p.z), To(p.w)};
-        out.vel[i] = {To(v.x), To(v.y), To(v.z), To(0)};
+        out.vel[i] = {To(v.x), To(v.y), To(v.z), To(v.w)};
     }
     return out;
 }

@@ -55,6 +55,9 @@ void check_bodies(const HostState& s, const Params& p, const BodySource* source)
                             " is too large for float precision (use --precision double)");
         }
         if (!(pm.w > 0)) throw Error(who + ": mass must be > 0 (got " + num(pm.w) + ")");
+        // The radius (vel.w, sim/state.hpp): 0 is a point; NaN fails the test as well.
+        if (!(is_finite_bits(v.w) && v.w >= 0))
+            throw Error(who + ": radius r must be a finite number >= 0 (got " + num(v.w) + ")");
         if (narrowed && !(T(pm.w) > 0))
             throw Error(who + ": mass " + num(pm.w) +
                         " rounds to 0 in float precision (use --precision double)");
@@ -137,6 +140,14 @@ void validate_params(const Params& p) {
                         "] (got " + num(v) + ")");
     }
     check_block_model(p);
+    check(is_finite_bits(p.restitution) && p.restitution >= 0 && p.restitution <= 1, "restitution",
+          "in [0, 1] (1: elastic, 0: the normal motion stops)", p.restitution);
+    check(is_finite_bits(p.density) && p.density > 0, "density", "a finite number > 0", p.density);
+    // Collisions are found and resolved between fixed steps; an adaptive integrator's bodies are at one
+    // time only at the end of a max step, which is too coarse a clock for contacts.
+    if (p.collisions != CollisionMode::off && integrator_info(p.integrator).adaptive)
+        throw Error(std::string("collisions do not work with the ") + to_string(p.integrator) +
+                    " integrator yet (they are resolved between fixed steps): use leapfrog or yoshida4");
 }
 
 void validate_params(const Params& p, Precision precision) {

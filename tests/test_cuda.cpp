@@ -400,7 +400,8 @@ TEST(Cuda, CopiesAndDeviceWriteAgree) {
             ASSERT_EQ(pos[i].x, float(s.pos_mass[i].x));
             ASSERT_EQ(pos[i].w, float(s.pos_mass[i].w));
             ASSERT_EQ(vel[i].z, float(s.vel[i].z));
-            ASSERT_EQ(vel[i].w, 0.0f);
+            ASSERT_EQ(vel[i].w, float(s.vel[i].w));  // the radius (sim/state.hpp)
+            ASSERT_EQ(dvel[i].w, vel[i].w);
             ASSERT_EQ(dpos[i].x, pos[i].x);
             ASSERT_EQ(dpos[i].y, pos[i].y);
             ASSERT_EQ(dpos[i].w, pos[i].w);

@@ -56,8 +56,8 @@ Totals totals(const HostState& s, double softening) {
 TEST(Presets, ListStartsWithPlummerAndNamesMatch) {
     ASSERT_FALSE(presets().empty());
     EXPECT_EQ(presets().front().name, "plummer");
-    const std::vector<std::string> expected = {"plummer", "disk",  "collision", "solar",
-                                               "cube",    "shell", "expand"};
+    const std::vector<std::string> expected = {"plummer", "disk",   "collision", "solar", "cube",
+                                               "shell",   "expand", "accretion", "impact"};
     EXPECT_EQ(preset_names(), expected);
     for (const auto& name : expected) {
         const PresetInfo* info = find_preset(name);
@@ -109,7 +109,13 @@ TEST(Presets, SmallAndModerateNAreValid) {
             p.softening = 0;
             EXPECT_NO_THROW(validate_state(s, p, Precision::f64));
             EXPECT_NO_THROW(validate_state(s, p, Precision::f32));
-            for (const auto& v : s.vel) EXPECT_EQ(v.w, 0.0);
+            // Radii (vel.w) only where the preset resolves collisions; points elsewhere.
+            for (const auto& v : s.vel) {
+                if (info.params.collisions == CollisionMode::off)
+                    EXPECT_EQ(v.w, 0.0);
+                else
+                    EXPECT_GT(v.w, 0.0);
+            }
             // Every preset sits in its centre-of-mass frame.
             const Totals t = totals(s, info.params.softening);
             for (int k = 0; k < 3; ++k) {

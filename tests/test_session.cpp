@@ -434,5 +434,51 @@ TEST(StateTimeline, KeepsTheNewestStatesWithinItsBudget) {
     EXPECT_EQ(tl.at(0).step, 9);
 }
 
+// Collisions in the window: points get the default radius when collisions are on, merges shrink N and
+// are counted, and the picked body's index follows them.
+TEST(SimSession, MergesShrinkNAndAreCounted) {
+    HostState s;
+    // Three points at rest: with the density below, radius 0.62 each, 0-1 and 1-2 overlap.
+    s.pos_mass = {{0, 0, 0, 1}, {0.8, 0, 0, 1}, {1.6, 0, 0, 1}};
+    s.vel = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+    Params p;
+    p.G = 1e-12;
+    p.collisions = CollisionMode::merge;
+    p.density = 1.0;
+    SimSession session(s, p, "serial", Precision::f64);
+    session.set_steps_per_frame(1);
+    const auto t_end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::vector<CollisionEvent> merges;
+    while (session.size() > 1 && std::chrono::steady_clock::now() < t_end) {
+        session.frame_tick();
+        for (const CollisionEvent& e : session.take_merges()) merges.push_back(e);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_EQ(session.size(), 1u);
+    EXPECT_EQ(session.stats().merges_total, 2);
+    for (const CollisionEvent& e : session.take_merges()) merges.push_back(e);
+    ASSERT_EQ(merges.size(), 2u);
+    // Body 2, picked before any merge, is body 0 at the end (merged into it).
+    EXPECT_EQ(remap_after_merges(2, merges), 0u);
+}
+
+TEST(SimSession, PickedIndexFollowsMerges) {
+    // One step's merges (indices before its removals): 1 into 0, 5 into 2.
+    std::vector<CollisionEvent> step1(2);
+    step1[0].i = 0, step1[0].j = 1, step1[0].step = 1;
+    step1[1].i = 2, step1[1].j = 5, step1[1].step = 1;
+    EXPECT_EQ(remap_after_merges(0, step1), 0u);
+    EXPECT_EQ(remap_after_merges(1, step1), 0u);  // merged into 0
+    EXPECT_EQ(remap_after_merges(3, step1), 2u);  // one removed below
+    EXPECT_EQ(remap_after_merges(5, step1), 1u);  // merged into 2, which moved down to 1
+    EXPECT_EQ(remap_after_merges(7, step1), 5u);
+    // A second step: the (new) 1 merges into 0.
+    std::vector<CollisionEvent> both = step1;
+    both.push_back(step1[0]);
+    both.back().step = 2;
+    EXPECT_EQ(remap_after_merges(5, both), 0u);
+    EXPECT_EQ(remap_after_merges(7, both), 4u);
+}
+
 }  // namespace
 }  // namespace nbody

@@ -21,6 +21,7 @@
 #include "process_backend.hpp"
 #include "progress.hpp"
 #include "sim/closest_pair.hpp"
+#include "sim/collide/collision_mode.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/interaction.hpp"
@@ -87,8 +88,10 @@ StepPlan plan_steps(const RunOptions& o, double t0, double dt, Precision precisi
 // had already replaced it. Compared after resolving ".", ".." and symbolic links.
 void check_distinct_outputs(const RunOptions& o) {
     namespace fs = std::filesystem;
-    const std::pair<const char*, const std::string*> outputs[] = {
-        {"--output", &o.output}, {"--energy-log", &o.energy_log}, {"--trajectory", &o.trajectory}};
+    const std::pair<const char*, const std::string*> outputs[] = {{"--output", &o.output},
+                                                                  {"--energy-log", &o.energy_log},
+                                                                  {"--trajectory", &o.trajectory},
+                                                                  {"--collision-log", &o.collision_log}};
     auto resolved = [](const std::string& path) {
         // Absolute first: weakly_canonical leaves a relative name whose first part does not exist as it is.
         std::error_code ec;
@@ -133,6 +136,9 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
                std::to_string(kDefaultLogEvery) + " with --energy-log, else 0)")
         ->type_name("K");
     add_path_option(*cmd, "--trajectory", o.trajectory, "write positions (step,t,body,x,y,z) to this CSV");
+    add_path_option(*cmd, "--collision-log", o.collision_log,
+                    "write each collision (step,t,i,j,mi,mj,speed,energy_lost,kind) to this CSV (needs "
+                    "--collisions merge or bounce, or a preset with collisions)");
     cmd->add_option_function<std::string>(
            "--trajectory-every",
            [&o](const std::string& s) { o.trajectory_every = parse_integer("--trajectory-every", s, 1); },
@@ -177,14 +183,21 @@ struct RunFiles {
     std::unique_ptr<AtomicFile> output;
     std::unique_ptr<EnergyLog> energy_log;
     std::unique_ptr<TrajectoryLog> trajectory;
+    std::unique_ptr<CollisionLog> collision_log;
 };
 
 RunFiles open_files(const RunOptions& o, const Scenario& sc) {
     const std::string preamble = log_preamble(sc);
     RunFiles f;
     if (!o.output.empty()) f.output = std::make_unique<AtomicFile>(o.output);
-    if (!o.energy_log.empty()) f.energy_log = std::make_unique<EnergyLog>(o.energy_log, preamble);
+    const bool collisions = sc.params.collisions != CollisionMode::off;
+    if (!o.energy_log.empty()) f.energy_log = std::make_unique<EnergyLog>(o.energy_log, preamble, collisions);
     if (!o.trajectory.empty()) f.trajectory = std::make_unique<TrajectoryLog>(o.trajectory, preamble);
+    if (!o.collision_log.empty()) {
+        if (!collisions)
+            throw Error("--collision-log records collisions: give --collisions merge or bounce too");
+        f.collision_log = std::make_unique<CollisionLog>(o.collision_log, preamble);
+    }
     return f;
 }
 
@@ -194,6 +207,7 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
 void commit_files(RunFiles& f, const Scenario& sc, const HostState& last, std::int64_t done) {
     if (f.energy_log) f.energy_log->file().finish();
     if (f.trajectory) f.trajectory->file().finish();
+    if (f.collision_log) f.collision_log->file().finish();
     if (f.output) {
         for (const std::string& note : write_snapshot(*f.output, make_snapshot(sc, last, sc.step + done)))
             std::cerr << "nbody: note: " << note << '\n';
@@ -201,13 +215,15 @@ void commit_files(RunFiles& f, const Scenario& sc, const HostState& last, std::i
     }
     if (f.energy_log) f.energy_log->commit();
     if (f.trajectory) f.trajectory->commit();
+    if (f.collision_log) f.collision_log->commit();
 }
 
 // After a blow-up the logs up to it are what a student needs to see why: keep them as NAME.partial.
 std::string keep_partial_logs(RunFiles& f) {
     std::vector<std::string> kept;
     for (PartialFile* p :
-         {f.energy_log ? &f.energy_log->file() : nullptr, f.trajectory ? &f.trajectory->file() : nullptr}) {
+         {f.energy_log ? &f.energy_log->file() : nullptr, f.trajectory ? &f.trajectory->file() : nullptr,
+          f.collision_log ? &f.collision_log->file() : nullptr}) {
         if (!p) continue;
         p->keep();
         kept.push_back(p->partial_path());
@@ -237,8 +253,11 @@ struct RunOutcome {
     std::uint64_t body_updates = 0;
     double step_seconds = 0;  // inside Backend::step only
     Diagnostics last;
-    double drift = 0;     // |dE/E| from the start to the end
-    Encounter encounter;  // sampled only with softening 0
+    double drift = 0;         // |dE/E| from the start to the end (of E + energy_lost with collisions)
+    std::size_t n_start = 0;  // N at the start (collisions' merges shrink it)
+    std::int64_t merges = 0, bounces = 0;
+    double energy_lost = 0;  // removed by the collisions (sim/collide/resolve.hpp)
+    Encounter encounter;     // sampled only with softening 0
 };
 
 // Steps in chunks that end at the next log or trajectory point, or after about a quarter second for the
@@ -260,6 +279,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
 
     RunOutcome r;
     r.t = sc.state.t;
+    r.n_start = backend.size();
     const Diagnostics d0 = backend.diagnostics(sc.params, true);
     const double e0 = d0.total();
     r.last = d0;
@@ -307,6 +327,10 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             throw Error(message);
         }
         r.done += chunk;
+        r.merges += rep.collisions.merges;
+        r.bounces += rep.collisions.bounces;
+        r.energy_lost += rep.collisions.energy_lost;
+        if (files.collision_log) files.collision_log->write(sc.step + r.done, rep.collisions.events);
         r.blocks += rep.blocks;
         r.body_updates += rep.body_updates;
         progress.update(r.done);
@@ -319,7 +343,9 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             r.last = backend.diagnostics(sc.params, true);
             last_diag_step = r.done;
             if (files.energy_log) {
-                files.energy_log->write(r.done, r.t, r.last, relative_energy_drift(e0, r.last.total()));
+                files.energy_log->write(r.done, r.t, r.last,
+                                        relative_energy_drift(e0, r.last.total() + r.energy_lost),
+                                        r.energy_lost);
             }
         }
         if (files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps)) {
@@ -333,7 +359,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     progress.finish();
     // The end state always has its diagnostics (also for --steps 0), and the energy log its last row.
     if (last_diag_step != r.done) r.last = backend.diagnostics(sc.params, true);
-    r.drift = relative_energy_drift(e0, r.last.total());
+    r.drift = relative_energy_drift(e0, r.last.total() + r.energy_lost);
     return r;
 }
 
@@ -383,6 +409,11 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
                   << " per body, "
                   << format_g(r.blocks > 0 ? double(r.body_updates) / double(r.blocks) : 0.0, 4)
                   << " per block)\n";
+    }
+    if (sc.params.collisions != CollisionMode::off) {
+        std::cout << "  collisions      " << to_string(sc.params.collisions) << ": " << r.merges
+                  << " merges, " << r.bounces << " bounces (N " << r.n_start << " -> " << backend.size()
+                  << "), energy lost " << format_g(r.energy_lost, 4) << " (|dE/E| below is of E + that)\n";
     }
     std::cout << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
               << " s)\n"
@@ -458,6 +489,13 @@ int run_run_command(const RunOptions& o) {
                         " under mpirun needs a " + "backend with block time steps of its own, which " +
                         sc.backend + " has not (yet): use --backend openmp or serial, or run in one process");
         }
+    });
+    // Contacts between bodies of different processes are not searched for: refused rather than missed.
+    agree(cl, [&] {
+        if (cl.distributed() && sc.params.collisions != CollisionMode::off)
+            throw Error("--collisions " + std::string(to_string(sc.params.collisions)) +
+                        " does not run under mpirun yet (contacts across processes are not searched): run it "
+                        "in one process");
     });
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
 

@@ -22,6 +22,7 @@ struct RunOptions {
     std::string energy_log;                 // energy CSV
     std::optional<std::int64_t> log_every;  // diagnostics cadence in steps (0: start and end only)
     std::string trajectory;                 // positions CSV
+    std::string collision_log;              // collisions CSV (with --collisions merge|bounce)
     std::int64_t trajectory_every = 1;      // trajectory cadence in steps
     int threads = 0;                        // OpenMP threads (0: OMP_NUM_THREADS or all cores)
     bool energy_diff = false;               // print only the final relative energy change

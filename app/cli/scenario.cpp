@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "backends/registry.hpp"
+#include "sim/collide/collision_mode.hpp"
+#include "sim/collide/radius.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -55,6 +57,16 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
                         setting_help(*s))
             ->type_name("X");
     }
+    add_name_option(app, "--collisions", o.collisions,
+                    "what touching bodies do: off (pass through, softened), merge, bounce (default: the "
+                    "preset's, off for most)");
+    add_real_option(app, "--restitution", o.restitution, {0.0, 1.0},
+                    "bounce: the share of the normal speed kept, in [0, 1] (default 0.5)")
+        ->type_name("C");
+    add_real_option(app, "--density", o.density, {},
+                    "gives bodies without a radius r = (3 m / (4 pi density))^(1/3) when collisions are on "
+                    "(default: the preset's, else 5e6: rock in solar masses and AU)")
+        ->type_name("RHO");
     add_name_option(app, "--backend", o.backend,
                     join(backend_names()) + " (default: " + default_interactive_backend().name +
                         " here: the first available GPU backend, else openmp)");
@@ -69,7 +81,9 @@ std::vector<std::string> given_params(const ScenarioOptions& o) {
     for (const auto& [key, given] :
          {std::pair{"G", o.G.has_value()}, std::pair{"dt", o.dt.has_value()},
           std::pair{"softening", o.softening.has_value()}, std::pair{"damping", o.damping.has_value()},
-          std::pair{"integrator", !o.integrator.empty()}, std::pair{"force", !o.force.empty()}}) {
+          std::pair{"integrator", !o.integrator.empty()}, std::pair{"force", !o.force.empty()},
+          std::pair{"collisions", !o.collisions.empty()}, std::pair{"restitution", o.restitution.has_value()},
+          std::pair{"density", o.density.has_value()}}) {
         if (given) keys.emplace_back(key);
     }
     for (const auto& [name, value] : o.settings) {
@@ -82,6 +96,7 @@ std::vector<std::string> given_params(const ScenarioOptions& o) {
 std::vector<std::string> carried_params(const Params& p) {
     std::vector<std::string> keys = {"G", "softening", "dt", "damping", "integrator", "force"};
     for (const SettingInfo* s : settings_used(p)) keys.emplace_back(s->name);
+    if (p.collisions != CollisionMode::off) keys.insert(keys.end(), {"collisions", "restitution", "density"});
     return keys;
 }
 
@@ -98,6 +113,11 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
     for (const auto& [name, value] : o.settings) {
         if (value) p.*find_setting(name)->field = *value;
     }
+    if (!o.collisions.empty())
+        p.collisions =
+            parse_choice(o.collisions, "collision mode", collision_mode_names(), parse_collision_mode);
+    if (o.restitution) p.restitution = *o.restitution;
+    if (o.density) p.density = *o.density;
     validate_params(p, precision);
     // A setting the run's algorithms do not take changes nothing: say so rather than ignore it silently.
     const std::vector<const SettingInfo*> used = settings_used(p);
@@ -164,6 +184,7 @@ Scenario resolve_restart(const ScenarioOptions& o) {
     } catch (const Error& e) {
         throw Error(o.restart + ": " + e.what());
     }
+    if (sc.params.collisions != CollisionMode::off) assign_default_radii(sc.state, sc.params.density);
     return sc;
 }
 
@@ -236,6 +257,7 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
         if (preset || csv) throw;
         throw Error(o.input + ": " + e.what());  // HDF5 / Tipsy bodies: name the file
     }
+    if (sc.params.collisions != CollisionMode::off) assign_default_radii(sc.state, sc.params.density);
     return sc;
 }
 

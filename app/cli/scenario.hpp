@@ -30,7 +30,9 @@ struct ScenarioOptions {
     // The force algorithms' and integrators' settings by name (--theta, ...); unset: the default (or the
     // file's). A map: CLI11 holds references to its values.
     std::map<std::string, std::optional<double>> settings;
-    std::string backend;    // empty: the best available (cuda, else openmp)
+    std::string collisions;                      // empty: the preset's (off for most)
+    std::optional<double> restitution, density;  // unset: the preset's (or Params{}'s)
+    std::string backend;                         // empty: the best available (cuda, else openmp)
     std::string precision;  // "float" or "double"; empty: float (with --restart: the file's)
 };
 
@@ -54,6 +56,7 @@ struct Scenario {
 
 // Validates the options, loads the file or generates the preset, applies preset defaults to params that
 // were not given on the command line (an HDF5 file's /NBody parameters act as defaults the same way).
+// With collisions on, bodies of radius 0 get the default radius from the density (sim/collide/radius.hpp).
 // --restart takes everything from the snapshot, including precision and step count; flags that change
 // the physics get a warning. Readers' notes go to stderr as "nbody: note: ...". Throws nbody::Error with
 // one clear line on any bad value.

@@ -13,6 +13,7 @@
 #include "camera_path_panel.hpp"
 #include "keys.hpp"
 #include "record_panel.hpp"
+#include "sim/collide/collision_mode.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/force_solver.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -225,6 +226,41 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     }
 }
 
+// Collisions: off / merge / bounce, the restitution for bounce, and what they did so far.
+void collision_controls(PanelModel& m, const PanelInfo& info) {
+    const bool adaptive = integrator_info(m.params.integrator).adaptive;
+    if (adaptive) m.params.collisions = CollisionMode::off;  // resolved between fixed steps only
+    ImGui::BeginDisabled(adaptive);
+    if (ImGui::BeginCombo("collisions", to_string(m.params.collisions))) {
+        for (const CollisionMode c : {CollisionMode::off, CollisionMode::merge, CollisionMode::bounce}) {
+            if (ImGui::Selectable(to_string(c), c == m.params.collisions)) m.params.collisions = c;
+        }
+        ImGui::EndCombo();
+    }
+    ImGui::EndDisabled();
+    if (adaptive) {
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("Off with %s: collisions are resolved between fixed steps. Choose leapfrog.",
+                              to_string(m.params.integrator));
+    } else {
+        tooltip_for_last(
+            "What touching bodies do: pass through (off), merge into one (mass, momentum and centre of mass "
+            "kept, volumes added) or bounce as hard spheres. Bodies without a radius get one from their mass "
+            "and the density.");
+    }
+    if (m.params.collisions == CollisionMode::bounce) {
+        slider_double("restitution", m.params.restitution, 0.0, 1.0, "%.2f");
+        tooltip_for_last("The share of the approach speed kept after a bounce: 1 elastic, 0 they stick.");
+    }
+    if (m.params.collisions != CollisionMode::off || info.merges_total + info.bounces_total > 0) {
+        ImGui::Text("%lld merges  %lld bounces  E lost %.3g", static_cast<long long>(info.merges_total),
+                    static_cast<long long>(info.bounces_total), info.energy_lost);
+        tooltip_for_last(
+            "Since the bodies were loaded. The energy a collision removes (kinetic, and the pair's own "
+            "potential for a merger) is added back for |dE/E|, so the plot shows the integrator's error.");
+    }
+}
+
 void physics_tab(PanelModel& m, const PanelInfo& info) {
     if (integrator_info(m.params.integrator).adaptive) {
         log_slider("max dt", m.params.dt, kMinDt, kMaxDt, "%.2e");
@@ -251,6 +287,7 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
     }
     settings_controls(m.params, integrator_info(m.params.integrator).settings);
     if (integrator_info(m.params.integrator).adaptive) level_histogram(info);
+    collision_controls(m, info);
     force_controls(m, info);
 }
 
@@ -353,7 +390,10 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
         ImGui::TextDisabled("click a body to select it");
         return;
     }
-    ImGui::Text("body %lld  m %.4g", static_cast<long long>(p.index), p.mass);
+    if (p.radius > 0)
+        ImGui::Text("body %lld  m %.4g  r %.4g", static_cast<long long>(p.index), p.mass, p.radius);
+    else
+        ImGui::Text("body %lld  m %.4g", static_cast<long long>(p.index), p.mass);
     ImGui::Text("x (%.4g, %.4g, %.4g)", p.pos[0], p.pos[1], p.pos[2]);
     double speed = std::sqrt(p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
     ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g", p.vel[0], p.vel[1], p.vel[2], speed);

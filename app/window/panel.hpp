@@ -102,6 +102,7 @@ struct PickedBody {
     bool valid = false;
     std::int64_t index = -1;
     double mass = 0, pos[3] = {0, 0, 0}, vel[3] = {0, 0, 0};
+    double radius = 0;  // 0: a point (sim/state.hpp)
     double kinetic = 0;
     bool have_potential = false;
     double potential = 0;  // its share: m_i * phi(x_i)
@@ -116,8 +117,10 @@ struct PanelInfo {
     bool adaptive = false;          // an adaptive integrator: steps_total counts max steps
     std::int64_t blocks_total = 0;  // its blocks and force+jerk evaluations (SessionStats)
     std::uint64_t body_updates_total = 0;
-    std::vector<std::size_t> level_counts;  // bodies per time-step level
-    double run_wall_s = 0;                  // wall seconds since the bodies were loaded
+    std::vector<std::size_t> level_counts;             // bodies per time-step level
+    std::int64_t merges_total = 0, bounces_total = 0;  // collisions since the bodies were loaded
+    double energy_lost = 0;                            // what they removed (the drift is of E + this)
+    double run_wall_s = 0;                             // wall seconds since the bodies were loaded
     std::size_t n = 0;
     bool have_energy = false;
     double kinetic = 0, potential = 0, total = 0, drift_now = 0;

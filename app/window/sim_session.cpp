@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <new>
+#include <utility>
 
 #include "backends/registry.hpp"
+#include "sim/collide/radius.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/backend_force_error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
@@ -31,6 +33,7 @@ SimSession::SimSession(const HostState& s, const Params& p, const std::string& b
     check_host_memory(s.size(), precision);
     backend_ = create_backend(backend, precision);
     backend_->set_state(s);
+    radii_checked_ = false;
     gpu_ = backend_->residency() == Residency::device;
     checkpoint_ = s;
     start();
@@ -73,6 +76,7 @@ void SimSession::set_params(const Params& p) {
     std::lock_guard<std::mutex> lk(ctl_mutex_);
     // G and softening change what "energy" means: measure drift from the new definition.
     if (p.G != params_.G || p.softening != params_.softening) params_changed_energy_ = true;
+    if (p.collisions != params_.collisions || p.density != params_.density) radii_checked_ = false;
     params_ = p;
 }
 
@@ -348,6 +352,12 @@ void SimSession::do_steps() {
     k = per_step > 0 ? std::min(k, std::max(1, int(tuning_.chunk_seconds / per_step))) : 1;
 
     std::lock_guard<std::mutex> lk(backend_mutex_);
+    if (p.collisions != CollisionMode::off && !radii_checked_) {
+        // Points (a preset without radii, a dropped body) get the default radius, once.
+        HostState s = backend_->get_state();
+        if (assign_default_radii(s, p.density) > 0) backend_->set_state(s);
+        radii_checked_ = true;
+    }
     double t0 = now_s();
     StepReport r;
     std::string failure;
@@ -398,6 +408,11 @@ void SimSession::do_steps() {
             if (granted_ == 0) steps_done_.notify_all();
         }
         stats_.steps_total += r.steps_done;
+        stats_.merges_total += r.collisions.merges;
+        stats_.bounces_total += r.collisions.bounces;
+        stats_.energy_lost += r.collisions.energy_lost;
+        for (const CollisionEvent& e : r.collisions.events)
+            if (e.merged) merges_.push_back(e);
         stats_.blocks_total += r.blocks;
         stats_.body_updates_total += r.body_updates;
         stats_.sim_time = backend_->time();  // the integrator's clock (we hold the backend's lock)
@@ -483,9 +498,12 @@ void SimSession::diagnostics_locked(bool reset_e0) {
     std::lock_guard<std::mutex> c(ctl_mutex_);
     stats_.level_counts = std::move(counts);
     stats_.diag = d;
-    if (reset_e0 || !stats_.have_diag) stats_.energy0 = d.total();
+    if (reset_e0 || !stats_.have_diag) {
+        stats_.energy0 = d.total();
+        stats_.energy_lost = 0;  // counted from the new reference
+    }
     stats_.have_diag = true;
-    stats_.energy_drift = relative_energy_drift(stats_.energy0, d.total());
+    stats_.energy_drift = relative_energy_drift(stats_.energy0, d.total() + stats_.energy_lost);
     ++stats_.diag_serial;
 }
 
@@ -627,6 +645,7 @@ std::string SimSession::apply_load(HostState& s, std::optional<std::size_t> resu
     if (why.empty()) {
         try {
             backend_->set_state(s);
+            radii_checked_ = false;
         } catch (const std::exception& e) {
             why = what_of(e);
             std::lock_guard<std::mutex> c(checkpoint_mutex_);
@@ -713,6 +732,7 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
         check_host_memory(cur.size(), precision);
         auto next = create_backend(name, precision);
         next->set_state(cur);
+        radii_checked_ = false;
         backend_ = std::move(next);
         std::lock_guard<std::mutex> c(checkpoint_mutex_);
         checkpoint_ = std::move(cur);
@@ -747,6 +767,7 @@ std::string SimSession::apply_edit(const Request& r) {
             for (auto& v : cur.vel) v = {-v.x, -v.y, -v.z, v.w};
         }
         backend_->set_state(cur);
+        radii_checked_ = false;
         std::lock_guard<std::mutex> c(checkpoint_mutex_);
         checkpoint_ = std::move(cur);
     } catch (const std::exception& e) {
@@ -798,6 +819,28 @@ std::string SimSession::backend_name() const {
 Precision SimSession::precision() const {
     std::lock_guard<std::mutex> c(ctl_mutex_);
     return precision_;
+}
+
+std::vector<CollisionEvent> SimSession::take_merges() {
+    std::lock_guard<std::mutex> c(ctl_mutex_);
+    return std::exchange(merges_, {});
+}
+
+std::size_t remap_after_merges(std::size_t index, const std::vector<CollisionEvent>& events) {
+    std::size_t k = 0;
+    while (k < events.size()) {
+        // One step's merges: removed indices j, each absorbed into its i, all before that step's compaction.
+        const std::int64_t step = events[k].step;
+        std::size_t end = k;
+        while (end < events.size() && events[end].step == step) ++end;
+        for (std::size_t e = k; e < end; ++e)
+            if (events[e].j == index) index = std::size_t(events[e].i);
+        std::size_t below = 0;
+        for (std::size_t e = k; e < end; ++e) below += events[e].j < index ? 1 : 0;
+        index -= below;
+        k = end;
+    }
+    return index;
 }
 
 std::size_t SimSession::size() const {

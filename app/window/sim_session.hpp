@@ -21,6 +21,10 @@
 
 namespace nbody {
 
+// Body `index` after the merges `events` (indices before each step's removals; survivors keep the lower
+// index): its new index, or the survivor's where it was merged away.
+std::size_t remap_after_merges(std::size_t index, const std::vector<CollisionEvent>& events);
+
 struct SessionStats {
     std::int64_t steps_total = 0;  // max steps for an adaptive integrator
     double sim_time = 0;
@@ -30,6 +34,10 @@ struct SessionStats {
     std::int64_t blocks_total = 0;
     std::uint64_t body_updates_total = 0;
     std::vector<std::size_t> level_counts;
+    // Collisions since the bodies were loaded (Params::collisions), and the energy they removed: the
+    // drift below is that of E + energy_lost.
+    std::int64_t merges_total = 0, bounces_total = 0;
+    double energy_lost = 0;
     double steps_per_s = 0;  // measured over the last ~0.5 s of wall time, pauses excluded
     double ms_per_step = 0;  // wall time per step, averaged the same way; 0 = not known yet
     Diagnostics diag;        // at the last energy cadence
@@ -139,6 +147,10 @@ class SimSession {
     // Queues appending one body (position+mass, velocity) to the current state, keeping every other body
     // exactly; the energy reference restarts (the system changed).
     std::uint64_t add_body(const Vec4<double>& pos_mass, const Vec4<double>& vel);
+    // Render thread: the merges since the last call, in the order they happened (CollisionEvent::step
+    // tells the steps apart): the window moves its picked body along (remap_after_merges) and restarts
+    // the trails, whose rows are indices.
+    std::vector<CollisionEvent> take_merges();
     // Outcomes of finished requests, oldest first (empty if none finished since the last call).
     std::vector<SessionResult> take_results();
     // Requests queued or being applied.
@@ -225,6 +237,10 @@ class SimSession {
     std::condition_variable requests_done_;
     Params params_;
     bool params_changed_energy_ = false;
+    // Bodies of radius 0 get the default radius once collisions are on (sim/collide/radius.hpp); false
+    // after anything that replaced the bodies, or when collisions or the density changed.
+    std::atomic<bool> radii_checked_{false};
+    std::vector<CollisionEvent> merges_;  // guarded by ctl_mutex_
     int steps_per_frame_ = 1;
     int granted_ = 0;
     int step_budget_ = 0;  // steps requested by request_steps, run even while paused

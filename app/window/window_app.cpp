@@ -490,6 +490,15 @@ void WindowApp::tag_with_script_step(PendingRequest& r) const {
 
 // Applies the outcome of finished requests (the simulation thread runs them between steps).
 void WindowApp::take_results() {
+    // Merges removed bodies: the picked one follows its index (or its survivor), the trails (rows by
+    // index) start again, N follows.
+    const std::vector<CollisionEvent> merges = session->take_merges();
+    if (!merges.empty()) {
+        if (model.selected >= 0)
+            model.selected = std::int64_t(remap_after_merges(std::size_t(model.selected), merges));
+        scene.overlays.reset_trails();
+        model.n = model.n_edit = std::int64_t(session->size());
+    }
     for (const SessionResult& res : session->take_results()) {
         std::optional<PendingRequest> taken = pending.take(res.id);
         if (!taken) continue;
@@ -627,6 +636,7 @@ void WindowApp::update_picked() {
     p.mass = b.pos_mass.w;
     p.pos[0] = b.pos_mass.x, p.pos[1] = b.pos_mass.y, p.pos[2] = b.pos_mass.z;
     p.vel[0] = b.vel.x, p.vel[1] = b.vel.y, p.vel[2] = b.vel.z;
+    p.radius = b.vel.w;  // the velocity buffer's fourth lane (no shader reads it)
     p.kinetic = 0.5 * p.mass * (p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
     // Its potential energy sums over all N bodies: by the force solver where the bodies live, a few times
     // a second, waited for off this thread.
@@ -690,6 +700,9 @@ void WindowApp::update_info(double frame_ms) {
     info.blocks_total = st.blocks_total;
     info.body_updates_total = st.body_updates_total;
     info.level_counts = st.level_counts;
+    info.merges_total = st.merges_total;
+    info.bounces_total = st.bounces_total;
+    info.energy_lost = st.energy_lost;
     info.run_wall_s = now_s() - loaded_at;
     info.stats = scene.particles.stats;
     if (st.have_diag) {

@@ -105,7 +105,7 @@ NBODY_HD void hermite_predict(const Vec4<T>& x, const Vec4<T>& v, const Vec4<T>&
     vp.x = v.x + h * (a.x + h * half * j.x);
     vp.y = v.y + h * (a.y + h * half * j.y);
     vp.z = v.z + h * (a.z + h * half * j.z);
-    vp.w = T(0);
+    vp.w = v.w;  // the radius (sim/state.hpp): the corrector keeps it
 }
 
 // The corrector of Makino & Aarseth (1992) for a body that was predicted over h (xp, vp) from its state at
@@ -135,7 +135,7 @@ NBODY_HD double hermite_correct(const Vec4<T>& xp, const Vec4<T>& vp, const Vec4
     v1.x = vp.x + h * (x6 * c2x + x24 * c3x);
     v1.y = vp.y + h * (x6 * c2y + x24 * c3y);
     v1.z = vp.z + h * (x6 * c2z + x24 * c3z);
-    v1.w = T(0);
+    v1.w = vp.w;  // the radius (sim/state.hpp), carried through the predictor
     // The criterion in double: a2(t1) h^2 = c2 + c3, a3 h^3 = c3.
     const double hd = h;
     const Vec4<double> snap{double(c2x) + double(c3x), double(c2y) + double(c3y), double(c2z) + double(c3z),

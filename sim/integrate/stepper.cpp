@@ -20,9 +20,12 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
     // An adaptive integrator's work, from its block steps' counters.
     BlockSteps* blocks = integrator.adaptive ? block_steps() : nullptr;
     const BlockCounters before = blocks ? blocks->counters() : BlockCounters{};
+    // Collisions are checked after every step, and only when asked for: off costs one branch a step.
+    const bool collisions = p.collisions != CollisionMode::off;
     while (r.steps_done < steps && r.finite) {
         const std::int64_t batch = std::min(kMaxBatch, steps - r.steps_done);
         std::int64_t done = 0;
+        double t_now = time_;  // advanced as time_ is below, so the contacts' times agree with it
         std::optional<NonFinite> bad;
         begin_steps(batch);
         for (std::int64_t k = 1; k <= batch; ++k) {
@@ -33,6 +36,12 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
             if (auto body = end_step()) {
                 bad = NonFinite{k, *body};
                 break;
+            }
+            if (collisions) {
+                t_now += p.dt;
+                CollisionTally c = collide(p, p.dt, t_now);
+                for (CollisionEvent& e : c.events) e.step = r.steps_done + k;
+                r.collisions.add(c);
             }
         }
         if (auto device_bad = end_steps()) bad = device_bad;

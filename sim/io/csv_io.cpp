@@ -1,5 +1,6 @@
 #include "csv_io.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -18,6 +19,8 @@ namespace {
 
 constexpr std::array<const char*, 7> kColumns = {"x", "y", "z", "vx", "vy", "vz", "m"};
 constexpr const char* kHeader = "x,y,z,vx,vy,vz,m";
+// The optional radius column (sim/state.hpp): written when some body has a radius, read when present.
+constexpr const char* kRadiusColumn = "r";
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -86,6 +89,7 @@ HostState read_bodies_csv(const std::string& path, BodySource* source) {
     // Where each of x, y, z, vx, vy, vz, m sits in the header.
     std::array<std::size_t, kColumns.size()> column{};
     std::size_t header_cells = 0;
+    std::size_t radius_column = std::size_t(-1);  // none: every body is a point (radius 0)
     bool have_header = false;
 
     HostState s;
@@ -110,6 +114,10 @@ HostState read_bodies_csv(const std::string& path, BodySource* source) {
                 fail(std::string("no header line (expected '") + kHeader + "' before the first body)");
             column.fill(std::size_t(-1));
             for (std::size_t c = 0; c < cells.size(); ++c) {
+                if (cells[c] == kRadiusColumn) {
+                    if (radius_column != std::size_t(-1)) fail("column 'r' appears twice");
+                    radius_column = c;
+                }
                 for (std::size_t k = 0; k < kColumns.size(); ++k) {
                     if (cells[c] != kColumns[k]) continue;
                     if (column[k] != std::size_t(-1))
@@ -146,8 +154,15 @@ HostState read_bodies_csv(const std::string& path, BodySource* source) {
             if (!is_finite_bits(v[k])) fail("non-finite value " + quote_excerpt(cell) + " in column " + col);
         }
         if (!(v[6] > 0)) fail("mass must be > 0 (got " + quote_excerpt(cells[column[6]]) + ")");
+        double r = 0;
+        if (radius_column != std::size_t(-1)) {
+            const std::string_view cell = cells[radius_column];
+            const ParseStatus status = parse_double(cell, r);
+            if (status != ParseStatus::ok || !is_finite_bits(r) || r < 0)
+                fail("radius must be a finite number >= 0 in column r (got " + quote_excerpt(cell) + ")");
+        }
         s.pos_mass.push_back({v[0], v[1], v[2], v[6]});
-        s.vel.push_back({v[3], v[4], v[5], 0});
+        s.vel.push_back({v[3], v[4], v[5], r});
         lines.push_back(line_no);
     }
     if (!have_header) {
@@ -163,7 +178,10 @@ HostState read_bodies_csv(const std::string& path, BodySource* source) {
 
 void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p) {
     std::ofstream& out = file.stream();
-    out << kHeader << '\n';
+    // Points only (every radius 0): the file is as it was before bodies had radii.
+    const bool radii =
+        std::any_of(s.vel.begin(), s.vel.end(), [](const Vec4<double>& v) { return v.w != 0; });
+    out << kHeader << (radii ? std::string(",") + kRadiusColumn : std::string()) << '\n';
     std::string row;
     char buf[64];
     auto put = [&](double v) {
@@ -179,6 +197,10 @@ void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p) {
             row += ',';
         }
         put(pm.w);
+        if (radii) {
+            row += ',';
+            put(v.w);
+        }
         row += '\n';
         out << row;
     }
@@ -192,12 +214,15 @@ void write_bodies_csv(const std::string& path, const HostState& s, Precision p) 
 
 // --- logs -------------------------------------------------------------------------------------------
 
-EnergyLog::EnergyLog(const std::string& path, const std::string& preamble) : file_(path) {
-    file_.stream() << preamble << "step,t,kinetic,potential,total,rel_drift,px,py,pz\n";
+EnergyLog::EnergyLog(const std::string& path, const std::string& preamble, bool energy_lost)
+    : file_(path), energy_lost_(energy_lost) {
+    file_.stream() << preamble << "step,t,kinetic,potential,total,rel_drift,px,py,pz"
+                   << (energy_lost ? ",e_lost" : "") << "\n";
     file_.end_record();
 }
 
-void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double rel_drift) {
+void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double rel_drift,
+                      double energy_lost) {
     char buf[64];
     std::string row = std::to_string(step);
     auto put = [&](double v) {
@@ -217,8 +242,33 @@ void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double 
     put(d.momentum.x);
     put(d.momentum.y);
     put(d.momentum.z);
+    if (energy_lost_) put(energy_lost);
     row += '\n';
     file_.stream() << row;
+    file_.end_record();
+}
+
+CollisionLog::CollisionLog(const std::string& path, const std::string& preamble) : file_(path) {
+    file_.stream() << preamble << "step,t,i,j,mi,mj,speed,energy_lost,kind\n";
+    file_.end_record();
+}
+
+void CollisionLog::write(std::int64_t step, const std::vector<CollisionEvent>& events) {
+    if (events.empty()) return;
+    char buf[64];
+    std::string rows;
+    for (const CollisionEvent& e : events) {
+        rows += std::to_string(step);
+        rows += ',';
+        rows += format_shortest(buf, sizeof buf, e.t);
+        rows += ',' + std::to_string(e.i) + ',' + std::to_string(e.j);
+        for (const double v : {e.mi, e.mj, e.speed, e.energy_lost}) {
+            rows += ',';
+            rows += format_shortest(buf, sizeof buf, v);
+        }
+        rows += e.merged ? ",merge\n" : ",bounce\n";
+    }
+    file_.stream() << rows;
     file_.end_record();
 }
 

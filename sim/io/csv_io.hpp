@@ -3,7 +3,9 @@
 // AtomicFile (atomic_file.hpp), so a failed or interrupted run never leaves a half-written file.
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "sim/collide/collision_event.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "sim/platform/partial_file.hpp"
@@ -27,12 +29,30 @@ void write_bodies_csv(const std::string& path, const HostState& s, Precision p);
 void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p);
 
 // Energy log CSV, header "step,t,kinetic,potential,total,rel_drift,px,py,pz". Written as PATH.partial and
-// flushed at every row, so it can be followed during a run; commit() renames it to PATH.
+// flushed at every row, so it can be followed during a run; commit() renames it to PATH. With collisions
+// a last column e_lost holds the energy the collisions so far removed (rel_drift then compares
+// total + e_lost with the start).
 class EnergyLog {
   public:
     // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
-    explicit EnergyLog(const std::string& path, const std::string& preamble = "");
-    void write(std::int64_t step, double t, const Diagnostics& d, double rel_drift);
+    explicit EnergyLog(const std::string& path, const std::string& preamble = "", bool energy_lost = false);
+    void write(std::int64_t step, double t, const Diagnostics& d, double rel_drift, double energy_lost = 0);
+    void commit() { file_.commit(); }
+    PartialFile& file() { return file_; }
+
+  private:
+    PartialFile file_;
+    bool energy_lost_;
+};
+
+// Collision log CSV, header "step,t,i,j,mi,mj,speed,energy_lost,kind": one row per resolved contact
+// (sim/collide/collision_event.hpp; i and j are the indices at that step, kind "merge" or "bounce").
+// Written as PATH.partial, flushed after each batch of rows; commit() renames it to PATH.
+class CollisionLog {
+  public:
+    explicit CollisionLog(const std::string& path, const std::string& preamble = "");
+    // `step`: the global step count at the end of the steps that produced `events`.
+    void write(std::int64_t step, const std::vector<CollisionEvent>& events);
     void commit() { file_.commit(); }
     PartialFile& file() { return file_; }
 

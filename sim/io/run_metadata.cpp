@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "input_file.hpp"
+#include "sim/collide/collision_mode.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -101,7 +102,8 @@ std::vector<std::string> apply_metadata(const RunMetadata& m, const std::string&
         return Error(path + ": bad value '" + value + "' for " + key + " in the parameter lines");
     };
     std::vector<std::pair<const char*, double*>> numbers = {
-        {"G", &p.G}, {"softening", &p.softening}, {"dt", &p.dt}, {"damping", &p.damping}, {"t", &t}};
+        {"G", &p.G}, {"softening", &p.softening},     {"dt", &p.dt},          {"damping", &p.damping},
+        {"t", &t},   {"restitution", &p.restitution}, {"density", &p.density}};
     for (const SettingInfo* s : all_settings()) numbers.emplace_back(s->name, &(p.*s->field));
     for (const auto& [key, target] : numbers) {
         const std::string* v = wanted(key);
@@ -116,6 +118,12 @@ std::vector<std::string> apply_metadata(const RunMetadata& m, const std::string&
         if (!i) throw bad("integrator", *v);
         p.integrator = *i;
         applied.emplace_back("integrator");
+    }
+    if (const std::string* v = wanted("collisions")) {
+        const auto c = parse_collision_mode(*v);
+        if (!c) throw bad("collisions", *v);
+        p.collisions = *c;
+        applied.emplace_back("collisions");
     }
     if (const std::string* v = wanted("force")) {
         const auto f = parse_force_algorithm(*v);
@@ -142,6 +150,12 @@ RunMetadata csv_metadata(const Snapshot& s) {
     m.set("force", to_string(info.params.force));
     for (const SettingInfo* setting : settings_used(info.params))
         m.set(setting->name, info.params.*setting->field);
+    // Only with collisions on: the files of a run without them stay as they were.
+    if (info.params.collisions != CollisionMode::off) {
+        m.set("collisions", to_string(info.params.collisions));
+        m.set("restitution", info.params.restitution);
+        m.set("density", info.params.density);
+    }
     m.set("precision", to_string(info.precision));
     m.set("t", s.state.t);
     m.set("step", std::to_string(info.step));

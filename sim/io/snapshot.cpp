@@ -91,6 +91,14 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
             if (s.info.precision == Precision::f64)
                 notes.push_back(file.path() +
                                 ": Tipsy stores float: the double-precision bodies were rounded");
+            // Tipsy's dark and star particles have one length, eps, the softening (written there); a
+            // radius has no field, and reading the file back gives points.
+            if (std::any_of(s.state.vel.begin(), s.state.vel.end(),
+                            [](const Vec4<double>& v) { return v.w != 0; }))
+                notes.push_back(
+                    file.path() +
+                    ": Tipsy has no field for radii (eps holds the softening): the radii were not "
+                    "written; use .h5 or .csv to keep them");
             break;
         }
     }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "input_file.hpp"
+#include "sim/collide/collision_mode.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -176,6 +177,11 @@ void write_bodies(const Context& c, hid_t group, const HostState& s) {
         xyz[3 * i] = T(v.x), xyz[3 * i + 1] = T(v.y), xyz[3 * i + 2] = T(v.z);
     }
     write_dataset(c, group, "Velocities", mem, file, xyz, n, 3);
+    // Radii beside the masses, in the same layout; only where some body has one (points write none).
+    if (std::any_of(s.vel.begin(), s.vel.end(), [](const Vec4<double>& v) { return v.w != 0; })) {
+        for (std::size_t i = 0; i < n; ++i) m[i] = T(s.vel[i].w);
+        write_dataset(c, group, "Radii", mem, file, m, n, 1);
+    }
     std::vector<std::uint64_t> ids(n);
     for (std::size_t i = 0; i < n; ++i) ids[i] = i;
     write_dataset(c, group, "ParticleIDs", H5T_NATIVE_UINT64, H5T_STD_U64LE, ids, n, 1);
@@ -224,6 +230,9 @@ void write_parameters(const Context& c, hid_t file, const Snapshot& s) {
     // from the value the run had.
     for (const SettingInfo* setting : all_settings())
         attr_double(c, g, setting->file_name, p.*setting->field);
+    attr_string(c, g, "Collisions", to_string(p.collisions));
+    attr_double(c, g, "Restitution", p.restitution);
+    attr_double(c, g, "Density", p.density);
     attr_int64(c, g, "Step", info.step);
     attr_string(c, g, "Precision", to_string(info.precision));
     attr_string(c, g, "Preset", info.preset);
@@ -402,6 +411,13 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
         if (const auto v = read_scalar<double>(c, g, where, setting->file_name, H5T_NATIVE_DOUBLE))
             p.*setting->field = *v;  // checked with the rest by validate_params
     }
+    if (const auto mode = read_string(c, g, where, "Collisions")) {
+        const auto m = parse_collision_mode(*mode);
+        if (!m) c.fail("/NBody/Collisions '" + *mode + "' is not one of off, merge, bounce");
+        p.collisions = *m;
+    }
+    if (const auto v = read_scalar<double>(c, g, where, "Restitution", H5T_NATIVE_DOUBLE)) p.restitution = *v;
+    if (const auto v = read_scalar<double>(c, g, where, "Density", H5T_NATIVE_DOUBLE)) p.density = *v;
     try {
         validate_params(p);
     } catch (const Error& e) {
@@ -481,6 +497,8 @@ Snapshot read_file(const Context& c, hid_t file) {
                        "] is not > 0");
             m.assign(rows, table);
         }
+        std::vector<double> radii(rows, 0.0);
+        if (c.exists(g, "Radii")) radii = read_matrix(c, g, where, "Radii", 1, rows, file_size);
         const std::size_t first = s.state.size();
         s.state.resize(first + rows);
         for (std::size_t i = 0; i < rows; ++i) {
@@ -496,7 +514,10 @@ Snapshot read_file(const Context& c, hid_t file) {
             if (!(m[i] > 0))
                 c.fail(where + "/Masses[" + std::to_string(i) + "] = " + num(m[i]) + ": masses must be > 0");
             s.state.pos_mass[b] = {values[0], values[1], values[2], values[6]};
-            s.state.vel[b] = {values[3], values[4], values[5], 0};
+            if (!(is_finite_bits(radii[i]) && radii[i] >= 0))
+                c.fail(where + "/Radii[" + std::to_string(i) + "] = " + num(radii[i]) +
+                       ": radii must be finite and >= 0");
+            s.state.vel[b] = {values[3], values[4], values[5], radii[i]};
         }
         if (type != kOurPartType && rows > 0)
             other_types.push_back(std::to_string(rows) + " of " + group_name);
