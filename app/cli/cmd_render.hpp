@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "scenario.hpp"
+#include "scenario_flags.hpp"
 
 namespace CLI {
 class App;

@@ -2,7 +2,7 @@
 // `nbody` with no subcommand: the interactive window (GLFW, OpenGL 4.5 core, ImGui panel).
 #include <string>
 
-#include "app/cli/scenario.hpp"
+#include "app/cli/scenario_flags.hpp"
 
 namespace CLI {
 class App;
