@@ -27,7 +27,9 @@ namespace {
 void warn_lines(const std::string& text) {
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
-        if (!line.empty()) PyErr_WarnEx(PyExc_UserWarning, line.c_str(), 2);
+        // -1: the warnings filter made it an error (python -W error), which then propagates.
+        if (!line.empty() && PyErr_WarnEx(PyExc_UserWarning, line.c_str(), 2) != 0)
+            throw py::error_already_set();
     }
 }
 
@@ -70,7 +72,7 @@ ScenarioOptions options_from(const std::optional<std::string>& preset, const std
     o.dt = dt, o.softening = softening, o.G = G, o.damping = damping;
     o.integrator = integrator;
     o.force = force;
-    // Range-checked by validate_params, with the words of --theta and --eta.
+    // Range-checked by validate_params ("theta must be in [0.01, 1] (got 2)"), as the panel's values are.
     o.settings["theta"] = theta;
     o.settings["eta"] = eta;
     return o;

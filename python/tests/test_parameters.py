@@ -1,5 +1,7 @@
 """Constructor arguments and properties: checked by the library, failing with the command line's words."""
 
+import warnings
+
 import pytest
 
 import nbody
@@ -96,3 +98,12 @@ def test_help_is_readable():
         assert getattr(nbody.Simulation, name).__doc__, name
     for f in (nbody.backends, nbody.bench, nbody.presets, nbody.integrators, nbody.force_algorithms):
         assert f.__doc__
+
+
+def test_notes_arrive_as_warnings():
+    with pytest.warns(UserWarning, match=r"^nbody: note: --theta has no effect with --force direct"):
+        nbody.Simulation(n=16, backend="serial", theta=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning):
+            nbody.Simulation(n=16, backend="serial", theta=0.5)
