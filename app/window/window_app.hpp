@@ -23,6 +23,8 @@ struct WindowOptions {
     // pause, run, step, fit. Runs each action at that frame, as if done in the panel.
     std::string test_script;
     std::string replay;  // a snapshot series' directory to play back (no simulation); `nbody play DIR`
+    // An HDF5 snapshot of the bodies as the window closes (the Python module's show() reads it back).
+    std::string save_on_exit;
 };
 
 // Default N for the window: interactive on CPU backends; larger when the CUDA backend runs it.
