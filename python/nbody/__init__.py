@@ -25,6 +25,9 @@ force_algorithms = _nbody.force_algorithms
 __version__ = _nbody.__version__
 
 from ._bench import bench  # noqa: E402  (needs the extension loaded above)
+from ._show import show as _show  # noqa: E402
+
+Simulation.show = _show
 
 __all__ = [
     "Simulation",

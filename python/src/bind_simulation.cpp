@@ -208,6 +208,13 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
             s.set_precision(resolve_precision(name));
         },
         "\"float\" or \"double\"; setting it moves the bodies to the same backend in that precision.");
+    c.def(
+        "_take_parameters",
+        [](PySimulation& s, PySimulation& from) {
+            auto l = s.lock();
+            s.set_params(from.params());  // all at once: one at a time could pass through a refused pair
+        },
+        py::arg("other"), "Takes every parameter of another simulation (show() does, from the window's).");
     c.def_property_readonly("n", &PySimulation::size, "Number of bodies.");
     c.def("__len__", &PySimulation::size);
     c.def_property_readonly("t", &PySimulation::time, "Simulated time, by the integrator's own clock.");

@@ -94,7 +94,7 @@ def test_help_is_readable():
     text = nbody.Simulation.__doc__ + nbody.Simulation.__init__.__doc__
     for word in ("preset", "backend", "ValueError", "integrator"):
         assert word in text
-    for name in ("positions", "step", "integrate", "save", "load", "render", "energy", "diagnostics"):
+    for name in ("positions", "step", "integrate", "save", "load", "render", "show", "energy", "diagnostics"):
         assert getattr(nbody.Simulation, name).__doc__, name
     for f in (nbody.backends, nbody.bench, nbody.presets, nbody.integrators, nbody.force_algorithms):
         assert f.__doc__
