@@ -48,4 +48,19 @@ void write_png(const std::string& path, const Image& img) {
     file.commit();
 }
 
+std::vector<std::uint8_t> encode_png(const Image& img) {
+    std::vector<std::uint8_t> opaque = img.rgba;
+    for (std::size_t i = 3; i < opaque.size(); i += 4) opaque[i] = 255;
+    std::vector<std::uint8_t> out;
+    auto put = [](void* ctx, void* data, int size) {
+        auto* bytes = static_cast<const std::uint8_t*>(data);
+        static_cast<std::vector<std::uint8_t>*>(ctx)->insert(
+            static_cast<std::vector<std::uint8_t>*>(ctx)->end(), bytes, bytes + size);
+    };
+    if (!stbi_write_png_to_func(put, &out, img.width, img.height, 4, opaque.data(), img.width * 4)) {
+        throw Error("cannot encode a PNG of " + std::to_string(img.width) + "x" + std::to_string(img.height));
+    }
+    return out;
+}
+
 }  // namespace nbody

@@ -24,4 +24,7 @@ Image read_framebuffer(GLuint fbo, int w, int h);
 // complete: a failure or crash never leaves a half-written image. Throws nbody::Error (one line).
 void write_png(const std::string& path, const Image& img);
 
+// The PNG file's bytes (alpha forced opaque), for callers that keep it in memory (a notebook's display).
+std::vector<std::uint8_t> encode_png(const Image& img);
+
 }  // namespace nbody

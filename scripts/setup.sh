@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what nbody needs from the Debian/Ubuntu archive, then configures (Release) and builds into
-# build/. Safe to re-run: apt is skipped when everything is installed, and the build is incremental.
+# build/, and installs the Python module `nbody` into the user's site-packages of Debian's python3. Safe to
+# re-run: apt is skipped when everything is installed, and the build is incremental.
 #   NBODY_BUILD_DIR=dir      build somewhere else (default: build)
 #   NBODY_CMAKE_ARGS="..."   extra configure flags, e.g. "-DNBODY_WITH_CUDA=OFF -DNBODY_NATIVE=OFF"
 #   NBODY_DEV_TOOLS=1        also install the development tools: clang with its libFuzzer and sanitizer
@@ -18,6 +19,8 @@ packages=(
     ffmpeg
     libhdf5-dev hdf5-tools python3-h5py
     libopenmpi-dev openmpi-bin
+    python3-dev pybind11-dev python3-pybind11 python3-numpy
+    python3-pytest python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib
 )
 if [[ "${NBODY_DEV_TOOLS:-0}" == 1 ]]; then
     # clang 14 is Debian 12's; libclang-rt-14-dev holds libFuzzer and clang's ASan/UBSan runtimes
@@ -50,3 +53,10 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then generator=(-G Ninja); fi
 # shellcheck disable=SC2086  # NBODY_CMAKE_ARGS is a list of flags
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${NBODY_CMAKE_ARGS:-}
 cmake --build "$build_dir" --parallel "$(nproc)"
+
+# `import nbody` for Debian's /usr/bin/python3: the package into its user site-packages
+# (~/.local/lib/python3.X/site-packages/nbody; docs/PYTHON.md). A build without the module skips this.
+if [[ -d "$build_dir/python/nbody" ]]; then
+    cmake --install "$build_dir" --component python >/dev/null
+    echo "setup: installed the Python module nbody for $(grep -m1 '^PYTHON_EXECUTABLE' "$build_dir/python/nbody/_build_info.py" | cut -d'"' -f2)"
+fi

@@ -16,7 +16,7 @@
 #include "plot.hpp"
 #include "process_backend.hpp"
 #include "progress.hpp"
-#include "scenario.hpp"
+#include "scenario_flags.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/backend_force_error.hpp"
 #include "sim/gravity/force_algorithms.hpp"

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "scenario.hpp"
+#include "scenario_flags.hpp"
 
 namespace nbody {
 

@@ -25,6 +25,7 @@
 #include "render/gl_util.hpp"
 #include "render/image.hpp"
 #include "render/offscreen_context.hpp"
+#include "render/offscreen_renderer.hpp"
 #include "render/overlay_scale.hpp"
 #include "render/particle_renderer.hpp"
 #include "render/pick_renderer.hpp"
@@ -146,28 +147,34 @@ SplatMode parse_splat(const std::string& s) {
     throw Error("unknown --splat '" + s + "' (valid: auto, sprites, compute)");
 }
 
+// The appearance flags as the renderer's look (color and splat names checked here, with their flags).
+FrameLook look_of(const RenderOptions& o) {
+    FrameLook l;
+    l.size_px = o.size_px;
+    l.brightness = o.brightness;
+    l.exposure = o.exposure;
+    l.color = parse_color(o.color);
+    l.colormap = parse_colormap(o.colormap);
+    l.bloom = o.bloom;
+    l.fixed_exposure = o.fixed_exposure;
+    l.splat = parse_splat(o.splat);
+    l.tone_map = !o.no_tone_map;
+    l.yaw_deg = o.yaw_deg, l.pitch_deg = o.pitch_deg, l.zoom = o.zoom;
+    l.host_copy = o.host_copy;
+    l.trails = o.trails;
+    l.vectors = o.vectors;
+    l.acc_vectors = o.acc_vectors;
+    l.potential = o.potential;
+    return l;
+}
+
 void check_options(const RenderOptions& o) {
     check_thread_count(0);  // OMP_NUM_THREADS within bounds
     if (o.steps && *o.steps < 0) throw Error("--steps must be >= 0 (got " + std::to_string(*o.steps) + ")");
     if (o.every < 0) throw Error("--every must be >= 0 (got " + std::to_string(o.every) + ")");
-    if (o.width < 1 || o.height < 1 || o.width > 16384 || o.height > 16384) {
-        throw Error("--width/--height must be 1..16384 (got " + std::to_string(o.width) + "x" +
-                    std::to_string(o.height) + ")");
-    }
+    validate_look(look_of(o), o.width, o.height);
     if (o.fps < 1) throw Error("--fps must be >= 1");
-    if (!(o.zoom > 0)) throw Error("--zoom must be > 0");
-    if (!(o.pitch_deg > -89.5f && o.pitch_deg < 89.5f))
-        throw Error("--pitch must be in (-89.5, 89.5) degrees");
     if (o.bench_frames < 0) throw Error("--bench-frames must be >= 0");
-    if (o.size_px < 0) throw Error("--size must be > 0");
-    if (o.trails < 0 || o.trails > 4096)
-        throw Error("--trails must be 0..4096 (got " + std::to_string(o.trails) + ")");
-    if (o.potential != 0 && (o.potential < 16 || o.potential > 1024)) {
-        throw Error("--potential must be 16..1024 (got " + std::to_string(o.potential) + ")");
-    }
-    parse_color(o.color);
-    parse_colormap(o.colormap);
-    parse_splat(o.splat);
     if (!o.camera_path.empty() && o.auto_frame) {
         throw Error("--camera-path and --auto-frame both move the camera: give one");
     }
@@ -213,63 +220,6 @@ void prepare_frame_dir(const std::string& dir) {
         }
     }
 }
-
-// Offscreen GL state and the bodies' source, torn down in reverse on every path out.
-struct OffscreenRenderer {
-    OffscreenContext ctx;
-    SceneRenderer scene;
-    BodyFeed feed;
-    Camera camera;
-    ParticleSettings ps;
-    ToneSettings ts;
-    OverlaySettings os;
-    int potential_res = 0;
-    Params params;
-
-    ~OffscreenRenderer() {
-        if (!ctx.context) return;
-        feed.shutdown();
-        scene.shutdown();
-        ctx.shutdown();
-    }
-    bool compute_path() const { return scene.uses_compute_splat(ps); }
-    void draw() { scene.draw(camera, ps, ts, ctx.fbo, ctx.width, ctx.height, os); }
-    // The bodies (and their accelerations, for arrows) into the GL buffers, and the trail ring and the
-    // potential grid from them when enabled. The grid is evaluated by the backend's force solver: on a
-    // GPU only the targets go up and the potentials come back.
-    // Colouring by |a| needs the accelerations in the buffers, as the arrows do.
-    bool wants_accelerations() const { return os.accelerations || ps.color == ColorMode::accel; }
-    FeedStats update(Backend& b) {
-        FeedStats fs = feed.feed(b, scene.particles, wants_accelerations() ? &params : nullptr);
-        if (os.trails) scene.overlays.record(scene.particles, os);
-        if (potential_res > 0) {
-            int rows = potential_grid_rows(potential_res, ctx.width, ctx.height);
-            auto targets = potential_grid_points(camera, potential_res, rows, ctx.width, ctx.height);
-            std::vector<double> phi = b.field_at(params, targets, true).potential;
-            scene.potential.upload(std::vector<float>(phi.begin(), phi.end()), potential_res, rows);
-        }
-        return fs;
-    }
-    // Frames the bodies as they are now (Camera::fit: the bulk, not the farthest escaper), moving `ease`
-    // of the way from the current view (1: at once), keeping the direction and the --zoom factor.
-    void frame_bodies(Backend& b, float ease) {
-        std::vector<Vec4<float>> pos(b.size());
-        b.copy_positions(pos.data());
-        Camera fitted = camera;
-        fitted.fit(pos.data(), pos.size());
-        fitted.distance /= zoom;
-        camera.target += (fitted.target - camera.target) * ease;
-        camera.distance *= std::pow(fitted.distance / camera.distance, ease);
-        os.set_scale(overlay_scale(camera, b.size(), scene.particles.stats));  // arrows follow the view
-    }
-    float zoom = 1.0f;
-    Image frame(Backend& b) {
-        update(b);
-        draw();
-        check_gl("rendering a frame");
-        return read_framebuffer(ctx.fbo, ctx.width, ctx.height);
-    }
-};
 
 void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done) {
     if (k <= 0) return;
@@ -369,46 +319,11 @@ int run_render_command(const RenderOptions& o) {
     }
 
     OffscreenRenderer r;
-    r.ctx.init(o.width, o.height);
-    r.scene.init();
-    r.feed.try_interop = !o.host_copy;
-    r.scene.particles.stats = compute_body_stats(sc.state);
-    DefaultLook look = default_look(sc.state.size());
-    r.ps.size_px = o.size_px > 0 ? o.size_px : look.size_px;
-    r.ps.min_px = look.min_px;
-    r.ps.min_light = look.min_light;
-    r.ts.white = look.white;
-    r.ts.auto_white = !o.fixed_exposure;
-    r.ts.white_floor = look.white_floor;
-    r.ts.bloom = o.bloom >= 0 ? o.bloom : look.bloom;
-    r.ps.brightness = o.brightness;
-    r.ps.color = parse_color(o.color);
-    r.ps.colormap = parse_colormap(o.colormap);
+    r.start(o.width, o.height, look_of(o), sc.state, sc.params);
     r.scene.particles.stats.groups.starts = preset_group_starts(sc.preset, sc.state.size());
-    r.ps.splat = parse_splat(o.splat);
-    r.ts.tone_map = !o.no_tone_map;
-    r.ts.exposure = o.exposure;
-    r.camera.yaw = o.yaw_deg * 3.14159265f / 180.0f;
-    r.camera.pitch = o.pitch_deg * 3.14159265f / 180.0f;
-    r.zoom = o.zoom;
     // Read before simulating: a bad path file is an error now, not after the run.
     std::optional<CameraPath> path;
     if (!o.camera_path.empty()) path = load_camera_path(o.camera_path);
-    {
-        State<float> fs = convert_state<float>(sc.state);
-        r.camera.fit(fs.pos_mass.data(), fs.size());
-        r.camera.distance /= o.zoom;
-    }
-
-    r.params = sc.params;
-    r.os.trails = o.trails > 0;
-    r.os.trail_length = std::max(2, o.trails);
-    r.os.vectors = o.vectors;
-    r.os.accelerations = o.acc_vectors;
-    r.os.potential = o.potential > 0;
-    r.potential_res = o.potential;
-    // As the window draws them at the nominal arrow length, so an image matches what the window shows.
-    r.os.set_scale(overlay_scale(r.camera, sc.state.size(), r.scene.particles.stats));
 
     auto backend = create_backend(sc.backend, sc.precision);
     backend->set_state(sc.state);

@@ -20,6 +20,7 @@
 #include "plot.hpp"
 #include "process_backend.hpp"
 #include "progress.hpp"
+#include "scenario/step_plan.hpp"
 #include "sim/closest_pair.hpp"
 #include "sim/collide/collision_mode.hpp"
 #include "sim/error.hpp"
@@ -63,25 +64,9 @@ std::string integrator_text(const Params& p) {
 }
 
 // How many steps a run takes and, for --t-end, the length of the last one.
-struct StepPlan {
-    std::int64_t steps = 0;
-    bool shorten_last = false;  // the last step is T - t instead of dt, so the run ends exactly at T
-};
-
 StepPlan plan_steps(const RunOptions& o, double t0, double dt, Precision precision) {
     if (!o.t_end) return {o.steps.value_or(kDefaultRunSteps), false};
-    const double t_end = *o.t_end;
-    if (!is_finite_bits(t_end)) throw Error("--t-end must be a finite number (got " + format_g(t_end) + ")");
-    if (!(t_end > t0)) {
-        throw Error("--t-end " + format_g(t_end) + " must be later than the start time t = " + format_g(t0));
-    }
-    // A run shorter than one dt is a single step of T - t0, which a float backend must be able to hold.
-    validate_time_interval("the --t-end interval T - t", t_end - t0, precision);
-    // The tolerance keeps T = 1, dt = 0.1 at 10 steps although 1/0.1 rounds a hair above 10.
-    const double exact = (t_end - t0) / dt;
-    const double steps = std::max(1.0, std::ceil(exact - 1e-9 * std::max(1.0, exact)));
-    if (steps > 9.0e18) throw Error("--t-end / --dt is too many steps (" + format_g(steps) + ")");
-    return {static_cast<std::int64_t>(steps), true};
+    return plan_steps_until("--t-end", t0, *o.t_end, dt, precision);
 }
 
 // Two outputs naming one file would each write it, and the second rename would fail after the first

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "scenario.hpp"
+#include "scenario_flags.hpp"
 #include "snapshot_options.hpp"
 
 namespace CLI {

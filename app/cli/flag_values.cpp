@@ -85,10 +85,6 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
     }
 }
 
-void throw_unknown_choice(const char* what, const std::string& name, const std::string& valid) {
-    throw Error("unknown " + std::string(what) + " '" + name + "' (valid: " + valid + ")");
-}
-
 std::int64_t parse_body_count(const std::string& flag, const std::string& text) {
     std::int64_t v = 0;
     const char* end = text.data() + text.size();

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/choice.hpp"  // parse_choice, which the flags use
+
 namespace CLI {
 class App;
 class Option;
@@ -31,23 +33,6 @@ double parse_real(const std::string& flag, const std::string& text, RealRange ra
 
 // A name (preset, backend, format...): anything but empty. Which names are valid is the caller's check.
 std::string parse_name(const std::string& flag, const std::string& text);
-
-// Throws nbody::Error "unknown WHAT 'NAME' (valid: VALID)" (parse_choice's error, out of line).
-[[noreturn]] void throw_unknown_choice(const char* what, const std::string& name, const std::string& valid);
-
-// A registry's value by its name (integrator, force algorithm, precision...): parse(name), or one
-// nbody::Error "unknown WHAT 'NAME' (valid: a, b, c)".
-template <typename Parse>
-auto parse_choice(const std::string& name, const char* what, const std::vector<std::string>& valid,
-                  Parse parse) {
-    const auto value = parse(name);
-    if (!value) {
-        std::string list;
-        for (const auto& v : valid) list += (list.empty() ? "" : ", ") + v;
-        throw_unknown_choice(what, name, list);
-    }
-    return *value;
-}
 
 // Parses a body count: a positive integer. Throws "FLAG must be a positive integer (got 'TEXT')".
 std::int64_t parse_body_count(const std::string& flag, const std::string& text);

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "scenario.hpp"
+#include "scenario_flags.hpp"
 #include "sim/io/snapshot.hpp"
 
 namespace CLI {

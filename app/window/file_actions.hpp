@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/cli/replay.hpp"
-#include "app/cli/scenario.hpp"
+#include "app/cli/scenario_flags.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
 

@@ -81,6 +81,9 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
         root, "--replay", o.replay,
         "play back a snapshot series (a directory of .h5/.tipsy/.csv files) instead of simulating")
         ->type_name("DIR");
+    add_path_option(root, "--save-on-exit", o.save_on_exit,
+                    "write the bodies as the window closes to this snapshot (.h5), parameters included")
+        ->type_name("FILE.h5");
 }
 
 namespace {
@@ -957,6 +960,11 @@ int run_window_app(const WindowOptions& o) {
         require_ffmpeg("--record");
         check_output_path(o.record, "--record");
     }
+    if (!o.save_on_exit.empty()) {
+        if (require_format("--save-on-exit", o.save_on_exit) != FileFormat::hdf5)
+            throw Error("--save-on-exit '" + o.save_on_exit + "': needs an HDF5 snapshot (.h5)");
+        check_output_path(o.save_on_exit, "--save-on-exit");
+    }
     WindowApp app;
     app.model.particles.splat = *splat;
     app.script = ScriptRunner(parse_script(o.test_script));
@@ -1041,6 +1049,15 @@ int run_window_app(const WindowOptions& o) {
             // A testing aid: the outcome of every scripted request counts, even one still in flight.
             app.session->wait_for_requests();
             app.take_results();
+        }
+        if (!o.save_on_exit.empty()) {
+            // As Ctrl+S saves: the exact bodies captured between two steps, written by take_results.
+            app.info.message.clear();
+            app.save_snapshot(o.save_on_exit);
+            app.session->wait_for_requests();
+            app.take_results();
+            if (!std::filesystem::exists(o.save_on_exit))
+                throw Error("--save-on-exit '" + o.save_on_exit + "': " + app.info.message);
         }
     } catch (...) {
         app.close();

@@ -2,7 +2,7 @@
 // `nbody` with no subcommand: the interactive window (GLFW, OpenGL 4.5 core, ImGui panel).
 #include <string>
 
-#include "app/cli/scenario.hpp"
+#include "app/cli/scenario_flags.hpp"
 
 namespace CLI {
 class App;
@@ -26,6 +26,8 @@ struct WindowOptions {
     std::string record;  // record the window from the first frame into this video (stopped at the end)
     int record_fps = 30;
     bool record_panel = false;  // the panel in the video
+    // An HDF5 snapshot of the bodies as the window closes (the Python module's show() reads it back).
+    std::string save_on_exit;
 };
 
 // Default N for the window: interactive on CPU backends; larger when the CUDA backend runs it.

@@ -1,17 +1,15 @@
 #include "scenario.hpp"
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <charconv>
-#include <iostream>
+#include <ostream>
 
 #include "backends/registry.hpp"
+#include "sim/choice.hpp"
 #include "sim/collide/collision_mode.hpp"
 #include "sim/collide/radius.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
-#include "sim/io/csv_io.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
@@ -21,56 +19,24 @@
 
 namespace nbody {
 
-void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
-    const std::string first_preset = presets().empty() ? "" : presets().front().name;
-    add_name_option(app, "--preset", o.preset,
-                    "initial conditions: " + join(preset_names()) + " (default " + first_preset + ")");
-    add_path_option(
-        app, "--input,--filename", o.input,
-        "bodies to start from: .csv (x,y,z,vx,vy,vz,m), .h5/.hdf5 snapshot, .tipsy/.std or .bin (Tipsy)");
-    // Parsed by hand so "--n abc" and "--n -5" both get the same clear message.
-    app.add_option_function<std::string>(
-           "--n,--nBodies", [&o](const std::string& s) { o.n = parse_body_count("--n", s); },
-           "number of bodies (with --preset)")
-        ->type_name("N");
-    app.add_option_function<std::string>(
-           "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
-           "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) +
-               "; same seed, same bodies)")
-        ->type_name("S");
-    // Finite numbers here; their ranges (which depend on the precision) are validate_params' to check.
-    add_real_option(app, "--dt,--timeStep", o.dt, {},
-                    "time step (default: the preset's); with an adaptive integrator (hermite) the max step")
-        ->type_name("DT");
-    add_real_option(app, "--softening", o.softening, {},
-                    "Plummer softening length epsilon >= 0 (default: the preset's)")
-        ->type_name("EPS");
-    add_real_option(app, "--G", o.G, {}, "gravitational constant (default: the preset's, usually 1)")
-        ->type_name("G");
-    add_real_option(app, "--damping", o.damping, {}, "velocity factor per step (default 1 = none)")
-        ->type_name("D");
-    add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
-    add_name_option(app, "--force", o.force,
-                    "force algorithm: " + join(force_algorithm_names()) + " (default direct)");
-    for (const SettingInfo* s : all_settings()) {
-        add_real_option(app, std::string("--") + s->name, o.settings[s->name], {s->min, s->max},
-                        setting_help(*s))
-            ->type_name("X");
+Integrator resolve_integrator(const std::string& name) {
+    return parse_choice(name, "integrator", integrator_names(), parse_integrator);
+}
+
+ForceAlgorithm resolve_force(const std::string& name) {
+    return parse_choice(name, "force algorithm", force_algorithm_names(), parse_force_algorithm);
+}
+
+Precision resolve_precision(const std::string& name) {
+    return parse_choice(name, "precision", {"float", "double"}, parse_precision);
+}
+
+std::string resolve_backend(const std::string& name) {
+    if (name.empty()) return default_interactive_backend().name;
+    if (!find_backend(name)) {
+        throw Error("unknown backend '" + name + "' (valid: " + join(backend_names()) + ")");
     }
-    add_name_option(app, "--collisions", o.collisions,
-                    "what touching bodies do: off (pass through, softened), merge, bounce (default: the "
-                    "preset's, off for most)");
-    add_real_option(app, "--restitution", o.restitution, {0.0, 1.0},
-                    "bounce: the share of the normal speed kept, in [0, 1] (default 0.5)")
-        ->type_name("C");
-    add_real_option(app, "--density", o.density, {},
-                    "gives bodies without a radius r = (3 m / (4 pi density))^(1/3) when collisions are on "
-                    "(default: the preset's, else 5e6: rock in solar masses and AU)")
-        ->type_name("RHO");
-    add_name_option(app, "--backend", o.backend,
-                    join(backend_names()) + " (default: " + default_interactive_backend().name +
-                        " here: the first available GPU backend, else openmp)");
-    add_name_option(app, "--precision", o.precision, "float or double (default float)");
+    return name;  // an unavailable one is reported by create_backend, which knows why
 }
 
 namespace {
@@ -100,16 +66,15 @@ std::vector<std::string> carried_params(const Params& p) {
     return keys;
 }
 
-Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precision precision) {
+Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precision precision,
+                      std::ostream& notes) {
     Params p = defaults;
     if (o.G) p.G = *o.G;
     if (o.dt) p.dt = *o.dt;
     if (o.softening) p.softening = *o.softening;
     if (o.damping) p.damping = *o.damping;
-    if (!o.integrator.empty())
-        p.integrator = parse_choice(o.integrator, "integrator", integrator_names(), parse_integrator);
-    if (!o.force.empty())
-        p.force = parse_choice(o.force, "force algorithm", force_algorithm_names(), parse_force_algorithm);
+    if (!o.integrator.empty()) p.integrator = resolve_integrator(o.integrator);
+    if (!o.force.empty()) p.force = resolve_force(o.force);
     for (const auto& [name, value] : o.settings) {
         if (value) p.*find_setting(name)->field = *value;
     }
@@ -124,23 +89,15 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
     for (const auto& [name, value] : o.settings) {
         const SettingInfo* s = find_setting(name);
         if (value && std::find(used.begin(), used.end(), s) == used.end())
-            std::cerr << "nbody: note: --" << name << " has no effect with --force " << to_string(p.force)
-                      << " and --integrator " << to_string(p.integrator) << '\n';
+            notes << "nbody: note: --" << name << " has no effect with --force " << to_string(p.force)
+                  << " and --integrator " << to_string(p.integrator) << '\n';
     }
     return p;
 }
 
-std::string resolve_backend(const std::string& name) {
-    if (name.empty()) return default_interactive_backend().name;
-    if (!find_backend(name)) {
-        throw Error("unknown backend '" + name + "' (valid: " + join(backend_names()) + ")");
-    }
-    return name;  // an unavailable one is reported by create_backend, which knows why
-}
-
 // --restart: the snapshot decides precision, parameters and the step count; flags may still change
 // the parameters (with a warning: the continuation is then a different run).
-Scenario resolve_restart(const ScenarioOptions& o) {
+Scenario resolve_restart(const ScenarioOptions& o, std::ostream& notes) {
     for (const auto& [given, flag] :
          {std::pair{!o.input.empty(), "--input"}, std::pair{!o.preset.empty(), "--preset"},
           std::pair{o.n.has_value(), "--n"}}) {
@@ -159,7 +116,7 @@ Scenario resolve_restart(const ScenarioOptions& o) {
                     "': the file has no /NBody group (written by another code), so the "
                     "run cannot be continued exactly; start a new run from its bodies with --input");
     }
-    for (const std::string& note : snap.notes) std::cerr << "nbody: note: " << note << '\n';
+    for (const std::string& note : snap.notes) notes << "nbody: note: " << note << '\n';
     if (!o.precision.empty() && parse_precision(o.precision) != snap.info.precision) {
         throw Error("--restart '" + o.restart + "' holds " + to_string(snap.info.precision) +
                     " bodies: --precision " + o.precision +
@@ -167,12 +124,12 @@ Scenario resolve_restart(const ScenarioOptions& o) {
                     "or start a new run from it with --input)");
     }
     for (const std::string& key : given_params(o)) {
-        std::cerr << "nbody: warning: --" << key << " overrides the value stored in '" << o.restart
-                  << "': the continuation is not the original run\n";
+        notes << "nbody: warning: --" << key << " overrides the value stored in '" << o.restart
+              << "': the continuation is not the original run\n";
     }
     Scenario sc;
     sc.precision = snap.info.precision;
-    sc.params = resolve_params(o, snap.info.params, sc.precision);
+    sc.params = resolve_params(o, snap.info.params, sc.precision, notes);
     sc.backend = resolve_backend(o.backend);
     sc.step = snap.info.step;
     sc.preset = snap.info.preset;
@@ -190,8 +147,8 @@ Scenario resolve_restart(const ScenarioOptions& o) {
 
 }  // namespace
 
-Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
-    if (!o.restart.empty()) return resolve_restart(o);
+Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n, std::ostream& notes) {
+    if (!o.restart.empty()) return resolve_restart(o, notes);
     if (!o.preset.empty() && !o.input.empty()) {
         throw Error("--preset and --input cannot be used together (choose one)");
     }
@@ -199,8 +156,7 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
         throw Error("--n cannot be used with --input (the file sets the number of bodies)");
     }
     const std::string precision_name = o.precision.empty() ? "float" : o.precision;
-    const auto precision = parse_precision(precision_name);
-    if (!precision) throw Error("unknown precision '" + precision_name + "' (valid: float, double)");
+    const Precision precision = resolve_precision(precision_name);
 
     const PresetInfo* preset = nullptr;
     if (o.input.empty()) {
@@ -217,11 +173,11 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
     if (!preset) {
         require_format("--input", o.input);
         file = read_snapshot(o.input, &source);
-        for (const std::string& note : file.notes) std::cerr << "nbody: note: " << note << '\n';
+        for (const std::string& note : file.notes) notes << "nbody: note: " << note << '\n';
     }
 
     Scenario sc;
-    sc.params = resolve_params(o, preset ? preset->params : file.info.params, *precision);
+    sc.params = resolve_params(o, preset ? preset->params : file.info.params, precision, notes);
     if (!preset && file.info.has_params) {
         // The file's parameters are the defaults; the summary says which ones a flag replaced.
         const std::vector<std::string> given = given_params(o);
@@ -231,7 +187,7 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
         }
     }
     sc.backend = resolve_backend(o.backend);
-    sc.precision = *precision;
+    sc.precision = precision;
 
     if (preset) {
         const std::int64_t n = o.n.value_or(default_n);
@@ -244,9 +200,9 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
     } else {
         sc.state = std::move(file.state);
         if (file.info.precision == Precision::f64 && sc.precision == Precision::f32) {
-            std::cerr << "nbody: warning: " << o.input
-                      << " holds double-precision bodies; they are rounded to float "
-                      << "(--precision double keeps them)\n";
+            notes << "nbody: warning: " << o.input
+                  << " holds double-precision bodies; they are rounded to float "
+                  << "(--precision double keeps them)\n";
         }
         check_host_memory(sc.state.size(), sc.precision);
     }

@@ -1,22 +1,20 @@
 #pragma once
-// The scenario flags shared by `nbody` (window), `nbody run` and `nbody render`: what to simulate and how.
+// What to simulate and how, resolved from what a front end was given (the command line's flags, the
+// window's panel, the Python module's arguments): presets, files and restarts, their parameters as
+// defaults, validation with one clear message. Flag parsing stays in app/; this is shared by all of them.
 #include <cstdint>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "flag_values.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
 
-namespace CLI {
-class App;
-}
-
 namespace nbody {
 
-// What the flags said, as given: unset optionals keep the preset's values, so resolve_scenario can tell
+// What was asked, as given: unset optionals keep the preset's values, so resolve_scenario can tell
 // "--dt 0.01" from "no --dt". Names stay strings so bad ones get one clear error listing the valid ones.
 struct ScenarioOptions {
     std::string preset;             // empty: the default preset (presets().front())
@@ -36,12 +34,6 @@ struct ScenarioOptions {
     std::string precision;  // "float" or "double"; empty: float (with --restart: the file's)
 };
 
-// Adds --preset, --input, --n, --seed, --dt, --softening, --G, --damping, --integrator, --force, a flag per
-// setting of the registries (--theta, ...), --backend, --precision (and the COSC3500 aliases where they
-// apply) to a CLI11 app. Validation happens in
-// resolve_scenario so every command reports errors the same way.
-void add_scenario_flags(CLI::App& app, ScenarioOptions& o);
-
 struct Scenario {
     HostState state;
     Params params;
@@ -55,11 +47,24 @@ struct Scenario {
 };
 
 // Validates the options, loads the file or generates the preset, applies preset defaults to params that
-// were not given on the command line (an HDF5 file's /NBody parameters act as defaults the same way).
-// With collisions on, bodies of radius 0 get the default radius from the density (sim/collide/radius.hpp).
-// --restart takes everything from the snapshot, including precision and step count; flags that change
-// the physics get a warning. Readers' notes go to stderr as "nbody: note: ...". Throws nbody::Error with
-// one clear line on any bad value.
-Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n);
+// were not given (an HDF5 file's /NBody parameters act as defaults the same way). With collisions on,
+// bodies of radius 0 get the default radius from the density (sim/collide/radius.hpp). A restart takes
+// everything from the snapshot, including precision and step count; options that change the physics get
+// a warning. Readers' notes and warnings go to `notes` as "nbody: note: ..." / "nbody: warning: ..."
+// lines. Throws nbody::Error with one clear line on any bad value; messages name the command line's flags
+// (--dt, --n), the names every front end documents.
+Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n, std::ostream& notes = std::cerr);
+
+// The parameter a setter changes, checked as resolve_scenario checks it: `name` is "integrator" or "force"
+// (a registry name, "unknown integrator 'x' (valid: ...)" otherwise). Throws nbody::Error.
+Integrator resolve_integrator(const std::string& name);
+ForceAlgorithm resolve_force(const std::string& name);
+
+// The precision called `name` ("float", "double"); throws "unknown precision 'x' (valid: float, double)".
+Precision resolve_precision(const std::string& name);
+
+// A backend of this build by name (empty: the best available); throws "unknown backend 'x' (valid: ...)".
+// Whether it can run here is create_backend's to say, which knows why not.
+std::string resolve_backend(const std::string& name);
 
 }  // namespace nbody

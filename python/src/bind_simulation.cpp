@@ -1,0 +1,349 @@
+// nbody.Simulation: the Python face of python::Simulation. Arguments and properties are checked by the
+// library (the command line's messages); long calls release the GIL and look for Ctrl-C between batches.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "app/cli/flag_values.hpp"
+#include "bindings.hpp"
+#include "numpy_state.hpp"
+#include "scenario/step_plan.hpp"
+#include "sim/error.hpp"
+#include "sim/gravity/force_algorithms.hpp"
+#include "sim/integrate/integrators.hpp"
+#include "sim/run_settings.hpp"
+#include "sim/util.hpp"
+#include "simulation.hpp"
+
+namespace nbody::python {
+namespace {
+
+// Python warnings for the notes resolve_scenario writes ("nbody: note: ...", "nbody: warning: ..."), so a
+// notebook shows them under the cell instead of on the kernel's stderr.
+void warn_lines(const std::string& text) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        // -1: the warnings filter made it an error (python -W error), which then propagates.
+        if (!line.empty() && PyErr_WarnEx(PyExc_UserWarning, line.c_str(), 2) != 0)
+            throw py::error_already_set();
+    }
+}
+
+// Runs `total` steps in batches without the GIL; between batches Ctrl-C (KeyboardInterrupt) stops the run
+// at a step boundary, the bodies intact. Batches grow while they take under 50 ms: the per-call cost of a
+// step() stays negligible, and an interrupt waits at most a few tenths of a second.
+template <typename StepBatch>
+void in_batches(std::int64_t total, StepBatch step_batch) {
+    std::int64_t done = 0, batch = 1;
+    while (done < total) {
+        const std::int64_t k = std::min(batch, total - done);
+        const double start = now_s();
+        {
+            py::gil_scoped_release release;
+            step_batch(k);
+        }
+        done += k;
+        const double seconds = now_s() - start;
+        if (seconds < 0.05) batch = std::min<std::int64_t>(batch * 2, std::int64_t{1} << 30);
+        if (seconds > 0.25 && batch > 1) batch /= 2;
+        if (done < total && PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
+}
+
+ScenarioOptions options_from(const std::optional<std::string>& preset, const std::optional<std::int64_t>& n,
+                             std::uint64_t seed, const std::string& backend, const std::string& precision,
+                             std::optional<double> dt, std::optional<double> softening,
+                             std::optional<double> G, std::optional<double> damping,
+                             const std::string& integrator, const std::string& force,
+                             std::optional<double> theta, std::optional<double> eta,
+                             const std::optional<std::string>& input) {
+    ScenarioOptions o;
+    o.preset = preset.value_or("");
+    o.input = input.value_or("");
+    // The flag's own check, so n=0 and --n 0 read alike.
+    if (n) o.n = parse_body_count("--n", std::to_string(*n));
+    o.seed = seed;
+    o.backend = backend == "auto" ? "" : backend;
+    o.precision = precision;
+    o.dt = dt, o.softening = softening, o.G = G, o.damping = damping;
+    o.integrator = integrator;
+    o.force = force;
+    // Range-checked by validate_params ("theta must be in [0.01, 1] (got 2)"), as the panel's values are.
+    o.settings["theta"] = theta;
+    o.settings["eta"] = eta;
+    return o;
+}
+
+std::unique_ptr<PySimulation> make_simulation(const ScenarioOptions& o) {
+    std::ostringstream notes;
+    auto sim = std::make_unique<PySimulation>(o, kDefaultPythonN, notes);
+    warn_lines(notes.str());
+    return sim;
+}
+
+// A parameter property: get reads Params, set validates a copy (validate_params) and keeps it.
+void def_param(py::class_<PySimulation>& c, const char* name, double Params::*field, const char* doc) {
+    c.def_property(
+        name, [field](PySimulation& s) { return s.params().*field; },
+        [field](PySimulation& s, double v) {
+            auto l = s.lock();
+            Params p = s.params();
+            p.*field = v;
+            s.set_params(p);
+        },
+        doc);
+}
+
+py::dict diagnostics_dict(const Diagnostics& d) {
+    auto vec = [](const Vec3d& v) { return py::make_tuple(v.x, v.y, v.z); };
+    py::dict out;
+    out["mass"] = d.mass;
+    out["kinetic"] = d.kinetic;
+    out["potential"] = d.potential;
+    out["total"] = d.total();
+    out["momentum"] = vec(d.momentum);
+    out["angular_momentum"] = vec(d.angular_momentum);
+    out["center_of_mass"] = vec(d.center_of_mass);
+    return out;
+}
+
+}  // namespace
+
+void bind_simulation(py::module_& m) {
+    py::class_<PySimulation> c(m, "Simulation", R"doc(
+An N-body simulation on one backend (serial, openmp, cuda), stepped by the same library as the
+`nbody` command line.
+
+The bodies start from a preset (`preset`, `n`, `seed`) or a file (`input`: .csv, .h5, .tipsy, .bin);
+parameters left at None take the preset's (or the file's) values, exactly as `nbody run` does with its
+flags. Bad values raise ValueError with the command line's message; a run that cannot go on (a
+numerical blow-up, a backend this machine lacks) raises RuntimeError.
+
+    sim = nbody.Simulation(preset="solar", n=8, integrator="yoshida4", precision="double")
+    sim.integrate(10.0)
+    print(sim.t, sim.energy())
+)doc");
+    c.def(py::init([](const std::optional<std::string>& preset, const std::optional<std::int64_t>& n,
+                      std::uint64_t seed, const std::string& backend, const std::string& precision,
+                      std::optional<double> dt, std::optional<double> softening, std::optional<double> G,
+                      std::optional<double> damping, const std::string& integrator, const std::string& force,
+                      std::optional<double> theta, std::optional<double> eta,
+                      const std::optional<std::string>& input) {
+              return make_simulation(options_from(preset, n, seed, backend, precision, dt, softening, G,
+                                                  damping, integrator, force, theta, eta, input));
+          }),
+          py::arg("preset") = py::none(), py::arg("n") = py::none(), py::arg("seed") = 1,
+          py::arg("backend") = "auto", py::arg("precision") = "float", py::arg("dt") = py::none(),
+          py::arg("softening") = py::none(), py::arg("G") = py::none(), py::arg("damping") = py::none(),
+          py::arg("integrator") = "leapfrog", py::arg("force") = "direct", py::arg("theta") = py::none(),
+          py::arg("eta") = py::none(), py::arg("input") = py::none(),
+          R"doc(Creates the bodies and puts them on a backend.
+
+preset: plummer (default), disk, collision, solar, cube, shell, expand (nbody.presets() lists them).
+n: number of bodies of the preset (default 1024). seed: the preset's random seed (same seed, same bodies).
+backend: "auto" (cuda where usable, else openmp), "serial", "openmp", "cuda".
+precision: "float" or "double". dt, softening, G, damping: None keeps the preset's.
+integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite. force: direct or tree.
+theta: the tree's opening angle; eta: hermite's accuracy (None: their defaults).
+input: a bodies file instead of a preset (its parameters become the defaults).)doc");
+    c.def_static(
+        "load",
+        [](const std::string& path, const std::string& backend) {
+            ScenarioOptions o;
+            o.restart = path;
+            o.backend = backend == "auto" ? "" : backend;
+            return make_simulation(o);
+        },
+        py::arg("path"), py::arg("backend") = "auto",
+        "Continues the run saved by save() (an HDF5 snapshot: bodies, time, parameters, precision, step\n"
+        "count) exactly: its steps from here are those the saved run would have taken, bit for bit.");
+    c.def(
+        "save",
+        [](PySimulation& s, const std::string& path) {
+            auto l = s.lock();
+            s.save(path);
+        },
+        py::arg("path"),
+        "Writes the state to path: .h5 is a snapshot Simulation.load continues exactly; .csv and .tipsy\n"
+        "hold the bodies (the CSV with its parameter lines). Written atomically.");
+
+    def_param(c, "dt", &Params::dt, "Time step (a max step with hermite); finite and > 0.");
+    def_param(c, "softening", &Params::softening, "Plummer softening length epsilon >= 0.");
+    def_param(c, "G", &Params::G, "Gravitational constant, > 0.");
+    def_param(c, "damping", &Params::damping, "Velocity factor applied once per step, in (0, 1].");
+    for (const SettingInfo* s : all_settings()) def_param(c, s->name, s->field, s->help);
+    c.def_property(
+        "integrator", [](PySimulation& s) { return std::string(to_string(s.params().integrator)); },
+        [](PySimulation& s, const std::string& name) {
+            auto l = s.lock();
+            Params p = s.params();
+            p.integrator = resolve_integrator(name);
+            s.set_params(p);
+        },
+        "The integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite.");
+    c.def_property(
+        "force", [](PySimulation& s) { return std::string(to_string(s.params().force)); },
+        [](PySimulation& s, const std::string& name) {
+            auto l = s.lock();
+            Params p = s.params();
+            p.force = resolve_force(name);
+            s.set_params(p);
+        },
+        "The force algorithm: direct (all pairs) or tree (Barnes-Hut, opening angle theta).");
+    c.def_property(
+        "backend", [](PySimulation& s) { return s.backend_name(); },
+        [](PySimulation& s, const std::string& name) {
+            auto l = s.lock();
+            s.set_backend(name == "auto" ? "" : name);
+        },
+        "The backend holding the bodies; setting it moves them (and the time) to another, unchanged.");
+    c.def_property(
+        "precision", [](PySimulation& s) { return std::string(to_string(s.precision())); },
+        [](PySimulation& s, const std::string& name) {
+            auto l = s.lock();
+            s.set_precision(resolve_precision(name));
+        },
+        "\"float\" or \"double\"; setting it moves the bodies to the same backend in that precision.");
+    c.def(
+        "_take_parameters",
+        [](PySimulation& s, PySimulation& from) {
+            auto l = s.lock();
+            s.set_params(from.params());  // all at once: one at a time could pass through a refused pair
+        },
+        py::arg("other"), "Takes every parameter of another simulation (show() does, from the window's).");
+    c.def_property_readonly("n", &PySimulation::size, "Number of bodies.");
+    c.def("__len__", &PySimulation::size);
+    c.def_property_readonly("t", &PySimulation::time, "Simulated time, by the integrator's own clock.");
+    c.def_property_readonly("steps_done", &PySimulation::steps_done,
+                            "Steps taken since the run began (a loaded snapshot's included).");
+    c.def_property_readonly("preset", &PySimulation::preset, "The preset's name; empty for other bodies.");
+    c.def_property_readonly("seed", &PySimulation::seed, "The preset's seed.");
+
+    c.def_property(
+        "positions",
+        [](PySimulation& s) {
+            auto l = s.lock();
+            return positions_of(s.state());
+        },
+        [](PySimulation& s, const DoubleArray& a) {
+            auto l = s.lock();
+            const HostState old = s.state();
+            s.set_state(state_from_arrays(a, velocities_of(old), masses_of(old), old.t));
+        },
+        "(N, 3) float64 copy of the positions; assigning an (N, 3) array replaces them.");
+    c.def_property(
+        "velocities",
+        [](PySimulation& s) {
+            auto l = s.lock();
+            return velocities_of(s.state());
+        },
+        [](PySimulation& s, const DoubleArray& a) {
+            auto l = s.lock();
+            const HostState old = s.state();
+            s.set_state(state_from_arrays(positions_of(old), a, masses_of(old), old.t));
+        },
+        "(N, 3) float64 copy of the velocities; assigning an (N, 3) array replaces them.");
+    c.def_property(
+        "masses",
+        [](PySimulation& s) {
+            auto l = s.lock();
+            return masses_of(s.state());
+        },
+        [](PySimulation& s, const DoubleArray& a) {
+            auto l = s.lock();
+            const HostState old = s.state();
+            s.set_state(state_from_arrays(positions_of(old), velocities_of(old), a, old.t));
+        },
+        "(N,) float64 copy of the masses; assigning an (N,) array replaces them.");
+    c.def(
+        "set_bodies",
+        [](PySimulation& s, const DoubleArray& positions, const DoubleArray& velocities,
+           const DoubleArray& masses, std::optional<double> t) {
+            auto l = s.lock();
+            s.set_state(state_from_arrays(positions, velocities, masses, t.value_or(s.time())));
+        },
+        py::arg("positions"), py::arg("velocities"), py::arg("masses"), py::arg("t") = py::none(),
+        "Replaces every body: positions and velocities (N, 3), masses (N,), any float array-like. Checked\n"
+        "as a file's bodies are: finite, mass > 0, no two at one point with softening 0 (ValueError).\n"
+        "t: the new time (None keeps the current one).");
+    c.def(
+        "add",
+        [](PySimulation& s, const DoubleArray& position, const DoubleArray& velocity, double mass) {
+            auto l = s.lock();
+            HostState st = s.state();
+            append_body(st, position, velocity, mass);
+            s.set_state(st);
+        },
+        py::arg("position"), py::arg("velocity") = std::vector<double>{0, 0, 0}, py::arg("mass") = 1.0,
+        "Adds one body at position (3,) with velocity (3,) and mass, checked as set_bodies checks.");
+
+    c.def(
+        "step",
+        [](PySimulation& s, std::int64_t k) {
+            if (k < 0) throw Error("k must be >= 0 (got " + std::to_string(k) + ")");
+            auto l = s.lock();
+            in_batches(k, [&](std::int64_t batch) { s.step(batch); });
+        },
+        py::arg("k") = 1,
+        "Takes k steps of dt (k max steps with hermite). Releases the GIL; Ctrl-C stops it between\n"
+        "batches with the bodies at a step boundary. A blow-up raises RuntimeError naming step and body.");
+    c.def(
+        "integrate",
+        [](PySimulation& s, double t_end) {
+            auto l = s.lock();
+            // As `nbody run --t-end`: ceil((T - t) / dt) steps, the last one shortened to land on T.
+            const StepPlan plan = plan_steps_until("t_end", s.time(), t_end, s.params().dt, s.precision());
+            in_batches(plan.steps - 1, [&](std::int64_t batch) { s.step(batch); });
+            py::gil_scoped_release release;
+            s.step_of(t_end - s.time());
+        },
+        py::arg("t_end"),
+        "Steps until t = t_end exactly (the last step shortened), as `nbody run --t-end` does. Releases\n"
+        "the GIL; Ctrl-C stops it between batches.");
+    c.def(
+        "energy",
+        [](PySimulation& s) {
+            auto l = s.lock();
+            py::gil_scoped_release release;
+            return s.diagnostics(true).total();
+        },
+        "Total energy, kinetic + potential (the potential is an O(N^2) sum, summed in double).");
+    c.def(
+        "diagnostics",
+        [](PySimulation& s, bool with_potential) {
+            auto l = s.lock();
+            Diagnostics d;
+            {
+                py::gil_scoped_release release;
+                d = s.diagnostics(with_potential);
+            }
+            return diagnostics_dict(d);
+        },
+        py::arg("potential") = true,
+        "A dict: mass, kinetic, potential, total, momentum, angular_momentum (about the origin),\n"
+        "center_of_mass (tuples). potential=False skips the O(N^2) potential (then 0).");
+    c.def(
+        "accelerations",
+        [](PySimulation& s) {
+            auto l = s.lock();
+            std::vector<Vec4<double>> a;
+            {
+                py::gil_scoped_release release;
+                a = s.accelerations();
+            }
+            return xyz_of(a);
+        },
+        "(N, 3) float64 accelerations of the current positions by the backend's force solver.");
+    c.def("__repr__", [](PySimulation& s) {
+        return "<nbody.Simulation N=" + std::to_string(s.size()) + " t=" + format_g(s.time()) + " " +
+               s.backend_name() + " " + to_string(s.precision()) + " " + to_string(s.params().integrator) +
+               " " + to_string(s.params().force) + " dt=" + format_g(s.params().dt) + ">";
+    });
+    bind_render(c);
+}
+
+}  // namespace nbody::python

@@ -1,0 +1,30 @@
+#pragma once
+// Bodies between numpy and the library: float64 arrays of shape (N, 3) and (N,) in, float64 copies out.
+// Shapes are checked here; values (finite, mass > 0) by validate_state, in the command line's words.
+#include <pybind11/numpy.h>
+
+#include "sim/state.hpp"
+
+namespace nbody::python {
+
+namespace py = pybind11;
+
+// Any array-like of numbers, as a C-contiguous float64 array (ints and lists convert; strings do not).
+using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+// The bodies of the three arrays, at time t. Throws nbody::Error naming the array whose shape is wrong
+// ("positions must have shape (N, 3), got (4, 2)"), or "no bodies" for N = 0.
+HostState state_from_arrays(const DoubleArray& positions, const DoubleArray& velocities,
+                            const DoubleArray& masses, double t);
+
+// One body (x, y, z), (vx, vy, vz), m appended to s; shapes checked as above.
+void append_body(HostState& s, const DoubleArray& position, const DoubleArray& velocity, double mass);
+
+// (N, 3) float64 copies of the x, y, z (or vx, vy, vz) and the (N,) masses.
+py::array_t<double> positions_of(const HostState& s);
+py::array_t<double> velocities_of(const HostState& s);
+py::array_t<double> masses_of(const HostState& s);
+// (N, 3) float64 of (x, y, z) of each Vec4 (accelerations).
+py::array_t<double> xyz_of(const std::vector<Vec4<double>>& v);
+
+}  // namespace nbody::python

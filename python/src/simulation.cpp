@@ -1,0 +1,107 @@
+#include "simulation.hpp"
+
+#include "backends/registry.hpp"
+#include "sim/error.hpp"
+#include "sim/io/snapshot.hpp"
+#include "sim/util.hpp"
+#include "sim/validate.hpp"
+
+#ifndef NBODY_VERSION
+#define NBODY_VERSION "unknown"
+#endif
+
+namespace nbody::python {
+
+std::unique_ptr<Backend> create_backend_or_fail(const std::string& name, Precision p) {
+    const std::string resolved = resolve_backend(name);  // an unknown name is bad input (ValueError)
+    try {
+        return create_backend(resolved, p);
+    } catch (const Error& e) {
+        throw RunFailure(e.what());  // known but not usable here: a fact of this machine, not of the input
+    }
+}
+
+Simulation::Simulation(const ScenarioOptions& o, std::int64_t default_n, std::ostream& notes) {
+    Scenario sc = resolve_scenario(o, default_n, notes);
+    backend_ = create_backend_or_fail(sc.backend, sc.precision);
+    backend_->set_state(sc.state);
+    params_ = sc.params;
+    precision_ = sc.precision;
+    step_ = sc.step;
+    preset_ = sc.preset;
+    seed_ = sc.seed;
+}
+
+void Simulation::set_params(const Params& p) {
+    validate_params(p, precision_);
+    params_ = p;
+}
+
+void Simulation::set_backend(const std::string& name) {
+    auto next = create_backend_or_fail(name, precision_);
+    // Every body is at one time between steps; what an adaptive integrator keeps beside them stays behind,
+    // as it does in a snapshot.
+    backend_->synchronize();
+    next->set_state(backend_->get_state());
+    backend_ = std::move(next);
+}
+
+void Simulation::set_precision(Precision p) {
+    if (p == precision_) return;
+    const HostState s = backend_->get_state();
+    validate_params(params_, p);
+    validate_state(s, params_, p);
+    auto next = create_backend_or_fail(backend_->name(), p);
+    next->set_state(s);
+    backend_ = std::move(next);
+    precision_ = p;
+}
+
+void Simulation::set_state(const HostState& s) {
+    validate_state(s, params_, precision_);
+    backend_->set_state(s);
+}
+
+void Simulation::check_finite(const StepReport& r, double t0, double dt) {
+    if (r.finite) return;
+    // The command line's words (cmd_run.cpp), counting steps from the start of this call.
+    throw RunFailure("numerical blow-up at step " + std::to_string(r.bad_step) +
+                     " (t = " + format_g(t0 + static_cast<double>(r.bad_step) * dt) + "): body " +
+                     std::to_string(r.bad_body) + " has a non-finite position or velocity");
+}
+
+StepReport Simulation::step(std::int64_t k) {
+    const double t0 = backend_->time();
+    const StepReport r = backend_->step(params_, k);
+    step_ += r.steps_done;
+    check_finite(r, t0, params_.dt);
+    return r;
+}
+
+StepReport Simulation::step_of(double h) {
+    Params p = params_;
+    p.dt = h;
+    const double t0 = backend_->time();
+    const StepReport r = backend_->step(p, 1);
+    step_ += r.steps_done;
+    check_finite(r, t0, h);
+    return r;
+}
+
+void Simulation::save(const std::string& path) {
+    require_format("save", path);
+    // A snapshot is a restart point: the run goes on from the bodies alone, as a load of it does.
+    backend_->synchronize();
+    Snapshot snap;
+    snap.state = backend_->get_state();
+    snap.info.has_params = true;
+    snap.info.params = params_;
+    snap.info.step = step_;
+    snap.info.precision = precision_;
+    snap.info.preset = preset_;
+    snap.info.seed = seed_;
+    snap.info.program_version = NBODY_VERSION;
+    write_snapshot(path, snap);
+}
+
+}  // namespace nbody::python

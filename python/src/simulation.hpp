@@ -1,0 +1,79 @@
+#pragma once
+// The simulation the Python module wraps, in plain C++ (no Python types): a backend holding the bodies,
+// the parameters and what a snapshot records. Every check is the library's own (scenario/, sim/validate),
+// so a bad value from Python fails with the words the command line uses. The binding (bind_simulation.cpp)
+// converts numpy arrays and releases the GIL; nothing here knows of either.
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "sim/backend.hpp"
+
+namespace nbody::python {
+
+// A failure of the run rather than of its input (a numerical blow-up, a backend that cannot start here):
+// Python sees it as RuntimeError, where bad input (nbody::Error) is ValueError.
+struct RunFailure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class Simulation {
+  public:
+    // Resolves the options as `nbody run` does (presets, files, restarts; notes and warnings to `notes`)
+    // and puts the bodies on the chosen backend.
+    Simulation(const ScenarioOptions& o, std::int64_t default_n, std::ostream& notes);
+
+    const Params& params() const { return params_; }
+    // Replaces the parameters after validate_params for this precision (the command line's checks).
+    void set_params(const Params& p);
+
+    std::string backend_name() const { return backend_->name(); }
+    // Moves the bodies, their time and the step count to a new backend; on failure the old one stays.
+    void set_backend(const std::string& name);
+    Precision precision() const { return precision_; }
+    // As set_backend, in the other precision (double -> float rounds the bodies; checked first).
+    void set_precision(Precision p);
+
+    std::size_t size() const { return backend_->size(); }
+    double time() const { return backend_->time(); }
+    std::int64_t steps_done() const { return step_; }
+    const std::string& preset() const { return preset_; }
+    std::uint64_t seed() const { return seed_; }
+
+    // The bodies widened to double (a float backend's values exactly).
+    HostState state() const { return backend_->get_state(); }
+    // Replaces the bodies after validate_state (finite, mass > 0, no two at one point with softening 0).
+    // The time stays unless s.t says otherwise (callers set it).
+    void set_state(const HostState& s);
+
+    // k steps of params().dt (k max steps for an adaptive integrator); at most `k` and stops at a blow-up,
+    // which throws RunFailure with the command line's message. Returns what the backend reported.
+    StepReport step(std::int64_t k);
+    // One step of exactly h (the shortened last step of integrate(t_end)).
+    StepReport step_of(double h);
+
+    Diagnostics diagnostics(bool with_potential) { return backend_->diagnostics(params_, with_potential); }
+    std::vector<Vec4<double>> accelerations() { return backend_->accelerations(params_); }
+    Backend& backend() { return *backend_; }
+
+    // An HDF5 snapshot (or any format write_snapshot knows, by extension) that load() continues exactly.
+    void save(const std::string& path);
+
+  private:
+    void check_finite(const StepReport& r, double t0, double dt);
+
+    std::unique_ptr<Backend> backend_;
+    Params params_;
+    Precision precision_ = Precision::f32;
+    std::int64_t step_ = 0;  // steps since the run began (a restart's continue from the snapshot's)
+    std::string preset_;     // kept in snapshots; empty for bodies from elsewhere
+    std::uint64_t seed_ = 0;
+};
+
+// create_backend, with a backend that cannot run here (no CUDA device) as RunFailure.
+std::unique_ptr<Backend> create_backend_or_fail(const std::string& name, Precision p);
+
+}  // namespace nbody::python

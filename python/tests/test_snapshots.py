@@ -1,0 +1,64 @@
+"""save/load: an exact restart, as `nbody run --restart` continues a snapshot."""
+
+import numpy as np
+import pytest
+
+import nbody
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(precision="float"),
+        dict(precision="double", integrator="yoshida4"),
+        dict(precision="double", integrator="hermite", softening=0.01),
+        dict(precision="float", force="tree", theta=0.7),
+    ],
+)
+def test_restart_is_bit_for_bit(tmp_path, kwargs):
+    path = str(tmp_path / "x.h5")
+    a = nbody.Simulation(n=256, backend="openmp", seed=3, **kwargs)
+    a.step(10)
+    a.save(path)
+    a.step(15)
+    b = nbody.Simulation.load(path, backend="openmp")
+    assert (b.steps_done, b.precision, b.integrator, b.force) == (10, a.precision, a.integrator, a.force)
+    assert (b.dt, b.softening, b.theta, b.eta) == (a.dt, a.softening, a.theta, a.eta)
+    b.step(15)
+    assert b.t == a.t and b.steps_done == a.steps_done
+    assert np.array_equal(a.positions, b.positions)
+    assert np.array_equal(a.velocities, b.velocities)
+
+
+def test_a_continued_run_is_the_cli_continuation(tmp_path, cli):
+    path = tmp_path / "s.h5"
+    out = tmp_path / "cli.h5"
+    sim = nbody.Simulation(n=100, backend="serial", precision="double")
+    sim.step(5)
+    sim.save(str(path))
+    status, _, stderr = cli("run", "--restart", str(path), "--steps", "7", "--backend", "serial",
+                             "--output", str(out))
+    assert status == 0, stderr
+    sim.step(7)
+    cli_end = nbody.Simulation.load(str(out), backend="serial")
+    assert np.array_equal(sim.positions, cli_end.positions)
+    assert cli_end.steps_done == 12
+
+
+def test_load_refuses_what_it_cannot_continue(tmp_path):
+    csv = tmp_path / "b.csv"
+    nbody.Simulation(n=10, backend="serial").save(str(csv))
+    with pytest.raises(ValueError, match="needs an HDF5 snapshot"):
+        nbody.Simulation.load(str(csv), backend="serial")
+    with pytest.raises(ValueError, match="missing.h5"):
+        nbody.Simulation.load(str(tmp_path / "missing.h5"), backend="serial")
+    # A CSV is an input: its bodies and parameter lines start a new run.
+    again = nbody.Simulation(input=str(csv), backend="serial")
+    assert again.n == 10
+
+
+def test_save_refuses_an_unknown_extension(tmp_path):
+    sim = nbody.Simulation(n=10, backend="serial")
+    with pytest.raises(ValueError, match="unknown file type"):
+        sim.save(str(tmp_path / "x.txt"))
+    assert not (tmp_path / "x.txt").exists()

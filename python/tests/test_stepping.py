@@ -1,0 +1,141 @@
+"""Stepping: step counts and time, integrate to an exact end, blow-ups, Ctrl-C, the GIL, backend switches."""
+
+import threading
+import time
+import _thread
+
+import numpy as np
+import pytest
+
+import nbody
+
+
+def test_step_advances_time_by_dt():
+    sim = nbody.Simulation(n=64, backend="serial", precision="double", dt=0.01)
+    sim.step()
+    sim.step(9)
+    assert sim.steps_done == 10
+    assert sim.t == pytest.approx(0.1, abs=1e-15)
+    sim.step(0)
+    assert sim.steps_done == 10
+    with pytest.raises(ValueError, match=r"k must be >= 0 \(got -1\)"):
+        sim.step(-1)
+
+
+def test_integrate_ends_exactly_on_t_end():
+    sim = nbody.Simulation(n=64, backend="serial", precision="double", dt=0.03)
+    sim.integrate(1.0)
+    assert sim.t == 1.0
+    assert sim.steps_done == 34  # ceil(1 / 0.03), the last one shortened
+    with pytest.raises(ValueError, match=r"t_end 0.5 must be later than the start time t = 1"):
+        sim.integrate(0.5)
+    with pytest.raises(ValueError, match="t_end must be a finite number"):
+        sim.integrate(float("inf"))
+
+
+def test_one_call_equals_many(cli):
+    a = nbody.Simulation(n=128, backend="openmp", seed=4)
+    b = nbody.Simulation(n=128, backend="openmp", seed=4)
+    a.step(40)
+    for _ in range(40):
+        b.step()
+    assert np.array_equal(a.positions, b.positions)
+
+
+def test_energy_and_diagnostics_match_numpy():
+    sim = nbody.Simulation(preset="solar", n=8, backend="serial", precision="double")
+    x, v, m = sim.positions, sim.velocities, sim.masses
+    kinetic = 0.5 * (m * (v * v).sum(axis=1)).sum()
+    potential = 0.0
+    for i in range(len(m)):
+        for j in range(i + 1, len(m)):
+            r = np.sqrt(((x[i] - x[j]) ** 2).sum() + sim.softening ** 2)
+            potential -= sim.G * m[i] * m[j] / r
+    d = sim.diagnostics()
+    assert d["kinetic"] == pytest.approx(kinetic, rel=1e-12)
+    assert d["potential"] == pytest.approx(potential, rel=1e-12)
+    assert sim.energy() == pytest.approx(kinetic + potential, rel=1e-12)
+    assert np.allclose(d["momentum"], (m[:, None] * v).sum(axis=0), atol=1e-15)
+    assert np.allclose(d["center_of_mass"], (m[:, None] * x).sum(axis=0) / m.sum(), atol=1e-15)
+
+
+def test_yoshida4_conserves_energy_better_than_euler():
+    drift = {}
+    for integrator in ("euler", "leapfrog", "yoshida4"):
+        sim = nbody.Simulation(preset="solar", n=6, backend="serial", precision="double",
+                               integrator=integrator, dt=0.01)
+        e0 = sim.energy()
+        sim.integrate(5.0)
+        drift[integrator] = abs(sim.energy() - e0) / abs(e0)
+    assert drift["yoshida4"] < drift["leapfrog"] < drift["euler"]
+
+
+def test_blow_up_is_a_runtime_error_naming_the_step():
+    sim = nbody.Simulation(n=64, backend="serial", G=1e38)
+    with pytest.raises(RuntimeError,
+                       match=r"^numerical blow-up at step 1 \(t = 0.01\): body \d+ has a non-finite"):
+        sim.step(5)
+
+
+@pytest.mark.parametrize("backend", ["serial", "openmp"])
+def test_backend_switch_keeps_the_state(backend):
+    sim = nbody.Simulation(n=200, backend=backend, seed=2)
+    sim.step(7)
+    pos, vel, t, steps = sim.positions, sim.velocities, sim.t, sim.steps_done
+    for other in [b["name"] for b in nbody.backends() if b["available"]] + [backend]:
+        sim.backend = other
+        assert sim.backend == other
+        assert np.array_equal(sim.positions, pos) and np.array_equal(sim.velocities, vel)
+        assert (sim.t, sim.steps_done) == (t, steps)
+    sim.step(3)
+    assert sim.steps_done == steps + 3
+
+
+def test_ctrl_c_stops_between_batches():
+    sim = nbody.Simulation(n=2048, backend="serial", precision="double")
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        sim.step(1_000_000)
+    assert time.monotonic() - start < 30
+    timer.cancel()
+    # Stopped at a step boundary, bodies intact, the simulation usable again.
+    assert 0 < sim.steps_done < 1_000_000
+    assert sim.t == pytest.approx(sim.steps_done * sim.dt, rel=1e-9)
+    assert np.isfinite(sim.positions).all()
+    sim.step(1)
+
+
+def test_the_gil_is_released_while_stepping():
+    sim = nbody.Simulation(n=1024, backend="serial")
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    before = len(ticks)
+    sim.step(300)
+    during = len(ticks) - before
+    stop.set()
+    t.join()
+    assert during > 5
+
+
+def test_one_call_at_a_time():
+    sim = nbody.Simulation(n=2048, backend="serial")
+    errors = []
+    t = threading.Thread(target=lambda: sim.step(300))
+    t.start()
+    time.sleep(0.2)
+    try:
+        sim.positions
+    except RuntimeError as e:
+        errors.append(str(e))
+    t.join()
+    assert errors == ["the simulation is busy in another thread (one call at a time)"]
