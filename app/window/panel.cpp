@@ -442,10 +442,13 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     ImGui::PopItemWidth();
     m.potential_res = std::clamp(m.potential_res, 16, 512);
     if (m.potential) {
-        color_bar(potential_ramp_color, info.potential_min, info.potential_max, "potential");
+        color_bar(potential_ramp_color, info.potential_min, info.potential_max,
+                  info.potential_log ? "potential (log)" : "potential");
         tooltip_for_last(
-            "The gravitational potential on the slice through the view's centre, facing the camera, "
-            "with contour lines; deep wells (dark) under the bodies saturate.");
+            "The gravitational potential on the slice through the view's centre, facing the camera, with "
+            "contour lines. The colours span the whole slice, from the bottom of the deepest well (left "
+            "end) to the highest point (right end); log: equal colour steps are equal ratios of depth "
+            "-phi, so deep wells keep the rest readable.");
         if (!info.potential_note.empty()) {
             ImGui::PushTextWrapPos(0.0f);
             ImGui::TextDisabled("%s", info.potential_note.c_str());

@@ -105,7 +105,8 @@ struct PanelInfo {
     BodyStats stats;  // for the colour legend
     PickedBody picked;
     std::string potential_note;  // what the potential view shows (range, cost) or why it is off
-    double potential_min = 0, potential_max = 0;
+    double potential_min = 0, potential_max = 0;  // the grid's whole range: the colour bar's ends
+    bool potential_log = true;                    // colours follow log(-phi) (else phi)
     std::string gl_device;
     std::string cuda_device;      // "NVIDIA H100 — 79.1 GiB total, 78.6 GiB free", or "" without CUDA
     std::string transfer;         // "interop: 0 B copied device->host per frame", ...

@@ -551,6 +551,7 @@ void WindowApp::update_potential(int fw, int fh) {
             scene.potential.upload(grid->phi, grid->cols, grid->rows);
             info.potential_min = scene.potential.range.lo;
             info.potential_max = scene.potential.range.hi;
+            info.potential_log = scene.potential.range.log_depth;
             char buf[192];
             std::snprintf(buf, sizeof buf, "%dx%d targets x %zu bodies: %.0f ms (%s force solver on %s)",
                           grid->cols, grid->rows, info.n, grid->ms, to_string(model.params.force),
