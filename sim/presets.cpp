@@ -324,7 +324,7 @@ const std::vector<PresetEntry>& entries() {
         {{"solar",
           "star of mass 1 and N-1 planets (total mass 1e-3) on circular orbits in a plane, radii 0.5-5, G = "
           "1",
-          preset_params(0.01, kSolarSoftening), 1},
+          preset_params(0.01, kSolarSoftening), 1, 9},
          make_solar},
         {{"cube", "CUDA sample 'random': uniform cube [-1,1]^3, small random velocities, total mass 1, G = 1",
           preset_params(kCloudDt, kCloudSoftening), 1},

@@ -16,6 +16,9 @@ struct PresetInfo {
     std::string description;  // one line: what it is, its units, what it is good for
     Params params;            // dt, softening, G suited to it (integrator leapfrog, damping 1)
     std::size_t min_n = 1;    // smallest N it accepts
+    // The N it is meant to be seen with (solar: the Sun and 8 planets), used when no N is asked for and when
+    // the window loads it; 0: any N, the caller's default.
+    std::size_t natural_n = 0;
 };
 
 // All presets in a fixed order; the first is the default scenario.

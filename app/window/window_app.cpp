@@ -361,7 +361,10 @@ void WindowApp::regenerate(bool with_preset_params) {
     const PresetInfo* preset = find_preset(model.preset);
     try {
         std::int64_t n = model.n_edit;
-        if (preset && with_preset_params) n = std::max<std::int64_t>(n, std::int64_t(preset->min_n));
+        // A preset chosen brings its own N where it has one (solar: the Sun and 8 planets), as it brings dt.
+        if (preset && with_preset_params)
+            n = preset->natural_n ? std::int64_t(preset->natural_n)
+                                  : std::max<std::int64_t>(n, std::int64_t(preset->min_n));
         s = make_preset(model.preset, std::size_t(n), model.seed);
     } catch (const std::exception& e) {
         info.message = e.what();
