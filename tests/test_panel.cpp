@@ -235,4 +235,22 @@ TEST_F(Panel, FitsIn1280x720WithoutScrolling) {
 }
 
 }  // namespace
+// Play mode (issue 23): a replay never simulates, so the panel shows no simulation controls (no Run
+// button competing with the timeline's Pause, no dt, softening or integrator), and the keys that run,
+// step or reverse do nothing.
+TEST_F(Panel, ReplayShowsNoSimulationControls) {
+    auto dt = [](const PanelModel& m) { return m.params.dt; };
+    ASSERT_GE(find_row(dt, 0), 0) << "the dt slider, outside play mode";
+    model.replay = true;
+    model.paused = true;
+    for (int tab = 0; tab < 4; ++tab) EXPECT_LT(find_row(dt, tab), 0) << "a dt control in play mode";
+    auto paused = [](const PanelModel& m) { return m.paused ? 1.0 : 0.0; };
+    EXPECT_LT(find_row(paused, 0), 0) << "a Run button in play mode";
+    for (int key : {32, 83, 66}) {  // Space, S, B
+        PanelActions a = press(key);
+        EXPECT_FALSE(a.pause_changed || a.single_step || a.reverse) << "key " << key;
+        EXPECT_TRUE(model.paused);
+    }
+}
+
 }  // namespace nbody

@@ -42,7 +42,7 @@ const std::vector<KeyBinding>& key_bindings() {
              a.pause_changed = true;
          }},
         {kKeyS, false, "S", "single step", [](PanelModel&, PanelActions& a) { a.single_step = true; }},
-        {kKeyB, false, "B", "reverse time (negate velocities)",
+        {kKeyB, false, "B", "run time backwards / forwards again",
          [](PanelModel&, PanelActions& a) { a.reverse = true; }},
         {kKeyR, false, "R", "fit the bodies in view",
          [](PanelModel&, PanelActions& a) { a.fit_camera = true; }},
@@ -108,6 +108,11 @@ void handle_keys(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     for (const KeyBinding& k : key_bindings()) {
         if (k.ctrl != io.KeyCtrl || io.KeyAlt || io.KeySuper) continue;
         if (ImGui::IsKeyPressed(k.key, false)) k.apply(m, a);
+    }
+    if (m.replay) {
+        // A replay never simulates: the keys that run, step or reverse the simulation do nothing.
+        m.paused = true;
+        a.pause_changed = a.single_step = a.reverse = false;
     }
 }
 

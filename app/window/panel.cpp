@@ -188,18 +188,19 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     // An adaptive integrator chooses its steps going forward: negating the velocities does not retrace it.
     const bool adaptive = integrator_info(m.params.integrator).adaptive;
     ImGui::BeginDisabled(adaptive);
-    if (ImGui::Button("Reverse (B)")) a.reverse = true;
+    if (ImGui::Button(info.reversed ? "Forward (B)" : "Reverse (B)")) a.reverse = true;
     ImGui::EndDisabled();
     if (adaptive) {
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             ImGui::SetTooltip(
-                "Off with %s: each body's step is chosen going forward, so negating the velocities does "
-                "not retrace the motion. Choose leapfrog or yoshida4 to reverse.",
+                "Off with %s: each body's step is chosen going forward, so stepping back does not retrace "
+                "the motion. Choose leapfrog or yoshida4 to reverse.",
                 to_string(m.params.integrator));
     } else {
         tooltip_for_last(
-            "Negates every velocity: leapfrog is time-reversible, so running on retraces the motion "
-            "back to the start (a classic demonstration; try the figure-eight).");
+            "Runs time backwards: every step takes -dt, and leapfrog is time-reversible, so the motion "
+            "retraces itself back to the start while t counts down (a classic demonstration; try the "
+            "figure-eight).");
     }
     ImGui::SliderInt("steps / frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d",
                      ImGuiSliderFlags_AlwaysClamp);
@@ -207,18 +208,18 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     tooltip_for_last(
         "Steps granted per rendered frame. The simulation runs on its own thread: when one step "
         "takes longer than a frame, the window stays responsive and steps/s shows the real rate.");
+    ImGui::TextUnformatted(clock_text(info).c_str());
+    if (info.reversed) {
+        tooltip_for_last(
+            "Time runs backwards: each step takes -dt, so t and the step count go down and the motion "
+            "retraces itself. B again runs it forward.");
+    }
     if (info.adaptive) {
-        // Each body on its own clock: a "step" is a max step; the work is in blocks and evaluations.
-        ImGui::Text("N %zu  t %.4g  %lld max steps  %.0f max steps/s", info.n, info.sim_time,
-                    static_cast<long long>(info.steps_total), info.steps_per_s);
         ImGui::Text("%lld blocks  %.3g force+jerk evaluations", static_cast<long long>(info.blocks_total),
                     double(info.body_updates_total));
         tooltip_for_last(
             "Hermite block steps: each block advances only the bodies due at its time; an evaluation is one "
             "body's force and jerk against all N.");
-    } else {
-        ImGui::Text("N %zu  t %.4g  %lld steps  %.0f steps/s", info.n, info.sim_time,
-                    static_cast<long long>(info.steps_total), info.steps_per_s);
     }
 }
 
@@ -610,7 +611,49 @@ void quit_popup(PanelModel& m, PanelActions& a) {
     }
 }
 
+// The tabs and sections of a live simulation (all but the time controls).
+void simulation_sections(PanelModel& m, PanelActions& a, PanelInfo& info) {
+    if (ImGui::BeginTabBar("tabs")) {
+        for (int t = 0; t < 4; ++t) {
+            ImGuiTabItemFlags flags = m.select_tab == t ? ImGuiTabItemFlags_SetSelected : 0;
+            if (!ImGui::BeginTabItem(kPanelTabs[t], nullptr, flags)) continue;
+            switch (t) {
+                case 0:
+                    physics_tab(m, info);
+                    break;
+                case 1:
+                    scene_tab(m, a);
+                    break;
+                case 2:
+                    view_tab(m, a, info);
+                    break;
+                default:
+                    backend_tab(m, a, info);
+                    break;
+            }
+            ImGui::EndTabItem();
+        }
+        m.select_tab = -1;
+        ImGui::EndTabBar();
+    }
+    if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen)) picked_section(m, info);
+    energy_section(info);
+    performance_section(info);
+}
+
 }  // namespace
+
+std::string clock_text(const PanelInfo& info) {
+    // Each body of an adaptive integrator on its own clock: a "step" is a max step.
+    // t is summed step by step, so running back to the start leaves rounding noise (t = -3e-16): within a
+    // millionth of a step of 0 it reads 0.
+    const double t = std::abs(info.sim_time) < 1e-6 * std::abs(info.dt) ? 0.0 : info.sim_time;
+    char line[160];
+    std::snprintf(line, sizeof line, "N %zu  t %.4g  %lld %s  %.0f %s/s%s", info.n, t,
+                  static_cast<long long>(info.steps_total), info.adaptive ? "max steps" : "steps",
+                  info.steps_per_s, info.adaptive ? "max steps" : "steps", info.reversed ? "  reversed" : "");
+    return line;
+}
 
 PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
     PanelActions a;
@@ -637,33 +680,16 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
         }
         if (!info.screenshot_note.empty()) ImGui::TextDisabled("%s", info.screenshot_note.c_str());
         if (!info.busy.empty()) ImGui::TextColored(kWarn, "%s", info.busy.c_str());
-        time_controls(m, a, info);
-        if (ImGui::BeginTabBar("tabs")) {
-            for (int t = 0; t < 4; ++t) {
-                ImGuiTabItemFlags flags = m.select_tab == t ? ImGuiTabItemFlags_SetSelected : 0;
-                if (!ImGui::BeginTabItem(kPanelTabs[t], nullptr, flags)) continue;
-                switch (t) {
-                    case 0:
-                        physics_tab(m, info);
-                        break;
-                    case 1:
-                        scene_tab(m, a);
-                        break;
-                    case 2:
-                        view_tab(m, a, info);
-                        break;
-                    default:
-                        backend_tab(m, a, info);
-                        break;
-                }
-                ImGui::EndTabItem();
-            }
-            m.select_tab = -1;
-            ImGui::EndTabBar();
+        if (m.replay) {
+            // A replay only shows snapshots: the timeline at the bottom is its one set of controls.
+            ImGui::TextUnformatted(clock_text(info).c_str());
+            view_tab(m, a, info);
+            if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen))
+                picked_section(m, info);
+        } else {
+            time_controls(m, a, info);
+            simulation_sections(m, a, info);
         }
-        if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen)) picked_section(m, info);
-        energy_section(info);
-        performance_section(info);
         ImGui::PopItemWidth();
         ImGui::End();
     }

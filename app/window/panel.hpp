@@ -31,6 +31,7 @@ struct PanelModel {
     bool fullscreen = false;
     bool show_panel = true;
     bool show_help = false;
+    bool replay = false;  // playing a snapshot series back: nothing to simulate, so no simulation controls
 
     // Overlays.
     bool trails = false;
@@ -94,6 +95,8 @@ struct PanelInfo {
     double steps_per_s = 0;
     std::int64_t steps_total = 0;
     double sim_time = 0;
+    bool reversed = false;          // time runs backwards (B): t and the step index count down
+    double dt = 0;                  // the step, for reading t
     bool adaptive = false;          // an adaptive integrator: steps_total counts max steps
     std::int64_t blocks_total = 0;  // its blocks and force+jerk evaluations (SessionStats)
     std::uint64_t body_updates_total = 0;
@@ -122,6 +125,9 @@ struct PanelInfo {
     std::string force_error;        // "force error: median 2.1e-04, p99 1.3e-03"
     std::string force_error_where;  // "(theta 0.60, 64 bodies, step 1200)": what it was measured on
 };
+
+// The panel's clock line: "N 3  t 1.25  250 steps  60 steps/s", with "reversed" while time runs back.
+std::string clock_text(const PanelInfo& info);
 
 // Handles the keys, draws the panel (if model.show_panel), the "? help" hint and the help overlay (if
 // model.show_help). Returns what the user asked for.

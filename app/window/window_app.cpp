@@ -138,6 +138,7 @@ struct WindowApp final : ScriptWindow {
     void update_picked();
     void update_potential(int fw, int fh);
     void update_info(double frame_ms);
+    void update_clock(const SessionStats& st);
     OverlaySettings overlay_settings() const;
     bool save_screenshot(const std::string& path);
     void set_fullscreen(bool on);
@@ -161,6 +162,10 @@ struct WindowApp final : ScriptWindow {
     void drop_file(const std::string& path) override;
     bool seek_replay(std::size_t k) override;
     bool closing() const override { return glfwWindowShouldClose(window); }
+    const PanelInfo& panel_info_now() override;
+    ReplayTimeline* replay_timeline() override { return files.replay(); }
+    std::size_t replay_shown() const override { return files.shown_frame(); }
+    void advance_replay(double dt);
 };
 
 void WindowApp::on_key(int key, int scancode, int action, int mods) {
@@ -380,7 +385,7 @@ void WindowApp::regenerate(bool with_preset_params) {
         r.params = p;
     }
     tag_with_script_step(r);
-    r.id = session->load_state(std::move(s));
+    r.id = session->load_state(std::move(s), 0, r.params);
     pending.add(std::move(r));
 }
 
@@ -423,7 +428,7 @@ void WindowApp::open_file(const std::string& path, bool refit) {
     PendingRequest r = load_request("loading " + path + "...", f.state, camera, refit);
     r.opened = path;
     tag_with_script_step(r);
-    r.id = session->load_state(std::move(f.state));
+    r.id = session->load_state(std::move(f.state), f.step, f.params);
     pending.add(std::move(r));
 }
 
@@ -438,6 +443,7 @@ void WindowApp::on_drop(int count, const char** paths) {
 }
 
 void WindowApp::replay_show(std::size_t shown, bool refit) {
+    files.set_shown_frame(shown);
     open_file(files.replay_path(shown), refit);
     std::cout << "nbody: replay: snapshot " << shown << " of " << files.replay_size() << ": "
               << files.replay_path(shown) << std::endl;
@@ -488,6 +494,7 @@ void WindowApp::take_results() {
             }
             model.selected = -1;
             loaded_at = now_s();
+            info.drift = History{};  // |dE/E| is measured from the new bodies' energy: the old curve goes
             scene.overlays.reset_trails();
         } else if (res.kind == SessionResult::Kind::add_body) {
             model.n = model.n_edit = std::int64_t(session->size());
@@ -639,6 +646,16 @@ void WindowApp::draw() {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }
 
+// What the panel's clock line shows: N, t, the step index, the direction of time.
+void WindowApp::update_clock(const SessionStats& st) {
+    info.n = session->size();
+    info.steps_total = st.steps_total;
+    info.sim_time = st.sim_time;
+    info.reversed = st.reversed;
+    info.dt = model.params.dt;
+    info.adaptive = integrator_info(model.params.integrator).adaptive;
+}
+
 void WindowApp::update_info(double frame_ms) {
     SessionStats st = session->stats();
     info.n = session->size();
@@ -651,9 +668,7 @@ void WindowApp::update_info(double frame_ms) {
     const bool adaptive = integrator_info(model.params.integrator).adaptive;
     info.gflops.push(float(inter * (adaptive ? kFlopsPerJerkInteraction : kFlopsPerInteraction) * 1e-9));
     info.steps_per_s = st.steps_per_s;
-    info.steps_total = st.steps_total;
-    info.sim_time = st.sim_time;
-    info.adaptive = integrator_info(model.params.integrator).adaptive;
+    update_clock(st);
     info.blocks_total = st.blocks_total;
     info.body_updates_total = st.body_updates_total;
     info.level_counts = st.level_counts;
@@ -735,6 +750,34 @@ void WindowApp::close() {
     glfwTerminate();
 }
 
+const PanelInfo& WindowApp::panel_info_now() {
+    SessionStats st = session->stats();
+    update_clock(st);
+    if (st.have_diag) {
+        info.have_energy = true;
+        info.drift_now = st.energy_drift;
+    }
+    return info;
+}
+
+// Replay mode, once a frame: the timeline moves on by the wall time since the last frame, also while a
+// snapshot is still loading (slow loads skip snapshots rather than slow the replay down), and the
+// snapshot it has reached is loaded once the last load is done.
+void WindowApp::advance_replay(double dt) {
+    ReplayTimeline& t = *files.replay();
+    const std::size_t shown = files.shown_frame();
+    std::optional<std::size_t> seek =
+        draw_replay_bar(t, files.replay_path(shown), files.shown_time(), model.panel_width);
+    if (seek) {
+        t.seek(*seek);
+    } else {
+        t.tick(dt);
+    }
+    if (pending.empty() && t.current() != shown) replay_show(t.current(), false);
+    model.paused = true;  // a replay never simulates
+    session->set_paused(true);
+}
+
 void WindowApp::settle() {
     session->wait_for_requests();
     take_results();
@@ -792,12 +835,14 @@ int run_window_app(const WindowOptions& o) {
         app.start(sc, std::int64_t(sc.state.size()));
         if (!replay_files.empty()) {
             app.files.start_replay(std::move(replay_files), sc.state.t);
+            app.model.replay = true;
             app.model.paused = true;
             app.session->set_paused(true);
             std::cout << "nbody: replay: " << app.files.replay_size() << " snapshots in " << o.replay
                       << std::endl;
         }
         app.last_frame = now_s();
+        double replay_clock = app.last_frame;  // the replay's wall clock, read at the same point each frame
         for (app.frame = 1; !glfwWindowShouldClose(app.window); ++app.frame) {
             app.release_held_keys();
             glfwPollEvents();
@@ -810,14 +855,9 @@ int run_window_app(const WindowOptions& o) {
             app.apply(draw_panel(app.model, app.info));
             quit_by_user = glfwWindowShouldClose(app.window);
             if (auto path = draw_open_dialog(app.open_dialog)) app.open_file(*path, true);
-            if (ReplayTimeline* replay = app.files.replay()) {
-                const std::string& file = app.files.replay_path(replay->current());
-                std::optional<std::size_t> show = draw_replay_bar(*replay, file, app.files.shown_time());
-                if (!show && app.pending.empty()) show = replay->tick(now_s() - app.last_frame);
-                if (show) app.replay_show(*show, false);
-                app.model.paused = true;  // a replay never simulates
-                app.session->set_paused(true);
-            }
+            const double frame_start = now_s();
+            if (app.files.replaying()) app.advance_replay(frame_start - replay_clock);
+            replay_clock = frame_start;
             app.handle_mouse();
             // The scene centres in the part of the window the panel leaves free.
             int ww, wh;

@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 
@@ -33,12 +34,15 @@ std::optional<std::string> draw_open_dialog(OpenDialog& d) {
     return chosen;
 }
 
-std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string& file, double sim_time) {
+std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string& file, double sim_time,
+                                           float panel_width) {
     std::optional<std::size_t> seek;
     const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y - 12),
-                            ImGuiCond_Always, ImVec2(0.5f, 1.0f));
-    ImGui::SetNextWindowSize(ImVec2(std::min(vp->Size.x - 24, 900.0f), 0), ImGuiCond_Always);
+    // Centred in the part of the view the panel leaves free, with a margin on each side.
+    const float left = vp->Pos.x + panel_width, free_w = std::max(vp->Size.x - panel_width, 1.0f);
+    ImGui::SetNextWindowPos(ImVec2(left + free_w * 0.5f, vp->Pos.y + vp->Size.y - 12), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowSize(ImVec2(std::clamp(free_w - 24, 1.0f, 900.0f), 0), ImGuiCond_Always);
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
     if (ImGui::Begin("Replay", nullptr, flags)) {

@@ -17,9 +17,10 @@ struct OpenDialog {
 // Draws the dialog while visible; returns the path when the user presses Open (or Enter).
 std::optional<std::string> draw_open_dialog(OpenDialog& d);
 
-// Draws the replay bar (slider, play/pause, speed, the file and its time); returns the frame to show
-// if the user moved the slider.
-std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string& file, double sim_time);
+// Draws the replay bar (slider, play/pause, speed, the file and its time) along the bottom of the view,
+// right of the panel's `panel_width` pixels; returns the frame to show if the user moved the slider.
+std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string& file, double sim_time,
+                                           float panel_width);
 
 // "nbody-20260101-120000.h5" (".csv" in a build without HDF5): where Ctrl+S saves, in the working directory.
 std::string default_snapshot_name();
