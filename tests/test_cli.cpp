@@ -198,6 +198,18 @@ TEST_F(CliTest, ASettingWithoutItsAlgorithmIsANote) {
     EXPECT_EQ(used.err.find("no effect"), std::string::npos) << used.err;
 }
 
+// ... in bench too (issue 23: `bench --theta` without the tree in --force was silently ignored).
+TEST_F(CliTest, BenchSaysASettingNoCaseTakes) {
+    const CliResult r = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--warmup", "0",
+                                 "--repeats", "1", "--theta", "0.4", "--quiet"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("note: --theta has no effect"), std::string::npos) << r.err;
+    const CliResult used =
+        run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--warmup", "0", "--repeats",
+                 "1", "--force", "direct,tree", "--theta", "0.4", "--quiet"});
+    EXPECT_EQ(used.err.find("no effect"), std::string::npos) << used.err;
+}
+
 // A CSV written by a tree run records the force algorithm and theta, and --input reads them back.
 TEST_F(CliTest, ACsvRemembersTheForceAlgorithmAndItsSettings) {
     const std::string out = file("tree.csv");
