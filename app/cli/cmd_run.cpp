@@ -471,7 +471,7 @@ int run_run_command(const RunOptions& o) {
     const double wall = now_s() - wall_start;
     if (!o.plot.empty()) {
         PlotRequest plot;
-        plot.input = o.energy_log;
+        plot.inputs = {o.energy_log};
         plot.output = o.plot;
         plot_csv(plot);
     }
