@@ -224,6 +224,12 @@ TEST_F(Panel, KeysActThroughTheTableAndTextFieldsKeepThem) {
 TEST_F(Panel, FitsIn1280x720WithoutScrolling) {
     info.have_energy = true;
     info.message = "a message line";
+    // Status lines too (issue 23: the panel scrolled once one appeared).
+    info.screenshot_note = "saved snapshot /home/teacher/nbody-snapshots/nbody-20261126-101500.h5";
+    info.busy = "loading 4096 bodies...";
+    info.message = "unknown preset 'nope' (valid: plummer, disk, collision, solar, cube, shell, expand)";
+    info.picked.valid = true;  // and a selected body
+    info.picked.have_potential = true;
     for (int tab = 0; tab < 4; ++tab) {
         model.select_tab = tab;
         idle(3);
@@ -234,7 +240,6 @@ TEST_F(Panel, FitsIn1280x720WithoutScrolling) {
     }
 }
 
-}  // namespace
 // Play mode (issue 23): a replay never simulates, so the panel shows no simulation controls (no Run
 // button competing with the timeline's Pause, no dt, softening or integrator), and the keys that run,
 // step or reverse do nothing.
@@ -253,4 +258,5 @@ TEST_F(Panel, ReplayShowsNoSimulationControls) {
     }
 }
 
+}  // namespace
 }  // namespace nbody

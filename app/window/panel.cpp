@@ -44,7 +44,7 @@ void tooltip_for_last(const char* text) {
 // A plot with its scale beside it (max on top, min below, never over the line) and the current value in
 // the caption. log10: plots log10 of the values (|dE/E| spans decades), labels stay in linear units.
 void plot(const char* label, const History& h, const char* fmt, bool log10 = false,
-          const char* tooltip = nullptr) {
+          const char* tooltip = nullptr, const std::string& suffix = "") {
     std::vector<float> v = h.values();
     float lo = FLT_MAX, hi = -FLT_MAX;
     for (float& x : v) {
@@ -65,12 +65,13 @@ void plot(const char* label, const History& h, const char* fmt, bool log10 = fal
     char caption[96], top[32], bottom[32];
     int len = std::snprintf(caption, sizeof caption, "%s  ", label);
     std::snprintf(caption + len, sizeof caption - std::size_t(len), fmt, double(h.last()));
-    ImGui::TextUnformatted(caption);
+    ImGui::TextUnformatted((caption + suffix).c_str());
     if (tooltip) tooltip_for_last(tooltip);
-    std::snprintf(top, sizeof top, log10 ? "1e%+.0f" : "%.3g", double(hi));
-    std::snprintf(bottom, sizeof bottom, log10 ? "1e%+.0f" : "%.3g", double(lo));
+    // + 0.0 turns -0 into 0: the scale reads 1e+0, never 1e-0.
+    std::snprintf(top, sizeof top, log10 ? "1e%+.0f" : "%.3g", double(hi) + 0.0);
+    std::snprintf(bottom, sizeof bottom, log10 ? "1e%+.0f" : "%.3g", double(lo) + 0.0);
     const float scale_w = ImGui::CalcTextSize("-0.000e+00").x;
-    const float height = 38.0f;
+    const float height = 34.0f;  // the scale beside it is two lines
     ImGui::PushID(label);
     ImGui::PlotLines(
         "##plot", v.data(), int(v.size()), 0, nullptr, lo, hi,
@@ -202,8 +203,12 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
             "retraces itself back to the start while t counts down (a classic demonstration; try the "
             "figure-eight).");
     }
-    ImGui::SliderInt("steps / frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d",
+    // Beside the buttons: the panel fits 720 px with a status line.
+    ImGui::SameLine();
+    ImGui::PushItemWidth(-1);
+    ImGui::SliderInt("##steps_per_frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d steps/frame",
                      ImGuiSliderFlags_AlwaysClamp);
+    ImGui::PopItemWidth();
     m.steps_per_frame = std::clamp(m.steps_per_frame, 1, kMaxStepsPerFrame);
     tooltip_for_last(
         "Steps granted per rendered frame. The simulation runs on its own thread: when one step "
@@ -352,6 +357,13 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
         return;
     }
     ImGui::Text("body %lld  m %.4g", static_cast<long long>(p.index), p.mass);
+    ImGui::SameLine();
+    ImGui::Checkbox("follow (L)", &m.follow_selected);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("deselect")) {
+        m.selected = -1;
+        m.follow_selected = false;
+    }
     ImGui::Text("x (%.4g, %.4g, %.4g)", p.pos[0], p.pos[1], p.pos[2]);
     double speed = std::sqrt(p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
     ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g", p.vel[0], p.vel[1], p.vel[2], speed);
@@ -359,12 +371,6 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
         ImGui::Text("KE %.4g  PE %.4g", p.kinetic, p.potential);
     } else {
         ImGui::Text("KE %.4g", p.kinetic);
-    }
-    ImGui::Checkbox("follow (L)", &m.follow_selected);
-    ImGui::SameLine();
-    if (ImGui::SmallButton("deselect")) {
-        m.selected = -1;
-        m.follow_selected = false;
     }
 }
 
@@ -542,14 +548,13 @@ void performance_section(const PanelInfo& info) {
     if (!ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) return;
     plot("ms/step", info.ms_step, "%.3f ms", false,
          "Wall time per simulation step (on the simulation thread).");
-    char rate[96];
-    std::snprintf(rate, sizeof rate, "%.3g interactions/s  %.1f GFLOP/s  %.0f fps",
-                  double(info.interactions.last()), double(info.gflops.last()), double(info.fps.last()));
-    ImGui::TextUnformatted(rate);
-    tooltip_for_last(
-        "N^2 body-body interactions per step times steps/s; 20 floating-point operations counted per "
-        "interaction (the CUDA sample's convention).");
-    plot("interactions/s", info.interactions, "%.3g", false);
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "  %.1f GFLOP/s  %.0f fps", double(info.gflops.last()),
+                  double(info.fps.last()));
+    plot("interactions/s", info.interactions, "%.3g", false,
+         "N^2 body-body interactions per step times steps/s; 20 floating-point operations counted per "
+         "interaction (the CUDA sample's convention).",
+         rate);
 }
 
 void help_overlay(PanelModel& m) {
@@ -673,10 +678,14 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
         m.panel_width = ImGui::GetWindowWidth();
         ImGui::PushItemWidth(ImGui::GetWindowWidth() * 0.62f);
         if (!info.message.empty()) {
+            // The button before the text, so a status line costs no line of its own at 720 px.
+            const bool dismiss = ImGui::SmallButton("x##dismiss");
+            tooltip_for_last("dismiss this message");
+            ImGui::SameLine();
             ImGui::PushTextWrapPos(0.0f);
             ImGui::TextColored(ImVec4(1, 0.35f, 0.3f, 1), "%s", info.message.c_str());
             ImGui::PopTextWrapPos();
-            if (ImGui::SmallButton("dismiss")) info.message.clear();
+            if (dismiss) info.message.clear();
         }
         if (!info.screenshot_note.empty()) ImGui::TextDisabled("%s", info.screenshot_note.c_str());
         if (!info.busy.empty()) ImGui::TextColored(kWarn, "%s", info.busy.c_str());

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -355,7 +356,17 @@ void WindowApp::apply(const PanelActions& a) {
     if (a.vsync_changed) glfwSwapInterval(model.vsync ? 1 : 0);
     if (a.fullscreen_changed) set_fullscreen(model.fullscreen);
     if (a.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
-    if (a.save_snapshot) save_snapshot(default_snapshot_name());
+    if (a.save_snapshot) {
+        // Into the snapshots directory, made on first use.
+        std::error_code ec;
+        std::filesystem::create_directories(snapshot_directory(), ec);
+        if (ec) {
+            info.message = "cannot make the snapshots directory " + snapshot_directory() + ": " +
+                           ec.message() + " (set NBODY_SNAPSHOT_DIR)";
+        } else {
+            save_snapshot(default_snapshot_name());
+        }
+    }
     if (a.open_file) open_dialog.visible = true;
 }
 

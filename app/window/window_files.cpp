@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 
@@ -18,8 +19,11 @@ std::optional<std::string> draw_open_dialog(OpenDialog& d) {
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.3f),
                             ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
     if (ImGui::Begin("Open bodies", &d.visible, ImGuiWindowFlags_NoCollapse)) {
-        ImGui::TextUnformatted(
-            "A snapshot (.h5), Tipsy (.tipsy/.std/.bin) or CSV file; or drop one on the window.");
+        // Wrapped: at 520 px the hint was cut off.
+        ImGui::TextWrapped(
+            "A snapshot (.h5), Tipsy (.tipsy/.std/.bin) or CSV file; or drop one on the window. Ctrl+S "
+            "saves into %s.",
+            snapshot_directory().c_str());
         if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
         const bool enter =
             ImGui::InputText("path", d.path, sizeof d.path, ImGuiInputTextFlags_EnterReturnsTrue);
@@ -66,11 +70,25 @@ std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string&
     return seek;
 }
 
+std::string snapshot_directory() {
+    namespace fs = std::filesystem;
+    const char* dir = std::getenv("NBODY_SNAPSHOT_DIR");
+    const char* home = std::getenv("HOME");
+    fs::path p = dir && *dir     ? fs::path(dir)
+                 : home && *home ? fs::path(home) / "nbody-snapshots"
+                                 : fs::path("nbody-snapshots");
+    std::error_code ec;
+    const fs::path abs = fs::absolute(p, ec);
+    return (ec ? p : abs).lexically_normal().string();
+}
+
 std::string default_snapshot_name() {
     const std::time_t t = std::time(nullptr);
     char name[64];
     std::strftime(name, sizeof name, "nbody-%Y%m%d-%H%M%S", std::localtime(&t));
-    return std::string(name) + (have_hdf5() ? ".h5" : ".csv");
+    return (std::filesystem::path(snapshot_directory()) /
+            (std::string(name) + (have_hdf5() ? ".h5" : ".csv")))
+        .string();
 }
 
 std::string default_screenshot_name() {

@@ -22,8 +22,13 @@ std::optional<std::string> draw_open_dialog(OpenDialog& d);
 std::optional<std::size_t> draw_replay_bar(ReplayTimeline& t, const std::string& file, double sim_time,
                                            float panel_width);
 
-// "nbody-20260101-120000.h5" (".csv" in a build without HDF5): where Ctrl+S saves, in the working directory.
+// Where Ctrl+S saves: "DIR/nbody-20260101-120000.h5" (".csv" in a build without HDF5), DIR being
+// snapshot_directory(); an absolute path, so the panel can say exactly where the file went.
 std::string default_snapshot_name();
+
+// The window's snapshots directory: $NBODY_SNAPSHOT_DIR if set, else ~/nbody-snapshots (the working
+// directory's nbody-snapshots without a home). Absolute; not created here.
+std::string snapshot_directory();
 
 // "nbody-20260101-120000.png": where the panel's screenshot button saves, in the working directory.
 std::string default_screenshot_name();
