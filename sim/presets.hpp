@@ -19,6 +19,11 @@ struct PresetInfo {
     // The N it is meant to be seen with (solar: the Sun and 8 planets), used when no N is asked for and when
     // the window loads it; 0: any N, the caller's default.
     std::size_t natural_n = 0;
+    bool fixed_n = false;    // a system of exactly natural_n bodies (the figure-eight's 3)
+    std::string look_for{};  // for a class: what to watch for, one paragraph
+    std::string units{};     // "AU, yr, solar masses (G = 4 pi^2)"; empty: N-body units, G = 1
+    // Units of length and time for the numbers shown ("AU", "yr"); empty: N-body units.
+    std::string length_unit{}, time_unit{};
 };
 
 // All presets in a fixed order; the first is the default scenario.

@@ -372,6 +372,9 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         }
         std::cout << '\n';
     }
+    // A preset in physical units says which, so t, dt and the energies read right.
+    if (const PresetInfo* preset = find_preset(sc.preset); preset && !preset->units.empty())
+        std::cout << "  units           " << preset->units << '\n';
     std::cout << "  " << (adaptive ? "max steps       " : "steps           ") << r.done
               << " (t = " << format_g(sc.state.t, 9) << " -> " << format_g(r.t, 9) << ")\n";
     if (adaptive) {

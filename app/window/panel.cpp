@@ -206,7 +206,7 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     // Beside the buttons: the panel fits 720 px with a status line.
     ImGui::SameLine();
     ImGui::PushItemWidth(-1);
-    ImGui::SliderInt("##steps_per_frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d steps/frame",
+    ImGui::SliderInt("##steps_per_frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d / frame",
                      ImGuiSliderFlags_AlwaysClamp);
     ImGui::PopItemWidth();
     m.steps_per_frame = std::clamp(m.steps_per_frame, 1, kMaxStepsPerFrame);
@@ -257,6 +257,20 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
     force_controls(m, info);
 }
 
+// The loaded preset's one-line description, its units and, for a classroom scenario, what to look for.
+void scenario_notes(const PanelModel& m) {
+    const PresetInfo* p = find_preset(m.preset);
+    if (!p) return;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", p->description.c_str());
+    if (!p->units.empty()) ImGui::TextDisabled("units: %s", p->units.c_str());
+    if (!p->look_for.empty() && ImGui::TreeNodeEx("what to look for", ImGuiTreeNodeFlags_DefaultOpen)) {
+        ImGui::TextWrapped("%s", p->look_for.c_str());
+        ImGui::TreePop();
+    }
+    ImGui::PopTextWrapPos();
+}
+
 // Log slider for N with a typed field beside it, and what that N needs.
 void n_slider(PanelModel& m) {
     double n = double(std::clamp(m.n_edit, kMinSliderN, kMaxSliderN));
@@ -300,6 +314,7 @@ void scene_tab(PanelModel& m, PanelActions& a) {
         ImGui::EndCombo();
     }
     tooltip_for_last("Loads the preset with its own dt, softening and G.");
+    scenario_notes(m);
     if (!m.preset_choice.empty() && !ImGui::IsPopupOpen("Load preset?")) ImGui::OpenPopup("Load preset?");
     if (ImGui::BeginPopupModal("Load preset?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::Text("Load '%s' with N = %lld? The current run is replaced.", m.preset_choice.c_str(),
@@ -364,9 +379,10 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
         m.selected = -1;
         m.follow_selected = false;
     }
-    ImGui::Text("x (%.4g, %.4g, %.4g)", p.pos[0], p.pos[1], p.pos[2]);
+    ImGui::Text("x (%.4g, %.4g, %.4g) %s", p.pos[0], p.pos[1], p.pos[2], info.length_unit.c_str());
     double speed = std::sqrt(p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
-    ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g", p.vel[0], p.vel[1], p.vel[2], speed);
+    const std::string v_unit = info.length_unit.empty() ? "" : info.length_unit + "/" + info.time_unit;
+    ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g %s", p.vel[0], p.vel[1], p.vel[2], speed, v_unit.c_str());
     if (p.have_potential) {
         ImGui::Text("KE %.4g  PE %.4g", p.kinetic, p.potential);
     } else {
@@ -654,7 +670,8 @@ std::string clock_text(const PanelInfo& info) {
     // millionth of a step of 0 it reads 0.
     const double t = std::abs(info.sim_time) < 1e-6 * std::abs(info.dt) ? 0.0 : info.sim_time;
     char line[160];
-    std::snprintf(line, sizeof line, "N %zu  t %.4g  %lld %s  %.0f %s/s%s", info.n, t,
+    std::snprintf(line, sizeof line, "N %zu  t %.4g%s%s  %lld %s  %.0f %s/s%s", info.n, t,
+                  info.time_unit.empty() ? "" : " ", info.time_unit.c_str(),
                   static_cast<long long>(info.steps_total), info.adaptive ? "max steps" : "steps",
                   info.steps_per_s, info.adaptive ? "max steps" : "steps", info.reversed ? "  reversed" : "");
     return line;

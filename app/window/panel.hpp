@@ -18,10 +18,11 @@ struct PanelModel {
     Params params;
     int steps_per_frame = 1;
     bool paused = false;
-    std::string preset;          // the preset loaded (or chosen last)
-    std::string preset_choice;   // chosen in the combo, waiting for the "load?" confirmation
-    std::int64_t n = 4096;       // bodies now
-    std::int64_t n_edit = 4096;  // the N slider; applied by Regenerate (after a confirmation if large)
+    std::string preset;              // the preset loaded (or chosen last)
+    bool bodies_from_preset = true;  // false once a file was opened: the preset's units no longer apply
+    std::string preset_choice;       // chosen in the combo, waiting for the "load?" confirmation
+    std::int64_t n = 4096;           // bodies now
+    std::int64_t n_edit = 4096;      // the N slider; applied by Regenerate (after a confirmation if large)
     std::uint64_t seed = 1;
     std::string backend;
     Precision precision = Precision::f32;
@@ -95,10 +96,11 @@ struct PanelInfo {
     double steps_per_s = 0;
     std::int64_t steps_total = 0;
     double sim_time = 0;
-    bool reversed = false;          // time runs backwards (B): t and the step index count down
-    double dt = 0;                  // the step, for reading t
-    bool adaptive = false;          // an adaptive integrator: steps_total counts max steps
-    std::int64_t blocks_total = 0;  // its blocks and force+jerk evaluations (SessionStats)
+    bool reversed = false;               // time runs backwards (B): t and the step index count down
+    double dt = 0;                       // the step, for reading t
+    std::string length_unit, time_unit;  // the scenario's units ("AU", "yr"); empty: N-body units
+    bool adaptive = false;               // an adaptive integrator: steps_total counts max steps
+    std::int64_t blocks_total = 0;       // its blocks and force+jerk evaluations (SessionStats)
     std::uint64_t body_updates_total = 0;
     std::vector<std::size_t> level_counts;  // bodies per time-step level
     double run_wall_s = 0;                  // wall seconds since the bodies were loaded

@@ -381,6 +381,7 @@ void WindowApp::regenerate(bool with_preset_params) {
         if (preset && with_preset_params)
             n = preset->natural_n ? std::int64_t(preset->natural_n)
                                   : std::max<std::int64_t>(n, std::int64_t(preset->min_n));
+        if (preset && preset->fixed_n) n = std::int64_t(preset->natural_n);  // a system of these bodies
         s = make_preset(model.preset, std::size_t(n), model.seed);
     } catch (const std::exception& e) {
         info.message = e.what();
@@ -390,6 +391,7 @@ void WindowApp::regenerate(bool with_preset_params) {
     }
     // The body stats and the framing come from the host copy now; applied once the load succeeds.
     PendingRequest r = load_request("loading " + std::to_string(s.size()) + " bodies...", s, camera, true);
+    r.from_preset = true;
     if (with_preset_params && preset) {
         Params p = preset->params;
         p.integrator = model.params.integrator;  // the user's choice of method stays
@@ -438,6 +440,7 @@ void WindowApp::open_file(const std::string& path, bool refit) {
     if (f.params) model.params = *f.params;
     PendingRequest r = load_request("loading " + path + "...", f.state, camera, refit);
     r.opened = path;
+    r.from_preset = false;
     tag_with_script_step(r);
     r.id = session->load_state(std::move(f.state), f.step, f.params);
     pending.add(std::move(r));
@@ -504,6 +507,7 @@ void WindowApp::take_results() {
                 session->set_params(model.params);
             }
             model.selected = -1;
+            if (r.from_preset) model.bodies_from_preset = *r.from_preset;
             loaded_at = now_s();
             info.drift = History{};  // |dE/E| is measured from the new bodies' energy: the old curve goes
             scene.overlays.reset_trails();
@@ -664,6 +668,9 @@ void WindowApp::update_clock(const SessionStats& st) {
     info.sim_time = st.sim_time;
     info.reversed = st.reversed;
     info.dt = model.params.dt;
+    const PresetInfo* preset = model.bodies_from_preset ? find_preset(model.preset) : nullptr;
+    info.length_unit = preset ? preset->length_unit : std::string();
+    info.time_unit = preset ? preset->time_unit : std::string();
     info.adaptive = integrator_info(model.params.integrator).adaptive;
 }
 
@@ -839,6 +846,7 @@ int run_window_app(const WindowOptions& o) {
     app.model.particles.splat = *splat;
     app.script = ScriptRunner(parse_script(o.test_script));
     app.model.preset = o.scenario.preset.empty() ? presets().front().name : o.scenario.preset;
+    app.model.bodies_from_preset = o.scenario.input.empty() && o.scenario.restart.empty() && o.replay.empty();
     app.model.seed = o.scenario.seed;
     app.open(o);
     bool quit_by_user = false;
