@@ -258,5 +258,23 @@ TEST_F(Panel, ReplayShowsNoSimulationControls) {
     }
 }
 
+// The quit prompt offers to save the state first (issue 23): one button asks for both.
+TEST_F(Panel, QuitPromptOffersSaveSnapshotAndQuit) {
+    bool found = false;
+    // A modal popup opens at the display's centre (640, 360).
+    for (float y = 280; y < 440 && !found; y += 3) {
+        for (float x = 420; x < 860 && !found; x += 10) {
+            model.ask_quit = true;
+            idle(2);
+            frame(x, y, false);
+            frame(x, y, true);
+            const PanelActions a = frame(x, y, false);
+            found = a.save_snapshot && a.quit;
+            if (a.quit) model = PanelModel{};  // it closed: open it again
+        }
+    }
+    EXPECT_TRUE(found) << "no button in the Quit? prompt both saves and quits";
+}
+
 }  // namespace
 }  // namespace nbody

@@ -617,6 +617,13 @@ void quit_popup(PanelModel& m, PanelActions& a) {
     if (m.ask_quit && !ImGui::IsPopupOpen("Quit?")) ImGui::OpenPopup("Quit?");
     if (ImGui::BeginPopupModal("Quit?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::Text("Quit this run?");
+        if (ImGui::Button("Save snapshot and quit")) {
+            a.save_snapshot = true;  // written before the window closes (run_window_app waits for it)
+            a.quit = true;
+            ImGui::CloseCurrentPopup();
+        }
+        tooltip_for_last("Saves the exact state into the snapshots directory (as Ctrl+S), then quits.");
+        ImGui::SameLine();
         if (ImGui::Button("Quit")) {
             a.quit = true;
             ImGui::CloseCurrentPopup();

@@ -902,11 +902,10 @@ int run_window_app(const WindowOptions& o) {
             app.last_frame = t;
             if (last) break;
         }
-        if (!app.script.empty()) {
-            // A testing aid: the outcome of every scripted request counts, even one still in flight.
-            app.session->wait_for_requests();
-            app.take_results();
-        }
+        // A snapshot asked for on the way out ("Save snapshot and quit") is written before the window goes;
+        // for a script, the outcome of every request counts, even one still in flight.
+        app.session->wait_for_requests();
+        app.take_results();
     } catch (...) {
         app.close();
         throw;

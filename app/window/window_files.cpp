@@ -6,15 +6,70 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <vector>
 
 #include "sim/io/snapshot.hpp"
 
 namespace nbody {
 
+std::vector<std::string> open_dialog_entries(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> dirs, files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.empty() || name.front() == '.') continue;
+        std::error_code e2;
+        if (it->is_directory(e2)) {
+            dirs.push_back(name + "/");
+        } else if (format_from_extension(name)) {
+            files.push_back(name);
+        }
+    }
+    std::sort(dirs.begin(), dirs.end());
+    std::sort(files.begin(), files.end());
+    std::vector<std::string> out;
+    const fs::path abs = fs::absolute(dir.empty() ? "." : dir, ec).lexically_normal();
+    if (abs.has_relative_path() && abs != abs.root_path()) out.push_back("../");
+    out.insert(out.end(), dirs.begin(), dirs.end());
+    out.insert(out.end(), files.begin(), files.end());
+    return out;
+}
+
+namespace {
+
+// The folder list: a click on a folder enters it, on a file fills the path, a double-click opens it.
+std::optional<std::string> browse(OpenDialog& d) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path dir = fs::absolute(d.dir.empty() ? "." : d.dir, ec).lexically_normal();
+    ImGui::TextDisabled("%s", dir.string().c_str());
+    std::optional<std::string> chosen;
+    if (ImGui::BeginChild("files", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12), true)) {
+        for (const std::string& e : open_dialog_entries(dir.string())) {
+            const bool folder = !e.empty() && e.back() == '/';
+            const fs::path full = (dir / e).lexically_normal();
+            if (ImGui::Selectable(e.c_str(), full.string() == d.path,
+                                  ImGuiSelectableFlags_AllowDoubleClick)) {
+                if (folder) {
+                    d.dir = (e == "../" ? dir.parent_path() : dir / e.substr(0, e.size() - 1)).string();
+                } else {
+                    std::snprintf(d.path, sizeof d.path, "%s", full.string().c_str());
+                    if (ImGui::IsMouseDoubleClicked(0)) chosen = full.string();
+                }
+            }
+        }
+    }
+    ImGui::EndChild();
+    return chosen;
+}
+
+}  // namespace
+
 std::optional<std::string> draw_open_dialog(OpenDialog& d) {
     if (!d.visible) return std::nullopt;
     std::optional<std::string> chosen;
-    ImGui::SetNextWindowSize(ImVec2(520, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowSize(ImVec2(520 * ImGui::GetFontSize() / 13.0f, 0), ImGuiCond_Appearing);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.3f),
                             ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
@@ -27,6 +82,8 @@ std::optional<std::string> draw_open_dialog(OpenDialog& d) {
         if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
         const bool enter =
             ImGui::InputText("path", d.path, sizeof d.path, ImGuiInputTextFlags_EnterReturnsTrue);
+        chosen = browse(d);
+        if (chosen) d.visible = false;
         if ((ImGui::Button("Open") || enter) && d.path[0] != '\0') {
             chosen = std::string(d.path);
             d.visible = false;

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/cli/replay.hpp"
 
@@ -12,9 +13,16 @@ namespace nbody {
 struct OpenDialog {
     bool visible = false;
     char path[1024] = "";
+    std::string dir;  // the folder browsed (empty: the working directory)
 };
 
-// Draws the dialog while visible; returns the path when the user presses Open (or Enter).
+// What the dialog lists in `dir`: its sub-folders (names ending in '/', ".." first unless at the root),
+// then the files nbody reads (.h5/.hdf5, .tipsy/.std/.bin, .csv), each group sorted by name; hidden
+// entries are left out. Empty if dir cannot be read.
+std::vector<std::string> open_dialog_entries(const std::string& dir);
+
+// Draws the dialog while visible: a path field and a browser of folders and readable files; returns the
+// path when the user presses Open (or Enter, or double-clicks a file).
 std::optional<std::string> draw_open_dialog(OpenDialog& d);
 
 // Draws the replay bar (slider, play/pause, speed, the file and its time) along the bottom of the view,
