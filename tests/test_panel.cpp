@@ -258,6 +258,23 @@ TEST_F(Panel, ReplayShowsNoSimulationControls) {
     }
 }
 
+// Projector mode: Ctrl+= and Ctrl+- scale the interface by 1.25 within [0.75, 4].
+TEST_F(Panel, CtrlPlusAndMinusScaleTheInterface) {
+    constexpr int kEqual = 61, kMinus = 45;  // GLFW_KEY_EQUAL, GLFW_KEY_MINUS
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = true;
+    press(kEqual);
+    EXPECT_FLOAT_EQ(model.ui.scale, 1.25f);
+    press(kMinus);
+    press(kMinus);
+    EXPECT_FLOAT_EQ(model.ui.scale, 0.8f);
+    for (int i = 0; i < 20; ++i) press(kEqual);
+    EXPECT_FLOAT_EQ(model.ui.scale, kMaxUiScale);
+    io.KeyCtrl = false;
+    press(kEqual);  // without Ctrl: nothing
+    EXPECT_FLOAT_EQ(model.ui.scale, kMaxUiScale);
+}
+
 // The quit prompt offers to save the state first (issue 23): one button asks for both.
 TEST_F(Panel, QuitPromptOffersSaveSnapshotAndQuit) {
     bool found = false;

@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // ClosePopupToLevel: 1.86 closes popups on Esc only with keyboard navigation
 
+#include <algorithm>
 #include <string>
 
 #include "panel.hpp"
@@ -14,6 +15,8 @@ namespace {
 // this file (and its tests) need no GLFW.
 enum : int {
     kKeySpace = 32,
+    kKeyMinus = 45,
+    kKeyEqual = 61,
     kKeySlash = 47,
     kKeyA = 65,
     kKeyB = 66,
@@ -67,6 +70,10 @@ const std::vector<KeyBinding>& key_bindings() {
         {kKeyP, false, "P", "screenshot (PNG)", [](PanelModel&, PanelActions& a) { a.screenshot = true; }},
         {kKeyS, true, "S", "save a snapshot (.h5, or .csv without HDF5)",
          [](PanelModel&, PanelActions& a) { a.save_snapshot = true; }},
+        {kKeyEqual, true, "=", "larger interface (projector)",
+         [](PanelModel& m, PanelActions&) { m.ui.scale = std::min(m.ui.scale * 1.25f, kMaxUiScale); }},
+        {kKeyMinus, true, "-", "smaller interface",
+         [](PanelModel& m, PanelActions&) { m.ui.scale = std::max(m.ui.scale / 1.25f, kMinUiScale); }},
         {kKeyO, true, "O", "open a snapshot or CSV (or drop a file on the window)",
          [](PanelModel&, PanelActions& a) { a.open_file = true; }},
         {kKeyF1, false, "F1", "this help", [](PanelModel& m, PanelActions&) { m.show_help = !m.show_help; }},

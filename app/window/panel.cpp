@@ -492,6 +492,16 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
         tooltip_for_last("Logarithmic tone mapping keeps dense cores from saturating to flat white.");
         ImGui::SliderFloat("exposure", &m.tone.exposure, 0.05f, 20.0f, "%.2f",
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+        ImGui::SliderFloat("UI scale", &m.ui.scale, kMinUiScale, kMaxUiScale, "%.2fx",
+                           ImGuiSliderFlags_AlwaysClamp);
+        m.ui.scale = std::clamp(m.ui.scale, kMinUiScale, kMaxUiScale);
+        tooltip_for_last(
+            "Projector mode (Ctrl+= / Ctrl+-, --ui-scale): the panel's font is rasterised again at the new "
+            "size, "
+            "so it stays sharp.");
+        if (!info.ui_font.empty()) ImGui::TextDisabled("(%s)", info.ui_font.c_str());
+        ImGui::Checkbox("high contrast", &m.ui.high_contrast);
+        tooltip_for_last("White on black with bright controls, for a projector.");
         if (ImGui::Checkbox("vsync", &m.vsync)) a.vsync_changed = true;
         ImGui::SameLine();
         if (ImGui::Checkbox("fullscreen (F)", &m.fullscreen)) a.fullscreen_changed = true;
@@ -695,9 +705,13 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
         const ImGuiViewport* vp = ImGui::GetMainViewport();
         // Fixed at the left edge, full height: controls and live plots without scrolling at 1280x720.
         ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y), ImGuiCond_Always);
-        ImGui::SetNextWindowSizeConstraints(ImVec2(300, 0), ImVec2(600, vp->WorkSize.y));
-        ImGui::SetNextWindowSize(ImVec2(370, vp->WorkSize.y), ImGuiCond_FirstUseEver);
-        ImGui::SetNextWindowBgAlpha(0.82f);
+        // Its width grows with the UI scale (projector mode), resized when the scale changes.
+        const float s = m.ui.scale;
+        ImGui::SetNextWindowSizeConstraints(ImVec2(300 * s, 0), ImVec2(600 * s, vp->WorkSize.y));
+        ImGui::SetNextWindowSize(ImVec2(370 * s, vp->WorkSize.y),
+                                 m.panel_scale != s ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+        m.panel_scale = s;
+        ImGui::SetNextWindowBgAlpha(m.ui.high_contrast ? 1.0f : 0.82f);
         ImGui::Begin("nbody", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
         m.panel_width = ImGui::GetWindowWidth();
         ImGui::PushItemWidth(ImGui::GetWindowWidth() * 0.62f);

@@ -10,6 +10,7 @@
 #include "render/tone_mapper.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
+#include "ui_scale.hpp"
 
 namespace nbody {
 
@@ -32,7 +33,9 @@ struct PanelModel {
     bool fullscreen = false;
     bool show_panel = true;
     bool show_help = false;
-    bool replay = false;  // playing a snapshot series back: nothing to simulate, so no simulation controls
+    UiLook ui;              // projector mode: UI scale (Ctrl+= / Ctrl+-) and high contrast
+    float panel_scale = 0;  // the UI scale the panel was last sized for
+    bool replay = false;    // playing a snapshot series back: nothing to simulate, so no simulation controls
 
     // Overlays.
     bool trails = false;
@@ -112,6 +115,7 @@ struct PanelInfo {
     std::string potential_note;  // what the potential view shows (range, cost) or why it is off
     double potential_min = 0, potential_max = 0;  // the grid's whole range: the colour bar's ends
     bool potential_log = true;                    // colours follow log(-phi) (else phi)
+    std::string ui_font;                          // "DejaVu Sans 30 px": the font the panel is drawn with
     std::string gl_device;
     std::string cuda_device;      // "NVIDIA H100 — 79.1 GiB total, 78.6 GiB free", or "" without CUDA
     std::string transfer;         // "interop: 0 B copied device->host per frame", ...

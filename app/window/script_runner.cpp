@@ -206,6 +206,16 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
                           << " s at " << t->speed << " per s" << std::endl;
                 if (shown < want) fail("snapshot " + std::to_string(shown) + " < " + std::to_string(want));
             }
+        } else if (s.action == "ui_scale") {
+            model.ui.scale = std::stof(s.value);
+        } else if (s.action == "expect_font_px") {
+            // Checked at the start of a frame: the atlas of the scale set before it.
+            const ImGuiIO& io = ImGui::GetIO();
+            const float px = io.Fonts->Fonts.empty() ? 0.0f : io.Fonts->Fonts[0]->FontSize;
+            std::cout << "nbody: font " << px << " px, FontGlobalScale " << io.FontGlobalScale << std::endl;
+            if (px != std::stof(s.value) || io.FontGlobalScale != 1.0f)
+                fail("font " + std::to_string(px) + " px at FontGlobalScale " +
+                     std::to_string(io.FontGlobalScale));
         } else if (s.action == "expect_apart") {
             const auto comma = s.value.find(',');
             ImGuiWindow* wa = ImGui::FindWindowByName(s.value.substr(0, comma).c_str());

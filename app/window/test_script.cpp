@@ -70,6 +70,9 @@ const std::vector<ScriptAction>& script_actions() {
          "expect_replay_pace fails unless the replay shows at least half the snapshots its speed asks for "
          "since replay_speed"},
         {"expect_apart", "expect_apart=A,B fails if the ImGui windows named A and B overlap on screen"},
+        {"ui_scale", "ui_scale=S sets the interface scale, as Ctrl+= / Ctrl+- and the panel's slider do"},
+        {"expect_font_px",
+         "expect_font_px=PX fails unless the panel's font was rasterised at PX pixels (not magnified)"},
     });
     return actions;
 }
@@ -164,7 +167,7 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         if (s.action == "click") count(2);
         if (s.action == "drag") count(4);
         if (s.action == "expect_back" || s.action == "expect_kept" || s.action == "expect_drift_below" ||
-            s.action == "replay_speed")
+            s.action == "replay_speed" || s.action == "ui_scale" || s.action == "expect_font_px")
             count(1);
         if ((s.action == "expect_clock" || s.action == "expect_apart") && s.value.empty()) {
             throw Error("--test-script item '" + item + "': " + s.action + " needs a value");

@@ -46,6 +46,7 @@
 #include "sim/util.hpp"
 #include "sim_session.hpp"
 #include "test_script.hpp"
+#include "ui_scale.hpp"
 #include "window_files.hpp"
 #include "window_jobs.hpp"
 
@@ -61,6 +62,12 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
     add_integer_option(root, "--height", o.height, 1, 16384, "window height in screen coordinates");
     root.add_flag("--fullscreen", o.fullscreen, "start fullscreen on the primary monitor");
     root.add_flag("--hide-panel", o.hide_panel, "start with the panel hidden (H shows it)");
+    root.add_option(
+            "--ui-scale", o.ui_scale,
+            "interface scale for a projector, 0.75..4 (Ctrl+= / Ctrl+- change it; the font is drawn at "
+            "that size)")
+        ->check(CLI::Range(double(kMinUiScale), double(kMaxUiScale)))
+        ->type_name("S");
     add_name_option(
         root, "--splat", o.splat,
         "how bodies are drawn: sprites, compute (compute-shader splat) or auto (compute from N=262144 "
@@ -111,7 +118,8 @@ struct WindowApp final : ScriptWindow {
     FileActions files;
     PotentialJob potential_job;
     PickJob pick_job;
-    bool accel_drawn = false;  // acceleration arrows were on last frame
+    bool accel_drawn = false;        // acceleration arrows were on last frame
+    UiLook ui_applied{0.0f, false};  // the UI scale the font atlas was built for (0: none yet)
     // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
     // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
     // next frame instead (see on_key).
@@ -227,10 +235,8 @@ void WindowApp::open(const WindowOptions& o) {
     float xs = 1, ys = 1;
     glfwGetWindowContentScale(window, &xs, &ys);
     ImGui::StyleColorsDark();
-    if (xs > 1.01f) {
-        ImGui::GetStyle().ScaleAllSizes(xs);
-        io.FontGlobalScale = xs;
-    }
+    // HiDPI and --ui-scale: the font is rasterised at the scale (ui_scale.cpp) before the first frame.
+    model.ui.scale = std::clamp(o.ui_scale * std::max(xs, 1.0f), kMinUiScale, kMaxUiScale);
     // Keys, mouse and wheel all reach the app through ImGui's IO (app/window/keys, handle_mouse), so tests
     // can drive them the same way.
     ImGui_ImplGlfw_InitForOpenGL(window, true);
@@ -239,6 +245,7 @@ void WindowApp::open(const WindowOptions& o) {
             static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_key(key, scancode, action, mods);
         });
     ImGui_ImplOpenGL3_Init("#version 450 core");
+    apply_ui_scale(model.ui, ui_applied, info.ui_font);
 
     scene.init();
     info.gl_device = gl_description();
@@ -283,7 +290,8 @@ void WindowApp::feed_script_input() {
     io.MouseDown[0] = in.down;
     io.KeyShift = in.shift;
     // A key is down for one frame; release what the previous frame held.
-    for (int k : {32, 47, 65, 66, 70, 71, 72, 76, 80, 82, 83, 84, 86, 256, 268, 290}) io.KeysDown[k] = false;
+    for (int k : {32, 45, 47, 61, 65, 66, 70, 71, 72, 76, 80, 82, 83, 84, 86, 256, 268, 290})
+        io.KeysDown[k] = false;
     if (in.key >= 0) io.KeysDown[in.key] = true;
 }
 
@@ -867,6 +875,7 @@ int run_window_app(const WindowOptions& o) {
             glfwPollEvents();
             app.take_results();
             app.script.run(app.frame, app);
+            apply_ui_scale(app.model.ui, app.ui_applied, app.info.ui_font);  // between frames, if changed
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             app.feed_script_input();
