@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/window/scale_bar.hpp"
 #include "app/window/window_files.hpp"
 
 namespace nbody {
@@ -42,6 +43,20 @@ TEST(WindowFiles, OpenDialogListsFoldersAndReadableFiles) {
     EXPECT_EQ(open_dialog_entries(dir.string()), want);
     EXPECT_EQ(open_dialog_entries("/")[0] == "../", false);  // nothing above the root
     fs::remove_all(dir);
+}
+
+// The view's scale bar: the longest 1, 2 or 5 times a power of ten that fits, in the scenario's unit.
+TEST(ScaleBar, IsARoundLengthThatFits) {
+    ScaleBar b = nice_scale_bar(0.01, 150.0f, "AU");  // 1.5 AU fit: 1 AU, 100 px
+    EXPECT_DOUBLE_EQ(b.length, 1.0);
+    EXPECT_FLOAT_EQ(b.pixels, 100.0f);
+    EXPECT_EQ(b.label, "1 AU");
+    b = nice_scale_bar(0.004, 150.0f, "");  // 0.6 fit: 0.5
+    EXPECT_DOUBLE_EQ(b.length, 0.5);
+    EXPECT_EQ(b.label, "0.5");
+    b = nice_scale_bar(2.0, 150.0f, "kpc");  // 300 fit: 200
+    EXPECT_DOUBLE_EQ(b.length, 200.0);
+    EXPECT_EQ(nice_scale_bar(0.0, 150.0f, "").pixels, 0.0f);  // no scale: no bar
 }
 
 }  // namespace

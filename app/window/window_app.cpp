@@ -32,6 +32,7 @@
 #include "render/particle_renderer.hpp"
 #include "render/pick_renderer.hpp"
 #include "render/scene_renderer.hpp"
+#include "scale_bar.hpp"
 #include "script_runner.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
@@ -653,6 +654,15 @@ void WindowApp::draw() {
     update_picked();
     update_potential(fw, fh);
     scene.draw(camera, model.particles, model.tone, 0, fw, fh, overlay_settings());
+    {
+        // A scale bar in the lower right corner, in the scenario's units (above a replay's timeline).
+        int w, h;
+        glfwGetWindowSize(window, &w, &h);
+        const float px_per_fb = float(h) / float(std::max(fh, 1));
+        const ScaleBar bar = nice_scale_bar(double(camera.units_per_pixel(fh)) / double(px_per_fb),
+                                            0.15f * float(w), info.length_unit);
+        draw_scale_bar(bar, float(w) - 20.0f, float(h) - (files.replaying() ? 90.0f : 20.0f));
+    }
     if (info.picked.valid) {
         // A ring around the selected body (ImGui draws in window coordinates).
         glm::vec3 s =
