@@ -654,8 +654,9 @@ void WindowApp::draw() {
     update_picked();
     update_potential(fw, fh);
     scene.draw(camera, model.particles, model.tone, 0, fw, fh, overlay_settings());
-    {
-        // A scale bar in the lower right corner, in the scenario's units (above a replay's timeline).
+    if (model.show_panel) {
+        // A scale bar in the lower right corner, in the scenario's units (above a replay's timeline); H
+        // hides it with the panel, for a clean picture.
         int w, h;
         glfwGetWindowSize(window, &w, &h);
         const float px_per_fb = float(h) / float(std::max(fh, 1));
