@@ -169,6 +169,9 @@ void check_run_options(const RunOptions& o) {
 std::string log_preamble(const Scenario& sc) {
     RunMetadata m = csv_metadata(make_snapshot(sc, sc.state, sc.step));
     m.set("backend", sc.backend);
+    // A scenario in physical units says which (read back as a comment: --input ignores it).
+    if (const PresetInfo* preset = find_preset(sc.preset); preset && !preset->units.empty())
+        m.set("units", preset->units);
     return format_metadata(m, NBODY_VERSION);
 }
 
