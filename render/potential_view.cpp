@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "gl_util.hpp"
 #include "shader_locations.hpp"
@@ -27,17 +28,22 @@ std::vector<Vec4<double>> potential_grid_points(const Camera& cam, int cols, int
 
 PotentialRange potential_range(const std::vector<float>& phi) {
     PotentialRange r;
-    if (phi.empty()) return r;
-    std::vector<float> v(phi);
-    auto at = [&](double q) {
-        auto k = v.begin() + std::ptrdiff_t(std::min(v.size() - 1, std::size_t(q * double(v.size()))));
-        std::nth_element(v.begin(), k, v.end());
-        return *k;
-    };
-    r.lo = at(0.02);
-    r.hi = at(0.995);
-    if (!(r.hi > r.lo)) r.hi = r.lo + std::max(std::abs(r.lo) * 1e-3f, 1e-12f);
+    float lo = std::numeric_limits<float>::max(), hi = -lo;
+    for (float x : phi) {
+        if (!std::isfinite(x)) continue;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    if (lo > hi) return r;  // nothing finite
+    r.lo = lo;
+    r.hi = hi > lo ? hi : lo + std::max(std::abs(lo) * 1e-3f, 1e-12f);  // a flat grid: any small span
+    r.log_depth = r.hi < 0;
     return r;
+}
+
+float potential_shade(float phi, const PotentialRange& r) {
+    // -log(depth) grows with phi like phi itself: the deepest point stays at the bottom of the map.
+    return r.log_depth ? -std::log(std::max(-phi, -r.hi)) : phi;
 }
 
 void PotentialView::init() {
@@ -60,8 +66,11 @@ void PotentialView::upload(const std::vector<float>& phi, int cols_, int rows_) 
         cols = cols_;
         rows = rows_;
     }
-    glTextureSubImage2D(texture, 0, 0, 0, cols, rows, GL_RED, GL_FLOAT, phi.data());
     range = potential_range(phi);
+    // The texture holds each point's place on the colour map, so the shader's mapping stays linear.
+    std::vector<float> shade(phi.size());
+    for (std::size_t i = 0; i < phi.size(); ++i) shade[i] = potential_shade(phi[i], range);
+    glTextureSubImage2D(texture, 0, 0, 0, cols, rows, GL_RED, GL_FLOAT, shade.data());
     check_gl("uploading the potential grid");
 }
 
@@ -74,7 +83,7 @@ void PotentialView::draw(GLuint target, int w, int h) const {
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glUseProgram(program);
     glBindTextureUnit(0, texture);
-    glUniform2f(potential_loc::range, range.lo, range.hi);
+    glUniform2f(potential_loc::range, potential_shade(range.lo, range), potential_shade(range.hi, range));
     glUniform1f(potential_loc::opacity, opacity);
     glUniform1f(potential_loc::levels, levels);
     glUniform3fv(potential_loc::ramp, kRampStops, &potential_ramp_stops()[0].r);

@@ -16,12 +16,17 @@ namespace nbody {
 // plane through cam.target facing the camera (world coordinates; w of each point 0).
 std::vector<Vec4<double>> potential_grid_points(const Camera& cam, int cols, int rows, int w, int h);
 
-// Robust colour-map range of a grid: the 2nd and 99.5th percentiles (the wells under the bodies are
-// arbitrarily deep with little softening; they saturate rather than flatten the rest).
+// The colour map spans the whole grid, the bottom of the deepest well included (what a lesson shows). The
+// wells under the bodies are arbitrarily deep with little softening, so where phi < 0 everywhere (always,
+// for gravity) the colours follow log(-phi): equal colour steps are equal ratios of depth, and the rim
+// keeps its detail however deep the wells.
 struct PotentialRange {
-    float lo = -1, hi = 0;
+    float lo = -1, hi = 0;  // the deepest and the highest phi of the grid: the colour bar's ends
+    bool log_depth = true;  // colours by log(-phi) (else linear in phi)
 };
 PotentialRange potential_range(const std::vector<float>& phi);
+// Where phi sits on the colour map, as a coordinate the shader maps linearly from shade(lo) to shade(hi).
+float potential_shade(float phi, const PotentialRange& r);
 
 struct PotentialView {
     GLuint program = 0;

@@ -190,7 +190,8 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n, std:
     sc.precision = precision;
 
     if (preset) {
-        const std::int64_t n = o.n.value_or(default_n);
+        const std::int64_t n =
+            o.n.value_or(preset->natural_n ? static_cast<std::int64_t>(preset->natural_n) : default_n);
         if (n <= 0) throw Error("--n must be a positive integer (got " + std::to_string(n) + ")");
         // Before allocating anything: a too-large N is a clear message, not a crash in the allocator.
         check_host_memory(static_cast<std::size_t>(n), sc.precision);

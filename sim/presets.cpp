@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string>
 
+#include "classroom_presets.hpp"
 #include "error.hpp"
 #include "rng.hpp"
 #include "sim/collide/radius.hpp"
@@ -19,11 +20,29 @@ struct Vec3 {
     double x = 0, y = 0, z = 0;
 };
 
-Params preset_params(double dt, double softening) {
+Params preset_params(double dt, double softening, double g = 1.0) {
     Params p;
     p.dt = dt;
     p.softening = softening;
+    p.G = g;
     return p;
+}
+
+// Astronomical units, years and solar masses: G = 4 pi^2. Softening 0: these are point masses.
+Params au_params(double dt) {
+    return preset_params(dt, 0.0, kGAuYrMsun);
+}
+
+PresetInfo classroom(std::string name, std::string description, Params p, std::size_t natural_n, bool fixed,
+                     std::string look_for, bool au = true) {
+    PresetInfo info{std::move(name), std::move(description), p, fixed ? natural_n : 1, natural_n,
+                    fixed,           std::move(look_for)};
+    if (au) {
+        info.units = "AU, years, solar masses (G = 4 pi^2)";
+        info.length_unit = "AU";
+        info.time_unit = "yr";
+    }
+    return info;
 }
 
 void set_body(HostState& s, std::size_t i, Vec3 pos, Vec3 vel, double m) {
@@ -31,8 +50,8 @@ void set_body(HostState& s, std::size_t i, Vec3 pos, Vec3 vel, double m) {
     s.vel[i] = {vel.x, vel.y, vel.z, 0};
 }
 
-// Moves the bodies into their centre-of-mass frame (position and velocity), so every preset stays in
-// view and has zero total momentum.
+}  // namespace
+
 void to_center_of_mass_frame(HostState& s) {
     double m = 0;
     Vec3 c, v;
@@ -56,6 +75,8 @@ void to_center_of_mass_frame(HostState& s) {
         s.vel[i].z -= v.z / m;
     }
 }
+
+namespace {
 
 Vec3 random_direction(Rng& rng) {
     Vec3 d;
@@ -394,12 +415,12 @@ const std::vector<PresetEntry>& entries() {
           "two disks (one tilted 60 degrees) falling together on a parabolic orbit, G = 1; galaxy merger",
           // Pericentre of the centres' parabola comes at t ~ 2.9 (Barker's equation for q ~ 0.24 from
           // 4.1 apart); t = 6 shows the first passage done and the tidal tails thrown out.
-          preset_params(kDiskDt, kCollisionSoftening), 2, 1200},
+          preset_params(kDiskDt, kCollisionSoftening), 2, 0, false, {}, {}, {}, {}, 1200},
          make_collision},
         {{"solar",
           "star of mass 1 and N-1 planets (total mass 1e-3) on circular orbits in a plane, radii 0.5-5, G = "
           "1",
-          preset_params(0.01, kSolarSoftening), 1},
+          preset_params(0.01, kSolarSoftening), 1, 9},
          make_solar},
         {{"cube", "CUDA sample 'random': uniform cube [-1,1]^3, small random velocities, total mass 1, G = 1",
           preset_params(kCloudDt, kCloudSoftening), 1},
@@ -420,6 +441,71 @@ const std::vector<PresetEntry>& entries() {
           "two planets (masses 1 and 0.1) in a grazing impact, with light moonlets, G = 1; collisions merge",
           collision_params(kImpactDt, kImpactSoftening, kDefaultDensity), 1},
          make_impact},
+        // The classroom scenarios (sim/classroom_presets.cpp).
+        {classroom(
+             "figure-eight", "three equal masses chasing each other along one figure-eight, G = 1",
+             preset_params(0.005, 0.0), 3, true,
+             "Three equal stars share a single path and never collide: a choreography found by computer "
+             "in 1993. Turn trails on (T) to see the figure-eight; one lap takes t = 6.33. Press B to "
+             "run time backwards: the stars retrace their steps exactly.",
+             false),
+         make_figure_eight},
+        {classroom("sun-earth", "the Sun and the Earth (e = 0.0167) in AU and years", au_params(0.001), 2,
+                   true,
+                   "One orbit takes one year (t = 1). Turn on velocity arrows (V): the Earth is fastest at "
+                   "perihelion (where it starts) and slowest half a year later, as Kepler's second law says. "
+                   "The Sun wobbles a little too: both circle their common centre of mass."),
+         make_sun_earth},
+        {classroom("sun-earth-moon", "the Sun, the Earth and the Moon in AU and years", au_params(0.0002), 3,
+                   true,
+                   "The Moon circles the Earth about 13 times a year while both go round the Sun. Select the "
+                   "Earth and press L to follow it, and zoom in: the Moon's path around the Sun never loops "
+                   "backwards, it is always curved towards the Sun."),
+         make_sun_earth_moon},
+        {classroom("comet", "the Sun, the Earth and a comet on an eccentric orbit (a = 3 AU, e = 0.9)",
+                   au_params(0.0005), 3, true,
+                   "The comet starts at its farthest point, 5.7 AU out, moving slowly, falls in, whips round "
+                   "the Sun at 0.3 AU and climbs back out: one lap takes 5.2 years. Equal areas in equal "
+                   "times: watch its speed (V) near the Sun. Raise steps / frame to speed it up."),
+         make_comet},
+        {classroom(
+             "binary-planet", "a binary star (1 and 0.5 solar masses, 1 AU apart) with a planet at 4 AU",
+             au_params(0.002), 3, true,
+             "Two stars orbit each other every 0.8 years; the planet circles both of them far outside "
+             "(like Tatooine). Its orbit wobbles but stays: far enough out, the pair pulls like one star. "
+             "Compare with binary-planet-unstable."),
+         make_binary_planet},
+        {classroom(
+             "binary-planet-unstable", "the same binary star with its planet at 1.8 AU: too close",
+             au_params(0.002), 3, true,
+             "The planet starts on a circular orbit only 1.8 AU from the pair's centre. Each pass of the "
+             "stars kicks it differently: its orbit changes, and within a few tens of years it is thrown "
+             "close to a star or out of the system. Watch |dE/E| stay small: the chaos is physics, not "
+             "error."),
+         make_binary_planet_unstable},
+        {classroom(
+             "trojans", "the Sun, Jupiter and asteroids at its L4 and L5 Lagrange points", au_params(0.005),
+             42, false,
+             "The asteroids share Jupiter's orbit, 60 degrees ahead (L4) and behind (L5), and stay there "
+             "orbit after orbit: there the Sun's and Jupiter's pulls balance in the rotating frame. "
+             "Select Jupiter and press L to follow it: the swarms slowly sway about the points (one "
+             "Jupiter year is 11.9 years)."),
+         make_trojans},
+        {classroom(
+             "cold-collapse", "a uniform ball of equal masses at rest, G = 1, total mass 1",
+             preset_params(kCloudDt, kCloudSoftening), 0, false,
+             "Nothing moves at first; gravity pulls everything to the centre at once (t ~ 1.1), the ball "
+             "bounces and settles into a round, hot cluster with a halo: violent relaxation, how star "
+             "clusters and galaxies may form. Kinetic energy rises from zero as potential energy falls.",
+             false),
+         make_cold_collapse},
+        {classroom(
+             "solar-system", "the Sun and the eight planets on circular orbits at their real distances",
+             au_params(0.002), 9, true,
+             "Mercury laps the Sun in 0.24 years, Neptune in 165: the farther out, the slower (Kepler's "
+             "third law, P^2 = a^3 in years and AU). Zoom in (wheel) to see the inner planets, out to "
+             "see the giants."),
+         make_solar_system},
     };
     return list;
 }
@@ -457,6 +543,9 @@ std::vector<std::size_t> preset_group_starts(std::string_view name, std::size_t 
 HostState make_preset(std::string_view name, std::size_t n, std::uint64_t seed) {
     for (const auto& e : entries()) {
         if (e.info.name != name) continue;
+        if (e.info.fixed_n && n != e.info.natural_n)
+            throw Error("preset '" + e.info.name + "' is a system of exactly " +
+                        std::to_string(e.info.natural_n) + " bodies (got N = " + std::to_string(n) + ")");
         if (n < e.info.min_n)
             throw Error("preset '" + e.info.name + "' needs N >= " + std::to_string(e.info.min_n) + " (got " +
                         std::to_string(n) + ")");

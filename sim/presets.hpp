@@ -16,6 +16,14 @@ struct PresetInfo {
     std::string description;  // one line: what it is, its units, what it is good for
     Params params;            // dt, softening, G suited to it (integrator leapfrog, damping 1)
     std::size_t min_n = 1;    // smallest N it accepts
+    // The N it is meant to be seen with (solar: the Sun and 8 planets), used when no N is asked for and when
+    // the window loads it; 0: any N, the caller's default.
+    std::size_t natural_n = 0;
+    bool fixed_n = false;    // a system of exactly natural_n bodies (the figure-eight's 3)
+    std::string look_for{};  // for a class: what to watch for, one paragraph
+    std::string units{};     // "AU, yr, solar masses (G = 4 pi^2)"; empty: N-body units, G = 1
+    // Units of length and time for the numbers shown ("AU", "yr"); empty: N-body units.
+    std::string length_unit{}, time_unit{};
     // Steps `nbody render` takes when --steps is not given, so a first image shows the interesting part
     // (the collision: after first passage, tails thrown out); 0: the command's own default.
     std::int64_t demo_steps = 0;

@@ -198,6 +198,35 @@ TEST_F(CliTest, ASettingWithoutItsAlgorithmIsANote) {
     EXPECT_EQ(used.err.find("no effect"), std::string::npos) << used.err;
 }
 
+// A scenario in physical units says so in the summary and in its logs' parameter lines (issue 23).
+TEST_F(CliTest, UnitsAreInTheSummaryAndTheLogs) {
+    const std::string log = file("units.csv");
+    const CliResult r = run_cli({"run", "--preset", "sun-earth", "--steps", "10", "--energy-log", log,
+                                 "--log-every", "5", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("  units           AU, years, solar masses (G = 4 pi^2)\n"), std::string::npos)
+        << r.out;
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("# units = AU, years, solar masses (G = 4 pi^2)\n"), std::string::npos)
+        << text.str();
+    const CliResult plain = run_cli({"run", "--n", "8", "--steps", "1", "--quiet"});
+    EXPECT_EQ(plain.out.find("units"), std::string::npos) << plain.out;
+}
+
+// ... in bench too (issue 23: `bench --theta` without the tree in --force was silently ignored).
+TEST_F(CliTest, BenchSaysASettingNoCaseTakes) {
+    const CliResult r = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--warmup", "0",
+                                 "--repeats", "1", "--theta", "0.4", "--quiet"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("note: --theta has no effect"), std::string::npos) << r.err;
+    const CliResult used =
+        run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--warmup", "0", "--repeats",
+                 "1", "--force", "direct,tree", "--theta", "0.4", "--quiet"});
+    EXPECT_EQ(used.err.find("no effect"), std::string::npos) << used.err;
+}
+
 // A CSV written by a tree run records the force algorithm and theta, and --input reads them back.
 TEST_F(CliTest, ACsvRemembersTheForceAlgorithmAndItsSettings) {
     const std::string out = file("tree.csv");

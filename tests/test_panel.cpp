@@ -224,6 +224,12 @@ TEST_F(Panel, KeysActThroughTheTableAndTextFieldsKeepThem) {
 TEST_F(Panel, FitsIn1280x720WithoutScrolling) {
     info.have_energy = true;
     info.message = "a message line";
+    // Status lines too (issue 23: the panel scrolled once one appeared).
+    info.screenshot_note = "saved snapshot /home/teacher/nbody-snapshots/nbody-20261126-101500.h5";
+    info.busy = "loading 4096 bodies...";
+    info.message = "unknown preset 'nope' (valid: plummer, disk, collision, solar, cube, shell, expand)";
+    info.picked.valid = true;  // and a selected body
+    info.picked.have_potential = true;
     for (int tab = 0; tab < 4; ++tab) {
         model.select_tab = tab;
         idle(3);
@@ -232,6 +238,59 @@ TEST_F(Panel, FitsIn1280x720WithoutScrolling) {
         EXPECT_LE(panel->Size.y, 720.0f);
         EXPECT_EQ(panel->ScrollMax.y, 0.0f) << "tab " << kPanelTabs[tab] << " needs scrolling";
     }
+}
+
+// Play mode (issue 23): a replay never simulates, so the panel shows no simulation controls (no Run
+// button competing with the timeline's Pause, no dt, softening or integrator), and the keys that run,
+// step or reverse do nothing.
+TEST_F(Panel, ReplayShowsNoSimulationControls) {
+    auto dt = [](const PanelModel& m) { return m.params.dt; };
+    ASSERT_GE(find_row(dt, 0), 0) << "the dt slider, outside play mode";
+    model.replay = true;
+    model.paused = true;
+    for (int tab = 0; tab < 4; ++tab) EXPECT_LT(find_row(dt, tab), 0) << "a dt control in play mode";
+    auto paused = [](const PanelModel& m) { return m.paused ? 1.0 : 0.0; };
+    EXPECT_LT(find_row(paused, 0), 0) << "a Run button in play mode";
+    for (int key : {32, 83, 66}) {  // Space, S, B
+        PanelActions a = press(key);
+        EXPECT_FALSE(a.pause_changed || a.single_step || a.reverse) << "key " << key;
+        EXPECT_TRUE(model.paused);
+    }
+}
+
+// Projector mode: Ctrl+= and Ctrl+- scale the interface by 1.25 within [0.75, 4].
+TEST_F(Panel, CtrlPlusAndMinusScaleTheInterface) {
+    constexpr int kEqual = 61, kMinus = 45;  // GLFW_KEY_EQUAL, GLFW_KEY_MINUS
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = true;
+    press(kEqual);
+    EXPECT_FLOAT_EQ(model.ui.scale, 1.25f);
+    press(kMinus);
+    press(kMinus);
+    EXPECT_FLOAT_EQ(model.ui.scale, 0.8f);
+    for (int i = 0; i < 20; ++i) press(kEqual);
+    EXPECT_FLOAT_EQ(model.ui.scale, kMaxUiScale);
+    io.KeyCtrl = false;
+    press(kEqual);  // without Ctrl: nothing
+    EXPECT_FLOAT_EQ(model.ui.scale, kMaxUiScale);
+}
+
+// The quit prompt offers to save the state first (issue 23): one button asks for both.
+TEST_F(Panel, QuitPromptOffersSaveSnapshotAndQuit) {
+    bool found = false;
+    // A modal popup opens at the display's centre (640, 360).
+    for (float y = 280; y < 440 && !found; y += 3) {
+        for (float x = 420; x < 860 && !found; x += 10) {
+            model.ask_quit = true;
+            idle(2);
+            frame(x, y, false);
+            frame(x, y, true);
+            const PanelActions a = frame(x, y, false);
+            found = a.save_snapshot && a.quit;
+            if (a.quit) model = PanelModel{};  // it closed: open it again
+        }
+    }
+    EXPECT_TRUE(found) << "no button in the Quit? prompt both saves and quits";
 }
 
 }  // namespace

@@ -200,6 +200,7 @@ TEST_F(Offscreen, ComputeSplatResemblesSpritesOnPresets) {
     open(320, 180);
     for (const auto& p : presets()) {
         SCOPED_TRACE(p.name);
+        if (p.natural_n) continue;  // a few bodies by design (the solar system, the figure-eight)
         State<float> s = convert_state<float>(make_preset(p.name, 20000, 5));
         upload(s);
         Camera cam;

@@ -370,12 +370,30 @@ std::vector<BenchCase> plan_cases(const BenchOptions& o) {
     return cases;
 }
 
+// A setting none of the cases takes (--theta without tree in --force) changes nothing: say so once, as
+// `nbody run` does, rather than ignore it silently.
+void note_unused_settings(const std::vector<BenchCase>& cases, const BenchOptions& o) {
+    if (!cluster().root()) return;
+    for (const auto& [name, value] : o.settings) {
+        if (!value) continue;
+        bool used = false;
+        for (const BenchCase& c : cases) {
+            for (const SettingInfo* s : settings_used(bench_params(c, o))) used = used || name == s->name;
+        }
+        if (!used)
+            std::cerr << "nbody: note: --" << name
+                      << " has no effect on these cases (its algorithm is not in "
+                      << "--force or --integrator)\n";
+    }
+}
+
 }  // namespace
 
 std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
     std::vector<BenchCase> cases;
     // Under mpirun every process checks the same options; rank 0 reports a bad one.
     agree(cluster(), [&] { cases = plan_cases(o); });
+    note_unused_settings(cases, o);
     std::vector<BenchRow> rows;
     for (std::size_t k = 0; k < cases.size(); ++k) {
         const BenchCase& c = cases[k];

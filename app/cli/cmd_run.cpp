@@ -160,6 +160,9 @@ void check_run_options(const RunOptions& o) {
 std::string log_preamble(const Scenario& sc) {
     RunMetadata m = csv_metadata(make_snapshot(sc, sc.state, sc.step));
     m.set("backend", sc.backend);
+    // A scenario in physical units says which (read back as a comment: --input ignores it).
+    if (const PresetInfo* preset = find_preset(sc.preset); preset && !preset->units.empty())
+        m.set("units", preset->units);
     return format_metadata(m, NBODY_VERSION);
 }
 
@@ -383,6 +386,9 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         }
         std::cout << '\n';
     }
+    // A preset in physical units says which, so t, dt and the energies read right.
+    if (const PresetInfo* preset = find_preset(sc.preset); preset && !preset->units.empty())
+        std::cout << "  units           " << preset->units << '\n';
     std::cout << "  " << (adaptive ? "max steps       " : "steps           ") << r.done
               << " (t = " << format_g(sc.state.t, 9) << " -> " << format_g(r.t, 9) << ")\n";
     if (adaptive) {
@@ -494,7 +500,7 @@ int run_run_command(const RunOptions& o) {
     const double wall = now_s() - wall_start;
     if (!o.plot.empty()) {
         PlotRequest plot;
-        plot.input = o.energy_log;
+        plot.inputs = {o.energy_log};
         plot.output = o.plot;
         plot_csv(plot);
     }

@@ -121,82 +121,157 @@ std::string energy_title(const CsvTable& t, const std::string& what) {
     return "energy: " + join(parts);
 }
 
-std::string energy_script(const CsvTable& t, const PlotRequest& r, const std::string& what,
-                          const std::string& tmp) {
-    const int ct = t.column("t"), ck = t.column("kinetic"), cp = t.column("potential"),
-              ce = t.column("total"), cd = t.column("rel_drift");
-    std::string drift = "$drift << EOD\n", energy = "$energy << EOD\n";
-    std::size_t n_drift = 0, n_energy = 0;
-    for (const auto& row : t.rows) {
-        double tt = 0, k = 0, p = 0, e = 0, d = 0;
-        if (!number(row, ct, tt) || !number(row, ck, k)) continue;
-        if (number(row, cp, p) && number(row, ce, e)) {
-            energy += num(tt) + " " + num(k) + " " + num(p) + " " + num(e) + "\n";
-            ++n_energy;
+// One input file, parsed, with the name its lines carry in the legend.
+struct LabeledTable {
+    CsvTable table;
+    std::string what;   // the file, for messages
+    std::string label;  // the legend's name for its lines (several files only)
+};
+
+std::string energy_script(const std::vector<LabeledTable>& in, const PlotRequest& r, const std::string& tmp) {
+    const bool several = in.size() > 1;
+    std::string data, drift_plot, energy_plot;
+    double t_lo = HUGE_VAL, t_hi = -HUGE_VAL;
+    std::size_t n_drift = 0;
+    for (std::size_t f = 0; f < in.size(); ++f) {
+        const CsvTable& t = in[f].table;
+        const int ct = t.column("t"), ck = t.column("kinetic"), cp = t.column("potential"),
+                  ce = t.column("total"), cd = t.column("rel_drift");
+        const std::string id = std::to_string(f);
+        std::string drift = "$drift" + id + " << EOD\n", energy = "$energy" + id + " << EOD\n";
+        std::size_t file_drift = 0, n_energy = 0;
+        for (const auto& row : t.rows) {
+            double tt = 0, k = 0, p = 0, e = 0, d = 0;
+            if (!number(row, ct, tt) || !number(row, ck, k)) continue;
+            if (number(row, cp, p) && number(row, ce, e)) {
+                energy += num(tt) + " " + num(k) + " " + num(p) + " " + num(e) + "\n";
+                ++n_energy;
+                t_lo = std::min(t_lo, tt);
+                t_hi = std::max(t_hi, tt);
+            }
+            if (number(row, cd, d) && d > 0) {  // the first row's 0 has no place on a log axis
+                drift += num(tt) + " " + num(d) + "\n";
+                ++file_drift;
+            }
         }
-        if (number(row, cd, d) && d > 0) {  // the first row's 0 has no place on a log axis
-            drift += num(tt) + " " + num(d) + "\n";
-            ++n_drift;
+        if (n_energy == 0) throw Error(in[f].what + ": no rows with energies to plot");
+        data += drift + "EOD\n" + energy + "EOD\n";
+        n_drift += file_drift;
+        const std::string prefix = several ? in[f].label + ": " : "";
+        if (file_drift > 0) {
+            drift_plot += std::string(drift_plot.empty() ? "plot " : ", ") + "$drift" + id +
+                          " using 1:2 with linespoints pointtype 7 pointsize 0.4 linewidth 2 title " +
+                          gp_string(several ? in[f].label : "|dE/E|");
+        }
+        // Several files: their total energies only (kinetic and potential of each would be a crowd).
+        if (!several) {
+            energy_plot =
+                "plot $energy0 using 1:2 with lines linewidth 2 title 'kinetic', '' using 1:3 with "
+                "lines linewidth 2 title 'potential', '' using 1:4 with lines linewidth 2 title "
+                "'total'";
+        } else {
+            energy_plot += std::string(energy_plot.empty() ? "plot " : ", ") + "$energy" + id +
+                           " using 1:4 with lines linewidth 2 title " + gp_string(prefix + "total");
         }
     }
-    if (n_energy == 0) throw Error(what + ": no rows with energies to plot");
-    drift += "EOD\n";
-    energy += "EOD\n";
-    const std::string title = r.title.empty() ? energy_title(t, what) : r.title;
-    std::string s = preamble(r, tmp) + drift + energy;
+    const std::string title = !r.title.empty() ? r.title
+                              : several        ? std::string("energy")
+                                               : energy_title(in[0].table, in[0].what);
+    std::string s = preamble(r, tmp) + data;
+    // Both panels over the same t, whatever each one's data covers (the |dE/E| panel has no t = 0 point).
+    // Fixed margins: the keys' widths differ between the panels and would otherwise shift their axes.
+    if (t_hi > t_lo) s += "set xrange [" + num(t_lo) + ":" + num(t_hi) + "]\n";
+    s += "set lmargin at screen 0.1\nset rmargin at screen 0.78\n";
     s += "set multiplot layout 2,1 title " + gp_string(title) + "\n";
     s += "set xlabel 't (simulation time units)'\n";
     if (n_drift > 0) {
         s += "set logscale y\nset format y '%.0e'\nset ylabel '|E - E0| / |E0| (relative energy error)'\n";
-        s += "plot $drift using 1:2 with linespoints pointtype 7 pointsize 0.4 linewidth 2 title '|dE/E|'\n";
-        s += "unset logscale y\nset format y '% h'\n";
+        s += drift_plot + "\n";
+        s += "unset logscale y\nset format y '%.6g'\n";
     } else {
         s += "set ylabel '|E - E0| / |E0|'\nset label 1 'energy conserved exactly at every row' at graph "
-             "0.5,0.5 center\nplot $energy using 1:(0) with lines title '|dE/E| = 0'\nunset label 1\n";
+             "0.5,0.5 center\nplot $energy0 using 1:(0) with lines title '|dE/E| = 0'\nunset label 1\n";
     }
     s += "set ylabel 'energy (simulation units)'\n";
-    s += "plot $energy using 1:2 with lines linewidth 2 title 'kinetic', '' using 1:3 with lines linewidth 2 "
-         "title 'potential', '' using 1:4 with lines linewidth 2 title 'total'\n";
+    s += energy_plot + "\n";
     s += "unset multiplot\n";
     return s;
 }
 
-std::string bench_script(const CsvTable& t, const PlotRequest& r, const std::string& what,
-                         const std::string& tmp) {
-    const int cn = t.column("n"), ci = t.column("interactions_per_second");
-    // One line per combination of the columns that name a configuration.
-    std::vector<int> keys;
-    for (const char* k : {"backend", "precision", "force", "integrator", "threads"}) {
-        if (t.column(k) >= 0) keys.push_back(t.column(k));
-    }
-    std::map<std::string, std::vector<std::pair<double, double>>> series;
+// A bench series' legend cell: "1 thread", "2 threads".
+std::string threads_cell(const std::string& cell) {
+    return cell + (cell == "1" ? " thread" : " threads");
+}
+
+// "1024", "16k", "1M": the tick label of an N the bench measured.
+std::string n_label(double n) {
+    char buf[32];
+    if (n >= 1048576 && std::fmod(n, 1048576) == 0)
+        std::snprintf(buf, sizeof buf, "%.0fM", n / 1048576);
+    else if (n >= 16384 && std::fmod(n, 1024) == 0)
+        std::snprintf(buf, sizeof buf, "%.0fk", n / 1024);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", n);
+    return buf;
+}
+
+std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest& r, const std::string& tmp) {
+    struct Point {
+        double n, ips, lo, hi;  // interactions/s at the median, slowest and fastest repeat
+    };
+    std::map<std::string, std::vector<Point>> series;
     std::vector<std::string> order;
-    for (const auto& row : t.rows) {
-        double n = 0, ips = 0;
-        if (!number(row, cn, n) || !number(row, ci, ips) || n <= 0 || ips <= 0) continue;
-        std::vector<std::string> name;
-        for (int k : keys) {
-            std::string cell = k < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(k)] : "";
-            if (t.header[static_cast<std::size_t>(k)] == "threads") cell += " threads";
-            name.push_back(cell);
+    std::vector<double> ns;
+    for (const LabeledTable& f : in) {
+        const CsvTable& t = f.table;
+        const int cn = t.column("n"), ci = t.column("interactions_per_second"), cm = t.column("ms_per_step"),
+                  cmin = t.column("ms_min"), cmax = t.column("ms_max");
+        // One line per combination of the columns that name a configuration.
+        std::vector<int> keys;
+        for (const char* k : {"backend", "precision", "force", "integrator", "threads"}) {
+            if (t.column(k) >= 0) keys.push_back(t.column(k));
         }
-        const std::string label = join(name, " ");
-        if (!series.count(label)) order.push_back(label);
-        series[label].emplace_back(n, ips);
+        for (const auto& row : t.rows) {
+            double n = 0, ips = 0, ms = 0, ms_min = 0, ms_max = 0;
+            if (!number(row, cn, n) || !number(row, ci, ips) || n <= 0 || ips <= 0) continue;
+            Point pt{n, ips, ips, ips};
+            // The same work in the slowest and fastest repeat: the rate scales with 1/time.
+            if (number(row, cm, ms) && number(row, cmin, ms_min) && number(row, cmax, ms_max) && ms_min > 0 &&
+                ms_max > 0) {
+                pt.lo = ips * ms / ms_max;
+                pt.hi = ips * ms / ms_min;
+            }
+            std::vector<std::string> name;
+            if (in.size() > 1) name.push_back(f.label + ":");
+            for (int k : keys) {
+                std::string cell = k < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(k)] : "";
+                if (t.header[static_cast<std::size_t>(k)] == "threads") cell = threads_cell(cell);
+                name.push_back(cell);
+            }
+            const std::string label = join(name, " ");
+            if (!series.count(label)) order.push_back(label);
+            series[label].push_back(pt);
+            if (std::find(ns.begin(), ns.end(), n) == ns.end()) ns.push_back(n);
+        }
     }
-    if (series.empty()) throw Error(what + ": no bench rows to plot");
+    if (series.empty()) throw Error(in[0].what + ": no bench rows to plot");
     std::string s = preamble(r, tmp);
     std::string plot = "plot ";
     for (std::size_t i = 0; i < order.size(); ++i) {
         auto& pts = series[order[i]];
-        std::sort(pts.begin(), pts.end());
+        std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.n < b.n; });
         s += "$s" + std::to_string(i) + " << EOD\n";
-        for (const auto& [n, ips] : pts) s += num(n) + " " + num(ips) + "\n";
+        for (const Point& pt : pts)
+            s += num(pt.n) + " " + num(pt.ips) + " " + num(pt.lo) + " " + num(pt.hi) + "\n";
         s += "EOD\n";
-        plot += (i ? ", " : "") + std::string("$s") + std::to_string(i) +
-                " using 1:2 with linespoints linewidth 2 pointtype 7 title " + gp_string(order[i]);
+        // The line through the medians, and the slowest-to-fastest repeat as an error bar in its colour.
+        const std::string lt = " linetype " + std::to_string(i + 1);
+        plot += (i ? ", " : "") + std::string("$s") + std::to_string(i) + " using 1:2 with linespoints" + lt +
+                " linewidth 2 pointtype 7 title " + gp_string(order[i]) + ", $s" + std::to_string(i) +
+                " using 1:2:3:4 with yerrorbars" + lt + " pointtype 7 pointsize 0.3 notitle";
     }
     std::string title = r.title;
+    const CsvTable& t = in[0].table;
     if (title.empty()) {
         title = "nbody bench";
         if (const std::string* cpu = t.note("cpu")) {
@@ -205,21 +280,41 @@ std::string bench_script(const CsvTable& t, const PlotRequest& r, const std::str
         }
         if (const std::string* gpu = t.note("gpu"); gpu && *gpu != "none") title += ", " + *gpu;
     }
-    s += "set title " + gp_string(title) + "\nset logscale xy\nset format x '%.0s%c'\nset format y '%.0e'\n";
-    s += "set xlabel 'N (bodies)'\nset ylabel 'interactions per second (N^2 per step)'\n";
+    // A tick at every N measured (powers of two rarely meet the decades a log axis labels by itself).
+    std::sort(ns.begin(), ns.end());
+    std::string tics;
+    for (double n : ns) tics += (tics.empty() ? "" : ", ") + gp_string(n_label(n)) + " " + num(n);
+    // A margin around the first and last N, so their ticks and error bars are off the frame.
+    s += "set title " + gp_string(title) + "\nset logscale xy\nset xtics (" + tics +
+         ")\nset format y '%.0e'\nset xrange [" + num(ns.front() / 1.25) + ":" + num(ns.back() * 1.25) +
+         "]\n";
+    s += "set xlabel 'N (bodies)'\nset ylabel 'interactions per second (N^2 per step; bars: slowest to "
+         "fastest "
+         "repeat)'\n";
     s += plot + "\n";
     return s;
 }
 
-std::string script_for(const CsvTable& t, const PlotRequest& r, const std::string& what,
-                       const std::string& tmp) {
-    if (t.column("rel_drift") >= 0 && t.column("t") >= 0) return energy_script(t, r, what, tmp);
-    if (t.column("interactions_per_second") >= 0 && t.column("n") >= 0) return bench_script(t, r, what, tmp);
-    throw Error(what + ": not an energy log or a bench CSV written by nbody (header '" + join(t.header, ",") +
-                "')");
+bool is_energy_log(const CsvTable& t) {
+    return t.column("rel_drift") >= 0 && t.column("t") >= 0;
+}
+bool is_bench(const CsvTable& t) {
+    return t.column("interactions_per_second") >= 0 && t.column("n") >= 0;
 }
 
-void render_plot(const CsvTable& t, const std::string& what, const PlotRequest& r) {
+std::string script_for(const std::vector<LabeledTable>& in, const PlotRequest& r, const std::string& tmp) {
+    for (const LabeledTable& f : in) {
+        if (!is_energy_log(f.table) && !is_bench(f.table))
+            throw Error(f.what + ": not an energy log or a bench CSV written by nbody (header '" +
+                        join(f.table.header, ",") + "')");
+        if (is_energy_log(f.table) != is_energy_log(in[0].table))
+            throw Error(f.what + ": cannot overlay an energy log and a bench CSV (" + in[0].what +
+                        ") in one plot");
+    }
+    return is_energy_log(in[0].table) ? energy_script(in, r, tmp) : bench_script(in, r, tmp);
+}
+
+void render_plot(const std::vector<LabeledTable>& in, const PlotRequest& r) {
     check_plot_output(r.output, "-o");
     if (r.width < 64 || r.height < 64 || r.width > 8192 || r.height > 8192) {
         throw Error("plot size must be 64..8192 pixels a side (got " + std::to_string(r.width) + "x" +
@@ -227,7 +322,7 @@ void render_plot(const CsvTable& t, const std::string& what, const PlotRequest& 
     }
     // gnuplot writes the AtomicFile's temporary; it is renamed only when gnuplot exits with status 0.
     AtomicFile file(r.output, AtomicFile::Mode::by_name);
-    const std::string script = script_for(t, r, what, file.temp_path());
+    const std::string script = script_for(in, r, file.temp_path());
     ProcessPipe gnuplot({"gnuplot"}, r.output);
     gnuplot.write(script.data(), script.size());
     gnuplot.finish();
@@ -258,20 +353,32 @@ void check_plot_output(const std::string& path, const std::string& flag) {
 }
 
 void plot_csv(const PlotRequest& request) {
-    // Through InputFile, as every other input: a FIFO with no writer reads as empty instead of blocking
-    // forever, a device (/dev/zero) is refused instead of read until memory runs out, lines are bounded.
-    InputFile in(request.input);
-    std::string text, line;
-    for (std::size_t line_no = 1; in.read_line(line, line_no); ++line_no) {
-        text += line;
-        text += '\n';
+    if (request.inputs.empty()) throw Error("nbody plot: no file to plot");
+    if (!request.labels.empty() && request.labels.size() != request.inputs.size()) {
+        throw Error("--label given " + std::to_string(request.labels.size()) + " times for " +
+                    std::to_string(request.inputs.size()) + " files (give one per file, or none)");
     }
-    plot_csv_text(text, request.input, request);
+    std::vector<LabeledTable> tables;
+    for (std::size_t i = 0; i < request.inputs.size(); ++i) {
+        const std::string& path = request.inputs[i];
+        // Through InputFile, as every other input: a FIFO with no writer reads as empty instead of blocking
+        // forever, a device (/dev/zero) is refused instead of read until memory runs out, lines are bounded.
+        InputFile in(path);
+        std::string text, line;
+        for (std::size_t line_no = 1; in.read_line(line, line_no); ++line_no) {
+            text += line;
+            text += '\n';
+        }
+        std::istringstream ss(text);
+        tables.push_back({parse_table(ss, path), path,
+                          request.labels.empty() ? fs::path(path).filename().string() : request.labels[i]});
+    }
+    render_plot(tables, request);
 }
 
 void plot_csv_text(const std::string& text, const std::string& what, const PlotRequest& request) {
     std::istringstream in(text);
-    render_plot(parse_table(in, what), what, request);
+    render_plot({{parse_table(in, what), what, what}}, request);
 }
 
 }  // namespace nbody

@@ -4,12 +4,14 @@
 // kinetic, potential and total energy) or a bench CSV (interactions/s against N, log-log, one line per
 // backend/precision/force/integrator/threads).
 #include <string>
+#include <vector>
 
 namespace nbody {
 
 struct PlotRequest {
-    std::string input;   // energy log or bench CSV written by nbody
-    std::string output;  // PNG
+    std::vector<std::string> inputs;  // energy logs or bench CSVs written by nbody, overlaid in one plot
+    std::vector<std::string> labels;  // the legend's name for each input (empty: the file names)
+    std::string output;               // PNG
     int width = 1024, height = 640;
     std::string title;  // empty: from the file's parameter lines (preset, N, backend, integrator, dt)
 };
@@ -19,8 +21,9 @@ struct PlotRequest {
 // Called before a run so a long run does not end in "cannot plot".
 void check_plot_output(const std::string& path, const std::string& flag);
 
-// Reads the CSV, recognizes its kind by the header, writes the PNG (atomically: gnuplot writes a
-// temporary that is renamed when it succeeds). Throws nbody::Error on an unreadable or unknown file.
+// Reads the CSVs, recognizes their kind by the header, writes the PNG (atomically: gnuplot writes a
+// temporary that is renamed when it succeeds). Several files of one kind are overlaid, each line named
+// by its label. Throws nbody::Error on an unreadable or unknown file, or a mix of kinds.
 void plot_csv(const PlotRequest& request);
 
 // The same for CSV text already in memory (bench --plot); `what` names it in messages.

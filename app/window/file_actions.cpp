@@ -31,12 +31,8 @@ OpenedFile FileActions::open(const std::string& path, const Params& current, Pre
     validate_state(snap.state, snap.info.has_params ? snap.info.params : current, precision);
     OpenedFile f;
     f.notes = std::move(snap.notes);
-    if (snap.info.has_params && !replay_) {
-        f.params = snap.info.params;
-        step_offset_ = snap.info.step;
-    } else if (!replay_) {
-        step_offset_ = 0;
-    }
+    if (snap.info.has_params && !replay_) f.params = snap.info.params;
+    f.step = snap.info.step;
     shown_time_ = snap.state.t;
     f.state = std::move(snap.state);
     return f;
@@ -49,7 +45,7 @@ SavedSnapshot FileActions::save(const std::string& path, const SessionResult& ca
     sc.precision = captured.precision;
     sc.preset = preset;
     sc.seed = seed;
-    const Snapshot snap = make_snapshot(sc, *captured.state, step_offset_ + captured.steps_total);
+    const Snapshot snap = make_snapshot(sc, *captured.state, captured.steps_total);
     SavedSnapshot saved;
     saved.notes = write_snapshot(path, snap);
     saved.step = snap.info.step;

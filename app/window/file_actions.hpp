@@ -23,6 +23,7 @@ struct SessionResult;
 struct OpenedFile {
     HostState state;
     std::optional<Params> params;    // a snapshot's own parameters, to run with from now on
+    std::int64_t step = 0;           // the step it records (0 for a file without one)
     std::vector<std::string> notes;  // what the reader did that the user should know
 };
 
@@ -36,8 +37,8 @@ struct SavedSnapshot {
 // replay never simulates). Throws nbody::Error (one line) on a bad file.
 Scenario replay_scenario(const std::vector<std::string>& paths);
 
-// The files of one window session. Owns what they carry from frame to frame: the loaded snapshot's step
-// (saved snapshots count on from it) and, in replay mode, the series played back.
+// The files of one window session. Owns what they carry from frame to frame: in replay mode, the series
+// played back and which of its snapshots is shown.
 class FileActions {
   public:
     // Enters replay mode: `paths` are shown in turn instead of simulating; `t` is the first one's time.
@@ -50,21 +51,24 @@ class FileActions {
     const std::string& replay_path(std::size_t k) const { return paths_[k]; }
     // The simulated time of the snapshot opened last.
     double shown_time() const { return shown_time_; }
+    // Replay mode: the snapshot loaded last (the timeline may be ahead of it while a load is in flight).
+    std::size_t shown_frame() const { return shown_frame_; }
+    void set_shown_frame(std::size_t k) { shown_frame_ = k; }
 
     // Reads `path`, checked against the parameters it will run with (a snapshot's own, else `current`) in
-    // `precision`. Outside replay mode a snapshot's parameters and step come with it. Throws nbody::Error
-    // (one line).
+    // `precision`. Outside replay mode a snapshot's parameters come with it; its step always does. Throws
+    // nbody::Error (one line).
     OpenedFile open(const std::string& path, const Params& current, Precision precision);
-    // Writes captured bodies to `path` as a snapshot of `preset` and `seed`, its step counted on from the
-    // loaded snapshot's. Throws nbody::Error (one line), leaving no file.
+    // Writes captured bodies to `path` as a snapshot of `preset` and `seed` at the session's step index (it
+    // starts at a loaded snapshot's step). Throws nbody::Error (one line), leaving no file.
     SavedSnapshot save(const std::string& path, const SessionResult& captured, const std::string& preset,
                        std::uint64_t seed) const;
 
   private:
-    std::int64_t step_offset_ = 0;
     std::unique_ptr<ReplayTimeline> replay_;
     std::vector<std::string> paths_;
     double shown_time_ = 0;
+    std::size_t shown_frame_ = 0;
 };
 
 }  // namespace nbody

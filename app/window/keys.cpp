@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>  // ClosePopupToLevel: 1.86 closes popups on Esc only with keyboard navigation
 
+#include <algorithm>
 #include <string>
 
 #include "panel.hpp"
@@ -14,6 +15,8 @@ namespace {
 // this file (and its tests) need no GLFW.
 enum : int {
     kKeySpace = 32,
+    kKeyMinus = 45,
+    kKeyEqual = 61,
     kKeySlash = 47,
     kKeyA = 65,
     kKeyB = 66,
@@ -43,7 +46,7 @@ const std::vector<KeyBinding>& key_bindings() {
              a.pause_changed = true;
          }},
         {kKeyS, false, "S", "single step", [](PanelModel&, PanelActions& a) { a.single_step = true; }},
-        {kKeyB, false, "B", "reverse time (negate velocities)",
+        {kKeyB, false, "B", "run time backwards / forwards again",
          [](PanelModel&, PanelActions& a) { a.reverse = true; }},
         {kKeyR, false, "R", "fit the bodies in view",
          [](PanelModel&, PanelActions& a) { a.fit_camera = true; }},
@@ -70,6 +73,10 @@ const std::vector<KeyBinding>& key_bindings() {
         {kKeyP, false, "P", "screenshot (PNG)", [](PanelModel&, PanelActions& a) { a.screenshot = true; }},
         {kKeyS, true, "S", "save a snapshot (.h5, or .csv without HDF5)",
          [](PanelModel&, PanelActions& a) { a.save_snapshot = true; }},
+        {kKeyEqual, true, "=", "larger interface (projector)",
+         [](PanelModel& m, PanelActions&) { m.ui.scale = std::min(m.ui.scale * 1.25f, kMaxUiScale); }},
+        {kKeyMinus, true, "-", "smaller interface",
+         [](PanelModel& m, PanelActions&) { m.ui.scale = std::max(m.ui.scale / 1.25f, kMinUiScale); }},
         {kKeyO, true, "O", "open a snapshot or CSV (or drop a file on the window)",
          [](PanelModel&, PanelActions& a) { a.open_file = true; }},
         {kKeyR, true, "R", "record a video / stop (View tab: file, fps, panel in it)",
@@ -113,6 +120,11 @@ void handle_keys(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     for (const KeyBinding& k : key_bindings()) {
         if (k.ctrl != io.KeyCtrl || io.KeyAlt || io.KeySuper) continue;
         if (ImGui::IsKeyPressed(k.key, false)) k.apply(m, a);
+    }
+    if (m.replay) {
+        // A replay never simulates: the keys that run, step or reverse the simulation do nothing.
+        m.paused = true;
+        a.pause_changed = a.single_step = a.reverse = false;
     }
 }
 

@@ -48,7 +48,7 @@ void tooltip_for_last(const char* text) {
 // A plot with its scale beside it (max on top, min below, never over the line) and the current value in
 // the caption. log10: plots log10 of the values (|dE/E| spans decades), labels stay in linear units.
 void plot(const char* label, const History& h, const char* fmt, bool log10 = false,
-          const char* tooltip = nullptr) {
+          const char* tooltip = nullptr, const std::string& suffix = "") {
     std::vector<float> v = h.values();
     float lo = FLT_MAX, hi = -FLT_MAX;
     for (float& x : v) {
@@ -69,12 +69,13 @@ void plot(const char* label, const History& h, const char* fmt, bool log10 = fal
     char caption[96], top[32], bottom[32];
     int len = std::snprintf(caption, sizeof caption, "%s  ", label);
     std::snprintf(caption + len, sizeof caption - std::size_t(len), fmt, double(h.last()));
-    ImGui::TextUnformatted(caption);
+    ImGui::TextUnformatted((caption + suffix).c_str());
     if (tooltip) tooltip_for_last(tooltip);
-    std::snprintf(top, sizeof top, log10 ? "1e%+.0f" : "%.3g", double(hi));
-    std::snprintf(bottom, sizeof bottom, log10 ? "1e%+.0f" : "%.3g", double(lo));
+    // + 0.0 turns -0 into 0: the scale reads 1e+0, never 1e-0.
+    std::snprintf(top, sizeof top, log10 ? "1e%+.0f" : "%.3g", double(hi) + 0.0);
+    std::snprintf(bottom, sizeof bottom, log10 ? "1e%+.0f" : "%.3g", double(lo) + 0.0);
     const float scale_w = ImGui::CalcTextSize("-0.000e+00").x;
-    const float height = 38.0f;
+    const float height = 34.0f;  // the scale beside it is two lines
     ImGui::PushID(label);
     ImGui::PlotLines(
         "##plot", v.data(), int(v.size()), 0, nullptr, lo, hi,
@@ -192,37 +193,42 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     // An adaptive integrator chooses its steps going forward: negating the velocities does not retrace it.
     const bool adaptive = integrator_info(m.params.integrator).adaptive;
     ImGui::BeginDisabled(adaptive);
-    if (ImGui::Button("Reverse (B)")) a.reverse = true;
+    if (ImGui::Button(info.reversed ? "Forward (B)" : "Reverse (B)")) a.reverse = true;
     ImGui::EndDisabled();
     if (adaptive) {
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             ImGui::SetTooltip(
-                "Off with %s: each body's step is chosen going forward, so negating the velocities does "
-                "not retrace the motion. Choose leapfrog or yoshida4 to reverse.",
+                "Off with %s: each body's step is chosen going forward, so stepping back does not retrace "
+                "the motion. Choose leapfrog or yoshida4 to reverse.",
                 to_string(m.params.integrator));
     } else {
         tooltip_for_last(
-            "Negates every velocity: leapfrog is time-reversible, so running on retraces the motion "
-            "back to the start (a classic demonstration; try the figure-eight).");
+            "Runs time backwards: every step takes -dt, and leapfrog is time-reversible, so the motion "
+            "retraces itself back to the start while t counts down (a classic demonstration; try the "
+            "figure-eight).");
     }
-    ImGui::SliderInt("steps / frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d",
+    // Beside the buttons: the panel fits 720 px with a status line.
+    ImGui::SameLine();
+    ImGui::PushItemWidth(-1);
+    ImGui::SliderInt("##steps_per_frame", &m.steps_per_frame, 1, kMaxStepsPerFrame, "%d / frame",
                      ImGuiSliderFlags_AlwaysClamp);
+    ImGui::PopItemWidth();
     m.steps_per_frame = std::clamp(m.steps_per_frame, 1, kMaxStepsPerFrame);
     tooltip_for_last(
         "Steps granted per rendered frame. The simulation runs on its own thread: when one step "
         "takes longer than a frame, the window stays responsive and steps/s shows the real rate.");
+    ImGui::TextUnformatted(clock_text(info).c_str());
+    if (info.reversed) {
+        tooltip_for_last(
+            "Time runs backwards: each step takes -dt, so t and the step count go down and the motion "
+            "retraces itself. B again runs it forward.");
+    }
     if (info.adaptive) {
-        // Each body on its own clock: a "step" is a max step; the work is in blocks and evaluations.
-        ImGui::Text("N %zu  t %.4g  %lld max steps  %.0f max steps/s", info.n, info.sim_time,
-                    static_cast<long long>(info.steps_total), info.steps_per_s);
         ImGui::Text("%lld blocks  %.3g force+jerk evaluations", static_cast<long long>(info.blocks_total),
                     double(info.body_updates_total));
         tooltip_for_last(
             "Hermite block steps: each block advances only the bodies due at its time; an evaluation is one "
             "body's force and jerk against all N.");
-    } else {
-        ImGui::Text("N %zu  t %.4g  %lld steps  %.0f steps/s", info.n, info.sim_time,
-                    static_cast<long long>(info.steps_total), info.steps_per_s);
     }
 }
 
@@ -291,6 +297,20 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
     force_controls(m, info);
 }
 
+// The loaded preset's one-line description, its units and, for a classroom scenario, what to look for.
+void scenario_notes(const PanelModel& m) {
+    const PresetInfo* p = find_preset(m.preset);
+    if (!p) return;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", p->description.c_str());
+    if (!p->units.empty()) ImGui::TextDisabled("units: %s", p->units.c_str());
+    if (!p->look_for.empty() && ImGui::TreeNodeEx("what to look for", ImGuiTreeNodeFlags_DefaultOpen)) {
+        ImGui::TextWrapped("%s", p->look_for.c_str());
+        ImGui::TreePop();
+    }
+    ImGui::PopTextWrapPos();
+}
+
 // Log slider for N with a typed field beside it, and what that N needs.
 void n_slider(PanelModel& m) {
     double n = double(std::clamp(m.n_edit, kMinSliderN, kMaxSliderN));
@@ -334,6 +354,7 @@ void scene_tab(PanelModel& m, PanelActions& a) {
         ImGui::EndCombo();
     }
     tooltip_for_last("Loads the preset with its own dt, softening and G.");
+    scenario_notes(m);
     if (!m.preset_choice.empty() && !ImGui::IsPopupOpen("Load preset?")) ImGui::OpenPopup("Load preset?");
     if (ImGui::BeginPopupModal("Load preset?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::Text("Load '%s' with N = %lld? The current run is replaced.", m.preset_choice.c_str(),
@@ -394,19 +415,21 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
         ImGui::Text("body %lld  m %.4g  r %.4g", static_cast<long long>(p.index), p.mass, p.radius);
     else
         ImGui::Text("body %lld  m %.4g", static_cast<long long>(p.index), p.mass);
-    ImGui::Text("x (%.4g, %.4g, %.4g)", p.pos[0], p.pos[1], p.pos[2]);
-    double speed = std::sqrt(p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
-    ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g", p.vel[0], p.vel[1], p.vel[2], speed);
-    if (p.have_potential) {
-        ImGui::Text("KE %.4g  PE %.4g", p.kinetic, p.potential);
-    } else {
-        ImGui::Text("KE %.4g", p.kinetic);
-    }
+    ImGui::SameLine();
     ImGui::Checkbox("follow (L)", &m.follow_selected);
     ImGui::SameLine();
     if (ImGui::SmallButton("deselect")) {
         m.selected = -1;
         m.follow_selected = false;
+    }
+    ImGui::Text("x (%.4g, %.4g, %.4g) %s", p.pos[0], p.pos[1], p.pos[2], info.length_unit.c_str());
+    double speed = std::sqrt(p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
+    const std::string v_unit = info.length_unit.empty() ? "" : info.length_unit + "/" + info.time_unit;
+    ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g %s", p.vel[0], p.vel[1], p.vel[2], speed, v_unit.c_str());
+    if (p.have_potential) {
+        ImGui::Text("KE %.4g  PE %.4g", p.kinetic, p.potential);
+    } else {
+        ImGui::Text("KE %.4g", p.kinetic);
     }
 }
 
@@ -524,10 +547,13 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     ImGui::PopItemWidth();
     m.potential_res = std::clamp(m.potential_res, 16, 512);
     if (m.potential) {
-        color_bar(potential_ramp_color, info.potential_min, info.potential_max, "potential");
+        color_bar(potential_ramp_color, info.potential_min, info.potential_max,
+                  info.potential_log ? "potential (log)" : "potential");
         tooltip_for_last(
-            "The gravitational potential on the slice through the view's centre, facing the camera, "
-            "with contour lines; deep wells (dark) under the bodies saturate.");
+            "The gravitational potential on the slice through the view's centre, facing the camera, with "
+            "contour lines. The colours span the whole slice, from the bottom of the deepest well (left "
+            "end) to the highest point (right end); log: equal colour steps are equal ratios of depth "
+            "-phi, so deep wells keep the rest readable.");
         if (!info.potential_note.empty()) {
             ImGui::PushTextWrapPos(0.0f);
             ImGui::TextDisabled("%s", info.potential_note.c_str());
@@ -557,6 +583,16 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
         ImGui::SliderFloat("bloom", &m.tone.bloom, 0.0f, 2.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
         ImGui::PopItemWidth();
         tooltip_for_last("A soft glow around bright regions (0: off).");
+        ImGui::SliderFloat("UI scale", &m.ui.scale, kMinUiScale, kMaxUiScale, "%.2fx",
+                           ImGuiSliderFlags_AlwaysClamp);
+        m.ui.scale = std::clamp(m.ui.scale, kMinUiScale, kMaxUiScale);
+        tooltip_for_last(
+            "Projector mode (Ctrl+= / Ctrl+-, --ui-scale): the panel's font is rasterised again at the new "
+            "size, "
+            "so it stays sharp.");
+        if (!info.ui_font.empty()) ImGui::TextDisabled("(%s)", info.ui_font.c_str());
+        ImGui::Checkbox("high contrast", &m.ui.high_contrast);
+        tooltip_for_last("White on black with bright controls, for a projector.");
         if (ImGui::Checkbox("vsync", &m.vsync)) a.vsync_changed = true;
         ImGui::SameLine();
         if (ImGui::Checkbox("fullscreen (F)", &m.fullscreen)) a.fullscreen_changed = true;
@@ -629,14 +665,13 @@ void performance_section(const PanelInfo& info) {
     if (!ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) return;
     plot("ms/step", info.ms_step, "%.3f ms", false,
          "Wall time per simulation step (on the simulation thread).");
-    char rate[96];
-    std::snprintf(rate, sizeof rate, "%.3g interactions/s  %.1f GFLOP/s  %.0f fps",
-                  double(info.interactions.last()), double(info.gflops.last()), double(info.fps.last()));
-    ImGui::TextUnformatted(rate);
-    tooltip_for_last(
-        "N^2 body-body interactions per step times steps/s; 20 floating-point operations counted per "
-        "interaction (the CUDA sample's convention).");
-    plot("interactions/s", info.interactions, "%.3g", false);
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "  %.1f GFLOP/s  %.0f fps", double(info.gflops.last()),
+                  double(info.fps.last()));
+    plot("interactions/s", info.interactions, "%.3g", false,
+         "N^2 body-body interactions per step times steps/s; 20 floating-point operations counted per "
+         "interaction (the CUDA sample's convention).",
+         rate);
 }
 
 void help_overlay(PanelModel& m) {
@@ -683,6 +718,13 @@ void quit_popup(PanelModel& m, PanelActions& a) {
     if (m.ask_quit && !ImGui::IsPopupOpen("Quit?")) ImGui::OpenPopup("Quit?");
     if (ImGui::BeginPopupModal("Quit?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
         ImGui::Text("Quit this run?");
+        if (ImGui::Button("Save snapshot and quit")) {
+            a.save_snapshot = true;  // written before the window closes (run_window_app waits for it)
+            a.quit = true;
+            ImGui::CloseCurrentPopup();
+        }
+        tooltip_for_last("Saves the exact state into the snapshots directory (as Ctrl+S), then quits.");
+        ImGui::SameLine();
         if (ImGui::Button("Quit")) {
             a.quit = true;
             ImGui::CloseCurrentPopup();
@@ -698,7 +740,56 @@ void quit_popup(PanelModel& m, PanelActions& a) {
     }
 }
 
+// The tabs and sections of a live simulation (all but the time controls).
+void simulation_sections(PanelModel& m, PanelActions& a, PanelInfo& info) {
+    if (ImGui::BeginTabBar("tabs")) {
+        for (int t = 0; t < 4; ++t) {
+            ImGuiTabItemFlags flags = m.select_tab == t ? ImGuiTabItemFlags_SetSelected : 0;
+            if (!ImGui::BeginTabItem(kPanelTabs[t], nullptr, flags)) continue;
+            switch (t) {
+                case 0:
+                    physics_tab(m, info);
+                    break;
+                case 1:
+                    scene_tab(m, a);
+                    break;
+                case 2:
+                    view_tab(m, a, info);
+                    // One header for both: the View tab fits 1280x720 without scrolling.
+                    if (ImGui::CollapsingHeader("Camera path & video")) {
+                        camera_path_section(m, a);
+                        ImGui::Separator();
+                        record_section(m, a, info);
+                    }
+                    break;
+                default:
+                    backend_tab(m, a, info);
+                    break;
+            }
+            ImGui::EndTabItem();
+        }
+        m.select_tab = -1;
+        ImGui::EndTabBar();
+    }
+    if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen)) picked_section(m, info);
+    energy_section(info);
+    performance_section(info);
+}
+
 }  // namespace
+
+std::string clock_text(const PanelInfo& info) {
+    // Each body of an adaptive integrator on its own clock: a "step" is a max step.
+    // t is summed step by step, so running back to the start leaves rounding noise (t = -3e-16): within a
+    // millionth of a step of 0 it reads 0.
+    const double t = std::abs(info.sim_time) < 1e-6 * std::abs(info.dt) ? 0.0 : info.sim_time;
+    char line[160];
+    std::snprintf(line, sizeof line, "N %zu  t %.4g%s%s  %lld %s  %.0f %s/s%s", info.n, t,
+                  info.time_unit.empty() ? "" : " ", info.time_unit.c_str(),
+                  static_cast<long long>(info.steps_total), info.adaptive ? "max steps" : "steps",
+                  info.steps_per_s, info.adaptive ? "max steps" : "steps", info.reversed ? "  reversed" : "");
+    return line;
+}
 
 PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
     PanelActions a;
@@ -712,53 +803,38 @@ PanelActions draw_panel(PanelModel& m, PanelInfo& info) {
         const ImGuiViewport* vp = ImGui::GetMainViewport();
         // Fixed at the left edge, full height: controls and live plots without scrolling at 1280x720.
         ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y), ImGuiCond_Always);
-        ImGui::SetNextWindowSizeConstraints(ImVec2(300, 0), ImVec2(600, vp->WorkSize.y));
-        ImGui::SetNextWindowSize(ImVec2(370, vp->WorkSize.y), ImGuiCond_FirstUseEver);
-        ImGui::SetNextWindowBgAlpha(0.82f);
+        // Its width grows with the UI scale (projector mode), resized when the scale changes.
+        const float s = m.ui.scale;
+        ImGui::SetNextWindowSizeConstraints(ImVec2(300 * s, 0), ImVec2(600 * s, vp->WorkSize.y));
+        ImGui::SetNextWindowSize(ImVec2(370 * s, vp->WorkSize.y),
+                                 m.panel_scale != s ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+        m.panel_scale = s;
+        ImGui::SetNextWindowBgAlpha(m.ui.high_contrast ? 1.0f : 0.82f);
         ImGui::Begin("nbody", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
         m.panel_width = ImGui::GetWindowWidth();
         ImGui::PushItemWidth(ImGui::GetWindowWidth() * 0.62f);
         if (!info.message.empty()) {
+            // The button before the text, so a status line costs no line of its own at 720 px.
+            const bool dismiss = ImGui::SmallButton("x##dismiss");
+            tooltip_for_last("dismiss this message");
+            ImGui::SameLine();
             ImGui::PushTextWrapPos(0.0f);
             ImGui::TextColored(ImVec4(1, 0.35f, 0.3f, 1), "%s", info.message.c_str());
             ImGui::PopTextWrapPos();
-            if (ImGui::SmallButton("dismiss")) info.message.clear();
+            if (dismiss) info.message.clear();
         }
         if (!info.screenshot_note.empty()) ImGui::TextDisabled("%s", info.screenshot_note.c_str());
         if (!info.busy.empty()) ImGui::TextColored(kWarn, "%s", info.busy.c_str());
-        time_controls(m, a, info);
-        if (ImGui::BeginTabBar("tabs")) {
-            for (int t = 0; t < 4; ++t) {
-                ImGuiTabItemFlags flags = m.select_tab == t ? ImGuiTabItemFlags_SetSelected : 0;
-                if (!ImGui::BeginTabItem(kPanelTabs[t], nullptr, flags)) continue;
-                switch (t) {
-                    case 0:
-                        physics_tab(m, info);
-                        break;
-                    case 1:
-                        scene_tab(m, a);
-                        break;
-                    case 2:
-                        view_tab(m, a, info);
-                        // One header for both: the View tab fits 1280x720 without scrolling.
-                        if (ImGui::CollapsingHeader("Camera path & video")) {
-                            camera_path_section(m, a);
-                            ImGui::Separator();
-                            record_section(m, a, info);
-                        }
-                        break;
-                    default:
-                        backend_tab(m, a, info);
-                        break;
-                }
-                ImGui::EndTabItem();
-            }
-            m.select_tab = -1;
-            ImGui::EndTabBar();
+        if (m.replay) {
+            // A replay only shows snapshots: the timeline at the bottom is its one set of controls.
+            ImGui::TextUnformatted(clock_text(info).c_str());
+            view_tab(m, a, info);
+            if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen))
+                picked_section(m, info);
+        } else {
+            time_controls(m, a, info);
+            simulation_sections(m, a, info);
         }
-        if (ImGui::CollapsingHeader("Selected body", ImGuiTreeNodeFlags_DefaultOpen)) picked_section(m, info);
-        energy_section(info);
-        performance_section(info);
         ImGui::PopItemWidth();
         ImGui::End();
     }

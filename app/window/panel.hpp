@@ -11,6 +11,7 @@
 #include "render/tone_mapper.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
+#include "ui_scale.hpp"
 
 namespace nbody {
 
@@ -19,10 +20,11 @@ struct PanelModel {
     Params params;
     int steps_per_frame = 1;
     bool paused = false;
-    std::string preset;          // the preset loaded (or chosen last)
-    std::string preset_choice;   // chosen in the combo, waiting for the "load?" confirmation
-    std::int64_t n = 4096;       // bodies now
-    std::int64_t n_edit = 4096;  // the N slider; applied by Regenerate (after a confirmation if large)
+    std::string preset;              // the preset loaded (or chosen last)
+    bool bodies_from_preset = true;  // false once a file was opened: the preset's units no longer apply
+    std::string preset_choice;       // chosen in the combo, waiting for the "load?" confirmation
+    std::int64_t n = 4096;           // bodies now
+    std::int64_t n_edit = 4096;      // the N slider; applied by Regenerate (after a confirmation if large)
     std::uint64_t seed = 1;
     std::string backend;
     Precision precision = Precision::f32;
@@ -32,6 +34,9 @@ struct PanelModel {
     bool fullscreen = false;
     bool show_panel = true;
     bool show_help = false;
+    UiLook ui;              // projector mode: UI scale (Ctrl+= / Ctrl+-) and high contrast
+    float panel_scale = 0;  // the UI scale the panel was last sized for
+    bool replay = false;    // playing a snapshot series back: nothing to simulate, so no simulation controls
 
     // Overlays.
     bool trails = false;
@@ -114,8 +119,11 @@ struct PanelInfo {
     double steps_per_s = 0;
     std::int64_t steps_total = 0;
     double sim_time = 0;
-    bool adaptive = false;          // an adaptive integrator: steps_total counts max steps
-    std::int64_t blocks_total = 0;  // its blocks and force+jerk evaluations (SessionStats)
+    bool reversed = false;               // time runs backwards (B): t and the step index count down
+    double dt = 0;                       // the step, for reading t
+    std::string length_unit, time_unit;  // the scenario's units ("AU", "yr"); empty: N-body units
+    bool adaptive = false;               // an adaptive integrator: steps_total counts max steps
+    std::int64_t blocks_total = 0;       // its blocks and force+jerk evaluations (SessionStats)
     std::uint64_t body_updates_total = 0;
     std::vector<std::size_t> level_counts;             // bodies per time-step level
     std::int64_t merges_total = 0, bounces_total = 0;  // collisions since the bodies were loaded
@@ -127,7 +135,9 @@ struct PanelInfo {
     BodyStats stats;  // for the colour legend
     PickedBody picked;
     std::string potential_note;  // what the potential view shows (range, cost) or why it is off
-    double potential_min = 0, potential_max = 0;
+    double potential_min = 0, potential_max = 0;  // the grid's whole range: the colour bar's ends
+    bool potential_log = true;                    // colours follow log(-phi) (else phi)
+    std::string ui_font;                          // "DejaVu Sans 30 px": the font the panel is drawn with
     std::string gl_device;
     std::string cuda_device;      // "NVIDIA H100 — 79.1 GiB total, 78.6 GiB free", or "" without CUDA
     std::string transfer;         // "interop: 0 B copied device->host per frame", ...
@@ -148,6 +158,9 @@ struct PanelInfo {
     std::string record_path;  // the file being recorded
     std::string record_note;  // the last recording's outcome ("recorded 300 frames ... to x.mp4")
 };
+
+// The panel's clock line: "N 3  t 1.25  250 steps  60 steps/s", with "reversed" while time runs back.
+std::string clock_text(const PanelInfo& info);
 
 // Handles the keys, draws the panel (if model.show_panel), the "? help" hint and the help overlay (if
 // model.show_help). Returns what the user asked for.

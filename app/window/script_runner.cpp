@@ -1,15 +1,20 @@
 #include "script_runner.hpp"
 
+#include <imgui.h>
+#include <imgui_internal.h>  // FindWindowByName: where the panel and the replay bar were drawn
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/replay.hpp"
 #include "keys.hpp"
 #include "panel.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/params.hpp"
 #include "sim/run_settings.hpp"
+#include "sim/util.hpp"
 #include "sim_session.hpp"
 
 namespace nbody {
@@ -175,6 +180,65 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
             if (!w.seek_replay(std::size_t(std::max(0LL, std::stoll(s.value))))) fail("not in replay mode");
         } else if (s.action == "expect_running") {
             if (w.closing()) fail("the window is closing");
+        } else if (s.action == "expect_clock") {
+            w.settle();
+            const std::string clock = clock_text(w.panel_info_now());
+            std::string want = s.value;  // '_' stands for a space (spaces separate the script's items)
+            std::replace(want.begin(), want.end(), '_', ' ');
+            const bool absent = !want.empty() && want.front() == '!';
+            if (absent) want.erase(0, 1);
+            std::cout << "nbody: clock: " << clock << std::endl;
+            if ((clock.find(want) == std::string::npos) != absent) fail("the clock reads '" + clock + "'");
+        } else if (s.action == "expect_drift_below") {
+            w.settle();
+            const PanelInfo& info = w.panel_info_now();
+            std::cout << "nbody: |dE/E| " << info.drift_now << std::endl;
+            if (!info.have_energy || !(info.drift_now <= std::stod(s.value)))
+                fail("|dE/E| = " + std::to_string(info.drift_now));
+        } else if (s.action == "replay_speed") {
+            if (ReplayTimeline* t = w.replay_timeline()) {
+                t->speed = std::stod(s.value);
+                t->loop = false;
+                t->playing = true;
+                pace_since_ = now_s();
+                pace_from_ = w.replay_shown();
+            } else {
+                fail("not in replay mode");
+            }
+        } else if (s.action == "expect_replay_pace") {
+            ReplayTimeline* t = w.replay_timeline();
+            if (!t || pace_since_ < 0) {
+                fail("no replay_speed before it");
+            } else {
+                // Half of what the speed asks for leaves room for a slow load; a timeline that loses the
+                // time spent drawing shows a small fraction of it.
+                const double elapsed = now_s() - pace_since_;
+                const std::size_t asked = pace_from_ + std::size_t(0.5 * t->speed * elapsed);
+                const std::size_t want = std::min(asked, t->frames() - 1);
+                const std::size_t shown = w.replay_shown();
+                std::cout << "nbody: replay pace: snapshot " << shown << " shown after " << elapsed
+                          << " s at " << t->speed << " per s" << std::endl;
+                if (shown < want) fail("snapshot " + std::to_string(shown) + " < " + std::to_string(want));
+            }
+        } else if (s.action == "ui_scale") {
+            model.ui.scale = std::stof(s.value);
+        } else if (s.action == "expect_font_px") {
+            // Checked at the start of a frame: the atlas of the scale set before it.
+            const ImGuiIO& io = ImGui::GetIO();
+            const float px = io.Fonts->Fonts.empty() ? 0.0f : io.Fonts->Fonts[0]->FontSize;
+            std::cout << "nbody: font " << px << " px, FontGlobalScale " << io.FontGlobalScale << std::endl;
+            if (px != std::stof(s.value) || io.FontGlobalScale != 1.0f)
+                fail("font " + std::to_string(px) + " px at FontGlobalScale " +
+                     std::to_string(io.FontGlobalScale));
+        } else if (s.action == "expect_apart") {
+            const auto comma = s.value.find(',');
+            ImGuiWindow* wa = ImGui::FindWindowByName(s.value.substr(0, comma).c_str());
+            ImGuiWindow* wb = ImGui::FindWindowByName(s.value.substr(comma + 1).c_str());
+            if (!wa || !wb || !wa->WasActive || !wb->WasActive) {
+                fail("not both drawn");
+            } else if (wa->Rect().Overlaps(wb->Rect())) {
+                fail("they overlap");
+            }
         }
         w.apply(a);
         step_ = nullptr;

@@ -15,7 +15,9 @@ namespace nbody {
 
 struct PanelModel;
 struct PanelActions;
+struct PanelInfo;
 class SimSession;
+class ReplayTimeline;
 
 // Synthetic input from --test-script for one frame, written into ImGui's IO over the real devices.
 struct ScriptInput {
@@ -48,6 +50,11 @@ class ScriptWindow {
     virtual bool seek_replay(std::size_t k) = 0;
     // Whether the window is closing (Escape, the close button, the panel's Quit).
     virtual bool closing() const = 0;
+    // What the panel shows, with its clock and energies brought up to date with the session now.
+    virtual const PanelInfo& panel_info_now() = 0;
+    // Replay mode: the timeline and the snapshot loaded last; null / 0 outside replay mode.
+    virtual ReplayTimeline* replay_timeline() = 0;
+    virtual std::size_t replay_shown() const = 0;
 };
 
 // Carries out a parsed --test-script frame by frame, and counts the actions and what failed.
@@ -78,6 +85,8 @@ class ScriptRunner {
     int frame_ = 0;
     int actions_ = 0, failures_ = 0;
     std::vector<Vec4<float>> marked_;  // positions saved by `mark`
+    double pace_since_ = -1;           // replay_speed: when the pace was set (wall seconds) ...
+    std::size_t pace_from_ = 0;        // ... and the snapshot shown then
     std::string screenshot_;
 };
 

@@ -200,15 +200,18 @@ std::uint64_t SimSession::resume_from_timeline(std::size_t i) {
         std::lock_guard<std::mutex> lk(timeline_mutex_);
         if (i >= timeline_.size()) return 0;
         r.state = *timeline_.at(i).state;
+        r.step = timeline_.at(i).step;
     }
     r.resume_entry = i;
     return enqueue(std::move(r));
 }
 
-std::uint64_t SimSession::load_state(HostState s) {
+std::uint64_t SimSession::load_state(HostState s, std::int64_t step, std::optional<Params> params) {
     Request r;
+    r.params = std::move(params);
     r.kind = SessionResult::Kind::load;
     r.state = std::move(s);
+    r.step = step;
     return enqueue(std::move(r));
 }
 
@@ -295,7 +298,7 @@ void SimSession::run() {
             res.id = req.id;
             switch (req.kind) {
                 case SessionResult::Kind::load:
-                    res.error = apply_load(req.state, req.resume_entry);
+                    res.error = apply_load(req.state, req.step, req.params, req.resume_entry);
                     break;
                 case SessionResult::Kind::switch_backend:
                     res.error = apply_switch(req.name, req.precision);
@@ -340,6 +343,14 @@ void SimSession::do_steps() {
     {
         std::lock_guard<std::mutex> lk(ctl_mutex_);
         p = params_;
+        // Time reversed: the same integrator with -dt (bit for bit what negating every velocity would do,
+        // but the clock runs back and the velocities stay the bodies' own).
+        if (reversed_ && integrator_info(p.integrator).adaptive) {
+            // Switched to an adaptive integrator while reversed: it only goes forward.
+            reversed_ = stats_.reversed = false;
+            message_ = std::string(to_string(p.integrator)) + " runs forward only: time runs forward again";
+        }
+        if (reversed_) p.dt = -p.dt;
         single = step_budget_ > 0;
         k = single ? step_budget_ : granted_;
         reset_e0 = params_changed_energy_;
@@ -407,7 +418,7 @@ void SimSession::do_steps() {
             granted_ = std::max(0, granted_ - int(r.steps_done));
             if (granted_ == 0) steps_done_.notify_all();
         }
-        stats_.steps_total += r.steps_done;
+        stats_.steps_total += reversed_ ? -r.steps_done : r.steps_done;
         stats_.merges_total += r.collisions.merges;
         stats_.bounces_total += r.collisions.bounces;
         stats_.energy_lost += r.collisions.energy_lost;
@@ -634,7 +645,8 @@ std::vector<Vec4<float>> SimSession::positions_for_fit() {
     return pos;
 }
 
-std::string SimSession::apply_load(HostState& s, std::optional<std::size_t> resume_entry) {
+std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::optional<Params>& params,
+                                   std::optional<std::size_t> resume_entry) {
     std::lock_guard<std::mutex> lk(backend_mutex_);
     std::string why;
     try {
@@ -665,8 +677,12 @@ std::string SimSession::apply_load(HostState& s, std::optional<std::size_t> resu
         checkpoint_ = std::move(s);
     }
     last_ckpt_wall_ = now_s();
+    if (params) {
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        params_ = *params;
+    }
+    reset_step_stats(t, step);
     diagnostics_locked(true);
-    reset_step_stats(t);
     {
         std::lock_guard<std::mutex> tl(timeline_mutex_);
         if (resume_entry && *resume_entry < timeline_.size()) {
@@ -687,12 +703,14 @@ std::string SimSession::apply_load(HostState& s, std::optional<std::size_t> resu
 }
 
 // New bodies or another backend step at another speed: what was measured of the old steps goes.
-void SimSession::reset_step_stats(std::optional<double> loaded_t) {
+void SimSession::reset_step_stats(std::optional<double> loaded_t, std::int64_t loaded_step) {
     std::lock_guard<std::mutex> c(ctl_mutex_);
     stats_.ms_per_step = 0;  // unknown: the next steps go one call each until measured
     if (loaded_t) {
-        // New bodies start their own count and clock.
-        stats_.steps_total = 0;
+        // New bodies bring their own step and clock, and run forward. The energy reference goes with the
+        // old bodies (set by the caller's diagnostics), and so does a pending "parameters changed".
+        stats_.steps_total = loaded_step;
+        reversed_ = stats_.reversed = false;
         stats_.blocks_total = 0;
         stats_.body_updates_total = 0;
         stats_.sim_time = *loaded_t;
@@ -757,25 +775,27 @@ std::string SimSession::apply_edit(const Request& r) {
                " chooses each body's step going forward, so negating the velocities does not retrace the "
                "motion (choose leapfrog or yoshida4 to reverse)";
     }
+    if (!add) {
+        // Nothing to copy: the next steps take -dt (do_steps), the bodies stay exactly as they are.
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        reversed_ = stats_.reversed = !reversed_;
+        return {};
+    }
     try {
         HostState cur = backend_->get_state();
-        if (add) {
-            check_host_memory(cur.size() + 1, backend_->precision());
-            cur.pos_mass.push_back(r.state.pos_mass.at(0));
-            cur.vel.push_back(r.state.vel.at(0));
-        } else {
-            for (auto& v : cur.vel) v = {-v.x, -v.y, -v.z, v.w};
-        }
+        check_host_memory(cur.size() + 1, backend_->precision());
+        cur.pos_mass.push_back(r.state.pos_mass.at(0));
+        cur.vel.push_back(r.state.vel.at(0));
         backend_->set_state(cur);
         radii_checked_ = false;
         std::lock_guard<std::mutex> c(checkpoint_mutex_);
         checkpoint_ = std::move(cur);
     } catch (const std::exception& e) {
-        return std::string(add ? "cannot add a body: " : "cannot reverse: ") + what_of(e);
+        return std::string("cannot add a body: ") + what_of(e);
     }
     last_ckpt_wall_ = now_s();
-    // Reversal keeps the energy; a new body changes it, so the drift is measured from the new system.
-    diagnostics_locked(add);
+    // A new body changes the energy, so the drift is measured from the new system.
+    diagnostics_locked(true);
     publish_locked();
     return {};
 }

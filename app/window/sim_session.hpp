@@ -26,8 +26,11 @@ namespace nbody {
 std::size_t remap_after_merges(std::size_t index, const std::vector<CollisionEvent>& events);
 
 struct SessionStats {
+    // The step index and the clock: they count down while time runs backwards (reversed). A loaded snapshot
+    // starts them at its own step and time.
     std::int64_t steps_total = 0;  // max steps for an adaptive integrator
     double sim_time = 0;
+    bool reversed = false;  // stepping with -dt: the motion retraces itself
     // An adaptive integrator's work since the bodies were loaded: blocks, and force+jerk evaluations of
     // one body against all; and how many bodies sit on each time-step level (dt / 2^level), refreshed at
     // the energy cadence (a GPU backend copies the levels back then). Empty for fixed-step integrators.
@@ -134,15 +137,20 @@ class SimSession {
     // (for a fixed-step integrator; an adaptive one restarts its levels, as after any load). The result
     // is a load. Returns the request id, or 0 if there is no entry i.
     std::uint64_t resume_from_timeline(std::size_t i);
-    // Queues new bodies (new N, preset reset); applied between steps. Never waits for a step.
-    // Returns the request id; the outcome comes from take_results().
-    std::uint64_t load_state(HostState s);
+    // Queues new bodies (new N, preset reset, an opened snapshot at its step `step`); applied between steps,
+    // running forward from there. Never waits for a step. Returns the request id; the outcome comes from
+    // take_results().
+    // params: the parameters they come with (a preset's, a snapshot's), set together with the bodies so the
+    // energy reference is measured under them.
+    std::uint64_t load_state(HostState s, std::int64_t step = 0, std::optional<Params> params = std::nullopt);
     // Queues moving the exact current state into a new backend; applied between steps, never waits.
     std::uint64_t switch_backend(const std::string& name, Precision precision);
     // Queues a copy of the exact current bodies (for saving a snapshot); taken between steps, never waits.
     // The result carries the state, the parameters in use and the steps taken since the last load.
     std::uint64_t capture_state();
-    // Queues negating every velocity (time reversal: leapfrog then retraces its steps); exact, between steps.
+    // Queues reversing the direction of time: from then on the steps take -dt, so leapfrog retraces its
+    // steps exactly while the clock and the step index count down; again, forward. Refused for an adaptive
+    // integrator. The velocities stay the bodies' own (a saved snapshot is the state at that t).
     std::uint64_t reverse();
     // Queues appending one body (position+mass, velocity) to the current state, keeping every other body
     // exactly; the energy reference restarts (the system changed).
@@ -191,8 +199,10 @@ class SimSession {
         // Field evaluations (kind ignored): answered through `answer`, never through take_results.
         std::shared_ptr<std::promise<std::vector<double>>> answer;
         std::vector<Vec4<double>> points;
-        std::optional<std::size_t> body;          // body i's potential energy instead of potentials at points
-        bool republish = false;                   // only publish the bodies again (accelerations now wanted)
+        std::int64_t step = 0;            // load: the step index the bodies are at
+        std::optional<Params> params;     // load: the parameters that come with them
+        std::optional<std::size_t> body;  // body i's potential energy instead of potentials at points
+        bool republish = false;           // only publish the bodies again (accelerations now wanted)
         std::optional<std::size_t> resume_entry;  // load: timeline entry the state came from (resume)
     };
 
@@ -200,7 +210,8 @@ class SimSession {
     void run();
     void do_steps();
     void wait_for_draw();
-    std::string apply_load(HostState& s, std::optional<std::size_t> resume_entry = std::nullopt);
+    std::string apply_load(HostState& s, std::int64_t step, const std::optional<Params>& params,
+                           std::optional<std::size_t> resume_entry = std::nullopt);
     void keep_in_timeline_locked();  // backend_mutex_ held: keeps the bodies if the cadence is due
     std::string apply_switch(const std::string& name, Precision precision);
     std::string apply_capture(SessionResult& res);
@@ -210,9 +221,9 @@ class SimSession {
     void diagnostics_locked(bool reset_e0);
     void force_error_locked(const Params& p);
     void checkpoint_locked();
-    // Forgets the measured step speed (and, with the time of newly loaded bodies, the step count and
-    // simulated time). Takes ctl_mutex_.
-    void reset_step_stats(std::optional<double> loaded_t);
+    // Forgets the measured step speed (and, with the time and step of newly loaded bodies, the step count,
+    // simulated time and direction). Takes ctl_mutex_.
+    void reset_step_stats(std::optional<double> loaded_t, std::int64_t loaded_step = 0);
     // Starts a new measuring window for the step rate; ctl_mutex_ held.
     void restart_rate_window_locked();
     std::uint64_t enqueue(Request r);
@@ -241,6 +252,7 @@ class SimSession {
     // after anything that replaced the bodies, or when collisions or the density changed.
     std::atomic<bool> radii_checked_{false};
     std::vector<CollisionEvent> merges_;  // guarded by ctl_mutex_
+    bool reversed_ = false;  // steps take -dt
     int steps_per_frame_ = 1;
     int granted_ = 0;
     int step_budget_ = 0;  // steps requested by request_steps, run even while paused

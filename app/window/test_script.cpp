@@ -66,6 +66,19 @@ const std::vector<ScriptAction>& script_actions() {
         {"expect_selected", "expect_selected=I fails unless body I is selected (-1: none)"},
         {"expect_param", "expect_param=NAME:VALUE for dt, softening or G"},
         {"expect_running", "expect_running fails if the window is closing"},
+        {"expect_clock",
+         "expect_clock=TEXT fails unless the panel's clock line (N, t, steps) contains TEXT ('_' for a "
+         "space; !TEXT: does not)"},
+        {"expect_drift_below", "expect_drift_below=X fails unless the panel's |dE/E| is at most X"},
+        {"replay_speed",
+         "replay_speed=S plays a replay at S snapshots per second from here, without looping"},
+        {"expect_replay_pace",
+         "expect_replay_pace fails unless the replay shows at least half the snapshots its speed asks for "
+         "since replay_speed"},
+        {"expect_apart", "expect_apart=A,B fails if the ImGui windows named A and B overlap on screen"},
+        {"ui_scale", "ui_scale=S sets the interface scale, as Ctrl+= / Ctrl+- and the panel's slider do"},
+        {"expect_font_px",
+         "expect_font_px=PX fails unless the panel's font was rasterised at PX pixels (not magnified)"},
     });
     return actions;
 }
@@ -159,7 +172,15 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         };
         if (s.action == "click") count(2);
         if (s.action == "drag") count(4);
-        if (s.action == "expect_back" || s.action == "expect_kept") count(1);
+        if (s.action == "expect_back" || s.action == "expect_kept" || s.action == "expect_drift_below" ||
+            s.action == "replay_speed" || s.action == "ui_scale" || s.action == "expect_font_px")
+            count(1);
+        if ((s.action == "expect_clock" || s.action == "expect_apart") && s.value.empty()) {
+            throw Error("--test-script item '" + item + "': " + s.action + " needs a value");
+        }
+        if (s.action == "expect_apart" && std::count(s.value.begin(), s.value.end(), ',') != 1) {
+            throw Error("--test-script item '" + item + "': expect_apart needs two window names A,B");
+        }
         for (const char* a : {"steps", "trails", "potential", "expect_n", "click_body", "expect_selected"}) {
             if (s.action == a && !is_integer(s.value))
                 throw Error("--test-script item '" + item + "': needs an integer");

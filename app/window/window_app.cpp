@@ -33,6 +33,7 @@
 #include "render/particle_renderer.hpp"
 #include "render/pick_renderer.hpp"
 #include "render/scene_renderer.hpp"
+#include "scale_bar.hpp"
 #include "script_runner.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
@@ -48,6 +49,7 @@
 #include "sim_session.hpp"
 #include "test_script.hpp"
 #include "timeline_bar.hpp"
+#include "ui_scale.hpp"
 #include "window_files.hpp"
 #include "window_jobs.hpp"
 
@@ -68,6 +70,12 @@ void add_window_flags(CLI::App& root, WindowOptions& o) {
     add_integer_option(root, "--height", o.height, 1, 16384, "window height in screen coordinates");
     root.add_flag("--fullscreen", o.fullscreen, "start fullscreen on the primary monitor");
     root.add_flag("--hide-panel", o.hide_panel, "start with the panel hidden (H shows it)");
+    root.add_option(
+            "--ui-scale", o.ui_scale,
+            "interface scale for a projector, 0.75..4 (Ctrl+= / Ctrl+- change it; the font is drawn at "
+            "that size)")
+        ->check(CLI::Range(double(kMinUiScale), double(kMaxUiScale)))
+        ->type_name("S");
     add_name_option(
         root, "--splat", o.splat,
         "how bodies are drawn: sprites, compute (compute-shader splat) or auto (compute from N=262144 "
@@ -128,6 +136,8 @@ struct WindowApp final : ScriptWindow {
     int scrub_index = -1;  // -1: the live bodies
     int timeline_budget_mib = 256;
     int timeline_budget_set = -1;
+    bool accel_drawn = false;        // acceleration arrows were on last frame
+    UiLook ui_applied{0.0f, false};  // the UI scale the font atlas was built for (0: none yet)
     // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
     // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
     // next frame instead (see on_key).
@@ -155,6 +165,7 @@ struct WindowApp final : ScriptWindow {
     void update_picked();
     void update_potential(int fw, int fh);
     void update_info(double frame_ms);
+    void update_clock(const SessionStats& st);
     OverlaySettings overlay_settings() const;
     bool save_screenshot(const std::string& path);
     void start_recording();
@@ -188,6 +199,10 @@ struct WindowApp final : ScriptWindow {
     void drop_file(const std::string& path) override;
     bool seek_replay(std::size_t k) override;
     bool closing() const override { return glfwWindowShouldClose(window); }
+    const PanelInfo& panel_info_now() override;
+    ReplayTimeline* replay_timeline() override { return files.replay(); }
+    std::size_t replay_shown() const override { return files.shown_frame(); }
+    void advance_replay(double dt);
 };
 
 void WindowApp::on_key(int key, int scancode, int action, int mods) {
@@ -248,10 +263,8 @@ void WindowApp::open(const WindowOptions& o) {
     float xs = 1, ys = 1;
     glfwGetWindowContentScale(window, &xs, &ys);
     ImGui::StyleColorsDark();
-    if (xs > 1.01f) {
-        ImGui::GetStyle().ScaleAllSizes(xs);
-        io.FontGlobalScale = xs;
-    }
+    // HiDPI and --ui-scale: the font is rasterised at the scale (ui_scale.cpp) before the first frame.
+    model.ui.scale = std::clamp(o.ui_scale * std::max(xs, 1.0f), kMinUiScale, kMaxUiScale);
     // Keys, mouse and wheel all reach the app through ImGui's IO (app/window/keys, handle_mouse), so tests
     // can drive them the same way.
     ImGui_ImplGlfw_InitForOpenGL(window, true);
@@ -260,6 +273,7 @@ void WindowApp::open(const WindowOptions& o) {
             static_cast<WindowApp*>(glfwGetWindowUserPointer(w))->on_key(key, scancode, action, mods);
         });
     ImGui_ImplOpenGL3_Init("#version 450 core");
+    apply_ui_scale(model.ui, ui_applied, info.ui_font);
 
     scene.init();
     info.gl_device = gl_description();
@@ -305,7 +319,8 @@ void WindowApp::feed_script_input() {
     io.MouseDown[0] = in.down;
     io.KeyShift = in.shift;
     // A key is down for one frame; release what the previous frame held.
-    for (int k : {32, 47, 65, 66, 70, 71, 72, 76, 80, 82, 83, 84, 86, 256, 268, 290}) io.KeysDown[k] = false;
+    for (int k : {32, 45, 47, 61, 65, 66, 70, 71, 72, 76, 80, 82, 83, 84, 86, 256, 268, 290})
+        io.KeysDown[k] = false;
     if (in.key >= 0) io.KeysDown[in.key] = true;
 }
 
@@ -384,7 +399,17 @@ void WindowApp::apply(const PanelActions& a) {
     if (a.vsync_changed) glfwSwapInterval(model.vsync ? 1 : 0);
     if (a.fullscreen_changed) set_fullscreen(model.fullscreen);
     if (a.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
-    if (a.save_snapshot) save_snapshot(default_snapshot_name());
+    if (a.save_snapshot) {
+        // Into the snapshots directory, made on first use.
+        std::error_code ec;
+        std::filesystem::create_directories(snapshot_directory(), ec);
+        if (ec) {
+            info.message = "cannot make the snapshots directory " + snapshot_directory() + ": " +
+                           ec.message() + " (set NBODY_SNAPSHOT_DIR)";
+        } else {
+            save_snapshot(default_snapshot_name());
+        }
+    }
     if (a.open_file) open_dialog.visible = true;
 }
 
@@ -395,7 +420,11 @@ void WindowApp::regenerate(bool with_preset_params) {
     const PresetInfo* preset = find_preset(model.preset);
     try {
         std::int64_t n = model.n_edit;
-        if (preset && with_preset_params) n = std::max<std::int64_t>(n, std::int64_t(preset->min_n));
+        // A preset chosen brings its own N where it has one (solar: the Sun and 8 planets), as it brings dt.
+        if (preset && with_preset_params)
+            n = preset->natural_n ? std::int64_t(preset->natural_n)
+                                  : std::max<std::int64_t>(n, std::int64_t(preset->min_n));
+        if (preset && preset->fixed_n) n = std::int64_t(preset->natural_n);  // a system of these bodies
         s = make_preset(model.preset, std::size_t(n), model.seed);
     } catch (const std::exception& e) {
         info.message = e.what();
@@ -406,13 +435,14 @@ void WindowApp::regenerate(bool with_preset_params) {
     // The body stats and the framing come from the host copy now; applied once the load succeeds.
     PendingRequest r = load_request("loading " + std::to_string(s.size()) + " bodies...", s, camera, true);
     r.stats.groups.starts = preset_group_starts(model.preset, s.size());
+    r.from_preset = true;
     if (with_preset_params && preset) {
         Params p = preset->params;
         p.integrator = model.params.integrator;  // the user's choice of method stays
         r.params = p;
     }
     tag_with_script_step(r);
-    r.id = session->load_state(std::move(s));
+    r.id = session->load_state(std::move(s), 0, r.params);
     pending.add(std::move(r));
 }
 
@@ -454,8 +484,9 @@ void WindowApp::open_file(const std::string& path, bool refit) {
     if (f.params) model.params = *f.params;
     PendingRequest r = load_request("loading " + path + "...", f.state, camera, refit);
     r.opened = path;
+    r.from_preset = false;
     tag_with_script_step(r);
-    r.id = session->load_state(std::move(f.state));
+    r.id = session->load_state(std::move(f.state), f.step, f.params);
     pending.add(std::move(r));
 }
 
@@ -470,6 +501,7 @@ void WindowApp::on_drop(int count, const char** paths) {
 }
 
 void WindowApp::replay_show(std::size_t shown, bool refit) {
+    files.set_shown_frame(shown);
     open_file(files.replay_path(shown), refit);
     std::cout << "nbody: replay: snapshot " << shown << " of " << files.replay_size() << ": "
               << files.replay_path(shown) << std::endl;
@@ -528,7 +560,9 @@ void WindowApp::take_results() {
                 session->set_params(model.params);
             }
             model.selected = -1;
+            if (r.from_preset) model.bodies_from_preset = *r.from_preset;
             loaded_at = now_s();
+            info.drift = History{};  // |dE/E| is measured from the new bodies' energy: the old curve goes
             scene.overlays.reset_trails();
         } else if (res.kind == SessionResult::Kind::add_body) {
             model.n = model.n_edit = std::int64_t(session->size());
@@ -598,6 +632,7 @@ void WindowApp::update_potential(int fw, int fh) {
             scene.potential.upload(grid->phi, grid->cols, grid->rows);
             info.potential_min = scene.potential.range.lo;
             info.potential_max = scene.potential.range.hi;
+            info.potential_log = scene.potential.range.log_depth;
             char buf[192];
             std::snprintf(buf, sizeof buf, "%dx%d targets x %zu bodies: %.0f ms (%s force solver on %s)",
                           grid->cols, grid->rows, info.n, grid->ms, to_string(model.params.force),
@@ -668,6 +703,16 @@ void WindowApp::draw() {
     update_potential(fw, fh);
     scene.draw(camera, model.particles, model.tone, 0, fw, fh, overlay_settings());
     capture_video_frame(false);
+    if (model.show_panel) {
+        // A scale bar in the lower right corner, in the scenario's units (above a replay's timeline); H
+        // hides it with the panel, for a clean picture.
+        int w, h;
+        glfwGetWindowSize(window, &w, &h);
+        const float px_per_fb = float(h) / float(std::max(fh, 1));
+        const ScaleBar bar = nice_scale_bar(double(camera.units_per_pixel(fh)) / double(px_per_fb),
+                                            0.15f * float(w), info.length_unit);
+        draw_scale_bar(bar, float(w) - 20.0f, float(h) - (files.replaying() ? 90.0f : 20.0f));
+    }
     if (info.picked.valid) {
         // A ring around the selected body (ImGui draws in window coordinates).
         glm::vec3 s =
@@ -685,6 +730,19 @@ void WindowApp::draw() {
     capture_video_frame(true);
 }
 
+// What the panel's clock line shows: N, t, the step index, the direction of time.
+void WindowApp::update_clock(const SessionStats& st) {
+    info.n = session->size();
+    info.steps_total = st.steps_total;
+    info.sim_time = st.sim_time;
+    info.reversed = st.reversed;
+    info.dt = model.params.dt;
+    const PresetInfo* preset = model.bodies_from_preset ? find_preset(model.preset) : nullptr;
+    info.length_unit = preset ? preset->length_unit : std::string();
+    info.time_unit = preset ? preset->time_unit : std::string();
+    info.adaptive = integrator_info(model.params.integrator).adaptive;
+}
+
 void WindowApp::update_info(double frame_ms) {
     SessionStats st = session->stats();
     info.n = session->size();
@@ -697,9 +755,7 @@ void WindowApp::update_info(double frame_ms) {
     const bool adaptive = integrator_info(model.params.integrator).adaptive;
     info.gflops.push(float(inter * (adaptive ? kFlopsPerJerkInteraction : kFlopsPerInteraction) * 1e-9));
     info.steps_per_s = st.steps_per_s;
-    info.steps_total = st.steps_total;
-    info.sim_time = st.sim_time;
-    info.adaptive = integrator_info(model.params.integrator).adaptive;
+    update_clock(st);
     info.blocks_total = st.blocks_total;
     info.body_updates_total = st.body_updates_total;
     info.level_counts = st.level_counts;
@@ -910,6 +966,34 @@ void WindowApp::close() {
     glfwTerminate();
 }
 
+const PanelInfo& WindowApp::panel_info_now() {
+    SessionStats st = session->stats();
+    update_clock(st);
+    if (st.have_diag) {
+        info.have_energy = true;
+        info.drift_now = st.energy_drift;
+    }
+    return info;
+}
+
+// Replay mode, once a frame: the timeline moves on by the wall time since the last frame, also while a
+// snapshot is still loading (slow loads skip snapshots rather than slow the replay down), and the
+// snapshot it has reached is loaded once the last load is done.
+void WindowApp::advance_replay(double dt) {
+    ReplayTimeline& t = *files.replay();
+    const std::size_t shown = files.shown_frame();
+    std::optional<std::size_t> seek =
+        draw_replay_bar(t, files.replay_path(shown), files.shown_time(), model.panel_width);
+    if (seek) {
+        t.seek(*seek);
+    } else {
+        t.tick(dt);
+    }
+    if (pending.empty() && t.current() != shown) replay_show(t.current(), false);
+    model.paused = true;  // a replay never simulates
+    session->set_paused(true);
+}
+
 void WindowApp::settle() {
     session->wait_for_requests();
     take_results();
@@ -969,6 +1053,7 @@ int run_window_app(const WindowOptions& o) {
     app.model.particles.splat = *splat;
     app.script = ScriptRunner(parse_script(o.test_script));
     app.model.preset = o.scenario.preset.empty() ? presets().front().name : o.scenario.preset;
+    app.model.bodies_from_preset = o.scenario.input.empty() && o.scenario.restart.empty() && o.replay.empty();
     app.model.seed = o.scenario.seed;
     app.open(o);
     bool quit_by_user = false;
@@ -976,6 +1061,7 @@ int run_window_app(const WindowOptions& o) {
         app.start(sc, std::int64_t(sc.state.size()));
         if (!replay_files.empty()) {
             app.files.start_replay(std::move(replay_files), sc.state.t);
+            app.model.replay = true;
             app.model.paused = true;
             app.session->set_paused(true);
             std::cout << "nbody: replay: " << app.files.replay_size() << " snapshots in " << o.replay
@@ -989,11 +1075,13 @@ int run_window_app(const WindowOptions& o) {
             if (!app.recorder.active()) throw Error(app.info.message);
         }
         app.last_frame = now_s();
+        double replay_clock = app.last_frame;  // the replay's wall clock, read at the same point each frame
         for (app.frame = 1; !glfwWindowShouldClose(app.window); ++app.frame) {
             app.release_held_keys();
             glfwPollEvents();
             app.take_results();
             app.script.run(app.frame, app);
+            apply_ui_scale(app.model.ui, app.ui_applied, app.info.ui_font);  // between frames, if changed
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             app.feed_script_input();
@@ -1001,14 +1089,9 @@ int run_window_app(const WindowOptions& o) {
             app.apply(draw_panel(app.model, app.info));
             quit_by_user = glfwWindowShouldClose(app.window);
             if (auto path = draw_open_dialog(app.open_dialog)) app.open_file(*path, true);
-            if (ReplayTimeline* replay = app.files.replay()) {
-                const std::string& file = app.files.replay_path(replay->current());
-                std::optional<std::size_t> show = draw_replay_bar(*replay, file, app.files.shown_time());
-                if (!show && app.pending.empty()) show = replay->tick(now_s() - app.last_frame);
-                if (show) app.replay_show(*show, false);
-                app.model.paused = true;  // a replay never simulates
-                app.session->set_paused(true);
-            }
+            const double frame_start = now_s();
+            if (app.files.replaying()) app.advance_replay(frame_start - replay_clock);
+            replay_clock = frame_start;
             app.scrub();
             app.handle_mouse();
             // The scene centres in the part of the window the panel leaves free.
@@ -1045,11 +1128,10 @@ int run_window_app(const WindowOptions& o) {
             app.last_frame = t;
             if (last) break;
         }
-        if (!app.script.empty()) {
-            // A testing aid: the outcome of every scripted request counts, even one still in flight.
-            app.session->wait_for_requests();
-            app.take_results();
-        }
+        // A snapshot asked for on the way out ("Save snapshot and quit") is written before the window goes;
+        // for a script, the outcome of every request counts, even one still in flight.
+        app.session->wait_for_requests();
+        app.take_results();
         if (!o.save_on_exit.empty()) {
             // As Ctrl+S saves: the exact bodies captured between two steps, written by take_results.
             app.info.message.clear();

@@ -18,6 +18,7 @@ struct WindowOptions {
     int width = 1600, height = 900;  // window size in screen coordinates (HiDPI scales the framebuffer)
     bool fullscreen = false;
     bool hide_panel = false;
+    float ui_scale = 1.0f;       // --ui-scale: the interface's scale (times the monitor's content scale)
     std::string splat = "auto";  // how bodies are drawn: auto, sprites, compute
     // Testing aid: "FRAME:ACTION;..." with ACTION backend=NAME, precision=float|double, n=N, preset=NAME,
     // pause, run, step, fit. Runs each action at that frame, as if done in the panel.

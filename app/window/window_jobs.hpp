@@ -26,9 +26,10 @@ struct PendingRequest {
     std::optional<std::int64_t> n;  // load: the new N, its body stats and the framed camera
     BodyStats stats;
     Camera camera;
-    std::optional<Params> params;  // preset load: its own parameters
-    std::string save_path;         // capture: where the snapshot goes
-    std::string opened;            // load of a file: its name (shown once loaded)
+    std::optional<Params> params;     // preset load: its own parameters
+    std::string save_path;            // capture: where the snapshot goes
+    std::string opened;               // load of a file: its name (shown once loaded)
+    std::optional<bool> from_preset;  // a load: whether the bodies are a preset's (its units apply)
 };
 
 // A request to load bodies `s`: their N and body stats, and `camera` framing them when `refit` (from the

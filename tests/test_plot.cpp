@@ -1,0 +1,88 @@
+// `nbody plot` (app/cli/plot): several files overlaid with a legend, the energy log's two panels over one t
+// range, the bench plot's ticks, thread counts and error bars (issue 23). gnuplot is replaced by
+// tests/fake_gnuplot, which writes the script it receives in place of the PNG.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "temp_dir.hpp"
+
+namespace nbody {
+namespace {
+
+class Plot : public test::TempDirTest {
+  protected:
+    // Runs `nbody ARGS` with the fake gnuplot first on PATH; returns its exit status, output in `out`.
+    int nbody(const std::string& args, std::string& out) {
+        const std::string cmd = "cd '" + file("") +
+                                "' && PATH='" NBODY_FAKE_GNUPLOT_DIR "':\"$PATH\" '" NBODY_EXE "' " + args +
+                                " 2>&1";
+        FILE* p = ::popen(cmd.c_str(), "r");
+        std::array<char, 4096> buf{};
+        out.clear();
+        for (std::size_t got; (got = std::fread(buf.data(), 1, buf.size(), p)) > 0;)
+            out.append(buf.data(), got);
+        const int status = ::pclose(p);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::string read(const std::string& name) {
+        std::ifstream in(file(name));
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    }
+    void write(const std::string& name, const std::string& text) { std::ofstream(file(name)) << text; }
+};
+
+const char* kEnergyLog =
+    "# N = 8\nstep,t,kinetic,potential,total,rel_drift,px,py,pz\n0,0,1,-2,-1,0,0,0,0\n"
+    "10,0.5,1.1,-2.1,-1,1e-6,0,0,0\n20,1,1.2,-2.2,-1,2e-6,0,0,0\n";
+const char* kBench =
+    "# cpu = test\nbackend,precision,threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops\n"
+    "openmp,float,1,1024,2,1,4,5e8,10\nopenmp,float,1,4096,20,10,40,8e8,16\n";
+
+TEST_F(Plot, OverlaysSeveralEnergyLogsWithTheirLabels) {
+    write("euler.csv", kEnergyLog);
+    write("leapfrog.csv", kEnergyLog);
+    std::string out;
+    ASSERT_EQ(nbody("plot euler.csv leapfrog.csv -o both.png", out), 0) << out;
+    const std::string script = read("both.png");
+    EXPECT_NE(script.find("title 'euler.csv'"), std::string::npos) << script;
+    EXPECT_NE(script.find("title 'leapfrog.csv'"), std::string::npos) << script;
+    ASSERT_EQ(nbody("plot euler.csv leapfrog.csv --label Euler --label leapfrog -o named.png", out), 0)
+        << out;
+    EXPECT_NE(read("named.png").find("title 'Euler'"), std::string::npos);
+    EXPECT_NE(nbody("plot euler.csv leapfrog.csv --label Euler -o x.png", out), 0);
+    EXPECT_NE(out.find("--label given 1 times for 2 files"), std::string::npos) << out;
+    write("bench.csv", kBench);
+    EXPECT_NE(nbody("plot euler.csv bench.csv -o x.png", out), 0);
+    EXPECT_NE(out.find("cannot overlay an energy log and a bench CSV"), std::string::npos) << out;
+}
+
+// The |dE/E| panel has no point at t = 0 (0 has no place on a log axis): both panels get the log's range.
+TEST_F(Plot, EnergyPanelsShareTheirTimeAxis) {
+    write("e.csv", kEnergyLog);
+    std::string out;
+    ASSERT_EQ(nbody("plot e.csv -o e.png", out), 0) << out;
+    EXPECT_NE(read("e.png").find("set xrange [0:1]"), std::string::npos) << read("e.png");
+}
+
+TEST_F(Plot, BenchTicksEveryNAndShowsTheSpreadOfTheRepeats) {
+    write("bench.csv", kBench);
+    std::string out;
+    ASSERT_EQ(nbody("plot bench.csv -o b.png", out), 0) << out;
+    const std::string script = read("b.png");
+    EXPECT_NE(script.find("'1024' 1024, '4096' 4096"), std::string::npos) << script;
+    EXPECT_NE(script.find("1 thread'"), std::string::npos) << script;
+    EXPECT_EQ(script.find("1 threads"), std::string::npos) << script;
+    EXPECT_NE(script.find("yerrorbars"), std::string::npos) << script;
+    // The slowest repeat (4 ms of a 2 ms median) runs at half the median rate, the fastest at twice.
+    EXPECT_NE(script.find("1024 500000000 250000000 1000000000"), std::string::npos) << script;
+}
+
+}  // namespace
+}  // namespace nbody
