@@ -136,7 +136,6 @@ struct WindowApp final : ScriptWindow {
     int scrub_index = -1;  // -1: the live bodies
     int timeline_budget_mib = 256;
     int timeline_budget_set = -1;
-    bool accel_drawn = false;        // acceleration arrows were on last frame
     UiLook ui_applied{0.0f, false};  // the UI scale the font atlas was built for (0: none yet)
     // Key taps shorter than a frame: ImGui 1.86 samples key states once per frame, so a press and its
     // release between two frames (a quick tap at 5 fps) would be lost. The release is held back to the
