@@ -25,6 +25,8 @@ void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const
     tone.begin(w, h);
     if (uses_compute_splat(ps)) {
         splat.draw(particles, camera, ps, tone);
+        // The splat leaves bodies drawn as discs to the sprites, which have no footprint cap.
+        if (ps.draw_radii) particles.draw(camera, ps, w, h, true);
     } else {
         particles.draw(camera, ps, w, h);
     }

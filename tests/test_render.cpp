@@ -416,6 +416,88 @@ TEST_F(Offscreen, BloomGlowsAroundBrightBodiesAndSwitchesOff) {
     EXPECT_GT(glow.pixel(32, 40)[0], 0);
 }
 
+// A big body (radius in vel.w) next to a point, with radii drawn (collisions on).
+State<float> big_and_small(float radius) {
+    State<float> s;
+    s.resize(2);
+    s.pos_mass[0] = {0.0f, 0.0f, 0.0f, 1.0f};
+    s.vel[0].w = radius;
+    s.pos_mass[1] = {0.7f, 0.7f, 0.0f, 1.0f};
+    return s;
+}
+
+// Lit pixels in a run through (x, y) along (dx, dy), both ways from it.
+int lit_run(const Image& img, int x, int y, int dx, int dy) {
+    auto lit = [&](int i, int j) {
+        if (i < 0 || j < 0 || i >= img.width || j >= img.height) return false;
+        const std::uint8_t* p = img.pixel(i, j);
+        return std::max({p[0], p[1], p[2]}) > 8;
+    };
+    int n = lit(x, y) ? 1 : 0;
+    for (int k = 1; lit(x + k * dx, y + k * dy); ++k) ++n;
+    for (int k = 1; lit(x - k * dx, y - k * dy); ++k) ++n;
+    return n;
+}
+
+// A sphere of radius 0.6 seen from 2 away fills the silhouette cone's disc: 2 f R / sqrt(D^2 - R^2)
+// pixels wide, 5% wider than R / depth says. The reference is the tangent point of that cone projected by
+// glm, independent of the shader and of disc_diameter_px (which must agree with both).
+TEST_F(Offscreen, RadiusIsDrawnAsADiscOfItsProjectedSize) {
+    const int w = 256, h = 256;
+    open(w, h);
+    const float R = 0.6f, D = 2.0f;
+    Camera cam = looking_down_z(D);
+    upload(big_and_small(R));
+    const float alpha = std::asin(R / D), along = std::sqrt(D * D - R * R);
+    const glm::vec3 tangent(along * std::sin(alpha), 0.0f, D - along * std::cos(alpha));
+    const glm::vec3 rim = glm::project(tangent, cam.view(), cam.projection(1.0f), glm::vec4(0, 0, w, h));
+    const float expected = 2.0f * (rim.x - 0.5f * float(w));
+    EXPECT_NEAR(disc_diameter_px(R, D, cam.fov_y, h), expected, 0.01f);
+    ASSERT_GT(expected, 2.0f * R / D * 0.5f * float(h) / std::tan(0.5f * cam.fov_y) + 6.0f);
+    ParticleSettings off = sprites(4.0f, h);
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        ParticleSettings on = sprites(4.0f, h, path);
+        on.draw_radii = true;
+        Image img = render(cam, on);
+        EXPECT_NEAR(lit_run(img, w / 2, h / 2, 1, 0), expected, 2.0f);
+        EXPECT_NEAR(lit_run(img, w / 2, h / 2, 0, 1), expected, 2.0f);
+        // Lit like a sphere: brightest in the middle, the rim darker but well lit, nothing beyond it.
+        const int r = int(expected / 2);
+        EXPECT_GT(img.pixel(w / 2, h / 2)[0], img.pixel(w / 2 + r - 2, h / 2)[0]);
+        EXPECT_GT(img.pixel(w / 2 + r - 2, h / 2)[0], 40);
+        EXPECT_EQ(img.pixel(w / 2 + r + 3, h / 2)[0], 0);
+        // The point beside it is still its 4 px sprite.
+        glm::vec3 s = glm::project(glm::vec3(0.7f, 0.7f, 0.0f), cam.view(), cam.projection(1.0f),
+                                   glm::vec4(0, 0, w, h));
+        EXPECT_NEAR(lit_run(img, int(s.x), h - 1 - int(s.y), 1, 0), 4, 2);
+        // The picker hits the drawn disc: a click well inside it, far outside any sprite, finds body 0.
+        EXPECT_EQ(scene.picker.pick(particles, cam, on, w / 2 + r - 4, h / 2, w, h), 0);
+        EXPECT_EQ(scene.picker.pick(particles, cam, off, w / 2 + r - 4, h / 2, w, h), -1);
+    }
+}
+
+// Radii drawn or not, bodies whose radius is smaller than their sprite, and every body while radii are
+// not drawn (collisions off), give the very image of bodies without radii.
+TEST_F(Offscreen, RadiiChangeNothingUnlessADiscOutgrowsItsSprite) {
+    const int w = 128, h = 96;
+    open(w, h);
+    Camera cam = looking_down_z(4.0f);
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        ParticleSettings off = sprites(6.0f, h, path), on = off;
+        on.draw_radii = true;
+        upload(big_and_small(0.0f));
+        const Image points = render(cam, off);
+        EXPECT_EQ(compare_images(render(cam, on), points, 0).fraction_over, 0.0);
+        upload(big_and_small(0.01f));  // a disc of about 2 px: under the 6 px sprite
+        EXPECT_EQ(compare_images(render(cam, on), points, 0).fraction_over, 0.0);
+        upload(big_and_small(0.5f));  // a disc of about 30 px, not drawn while radii are off
+        EXPECT_EQ(compare_images(render(cam, off), points, 0).fraction_over, 0.0);
+        EXPECT_GT(lit_fraction(render(cam, on), 8), 2.0 * lit_fraction(points, 8));
+    }
+}
+
 TEST_F(Offscreen, BadShaderThrowsWithTheCompilerLog) {
     open(8, 8);
     try {

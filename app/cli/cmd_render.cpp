@@ -401,6 +401,7 @@ int run_render_command(const RenderOptions& o) {
     }
 
     r.params = sc.params;
+    r.ps.draw_radii = sc.params.collisions != CollisionMode::off;
     r.os.trails = o.trails > 0;
     r.os.trail_length = std::max(2, o.trails);
     r.os.vectors = o.vectors;
