@@ -498,6 +498,30 @@ TEST_F(Offscreen, RadiiChangeNothingUnlessADiscOutgrowsItsSprite) {
     }
 }
 
+// A disc's bloom is round: at the same distance from its centre the halo is as bright along a diagonal
+// as along an axis (box-filtered levels alone make it a square, brighter towards the corners).
+TEST_F(Offscreen, BloomAroundADiscIsRound) {
+    const int w = 256, h = 256;
+    open(w, h);
+    Camera cam = looking_down_z(4.0f);
+    upload(big_and_small(0.3f));
+    ParticleSettings ps = sprites(4.0f, h);
+    ps.draw_radii = true;
+    ToneSettings ts;
+    ts.auto_white = true;
+    ts.bloom = 0.35f;
+    Image img = render(cam, ps, ts);
+    const float r = 0.5f * disc_diameter_px(0.3, 4.0, cam.fov_y, h);
+    for (float out : {3.0f, 6.0f, 9.0f}) {
+        SCOPED_TRACE(out);
+        const float d = r + out, q = d / std::sqrt(2.0f);
+        const int axis = img.pixel(w / 2 + int(d), h / 2)[0];
+        const int diagonal = img.pixel(w / 2 + int(q), h / 2 + int(q))[0];
+        EXPECT_GT(axis, 0);
+        EXPECT_NEAR(diagonal, axis, 0.25 * axis + 3);
+    }
+}
+
 TEST_F(Offscreen, BadShaderThrowsWithTheCompilerLog) {
     open(8, 8);
     try {
