@@ -749,6 +749,46 @@ TEST_F(Offscreen, CudaInteropMatchesHostPath) {
 
 // On a CUDA machine: acceleration arrows get the device's accelerations through interop, with nothing
 // copied to the host, equal to the backend's own copy.
+// The radius reaches the shaders from the velocity buffer's w lane, which the CUDA backend writes (its
+// device collisions merge bodies and grow their radii): interop draws the discs the host copy draws.
+TEST_F(Offscreen, CudaInteropDrawsRadii) {
+    SKIP_WITHOUT_CUDA_INTEROP();
+    open(480, 270);
+    HostState hs = make_preset("impact", 4096, 5);
+    auto backend = create_backend("cuda", Precision::f32);
+    backend->set_state(hs);
+    Params p;
+    p.collisions = CollisionMode::merge;
+    backend->step(p, 2);
+    particles.stats = compute_body_stats(hs);
+    Camera cam;
+    State<float> fs = convert_state<float>(hs);
+    cam.fit(fs.pos_mass.data(), fs.size());
+    cam.distance /= 3;  // the big planet (radius 0.1) well wider than its sprite
+    ParticleSettings ps;
+    ps.draw_radii = true;
+
+    FeedStats st = feed.feed(*backend, particles);
+    ASSERT_TRUE(st.interop) << feed.interop_note;
+    const std::size_t n = backend->size();
+    std::vector<Vec4<float>> gl_vel(n), want_vel(n);
+    glGetNamedBufferSubData(particles.vel_vbo, 0, GLsizeiptr(n * 16), gl_vel.data());
+    backend->copy_velocities(want_vel.data());
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(gl_vel[i].w, want_vel[i].w) << i;
+    ASSERT_GT(want_vel[0].w, 0.0f);
+    Image via_interop = render(cam, ps);
+    ParticleSettings points = ps;
+    points.draw_radii = false;
+    EXPECT_GT(lit_fraction(via_interop, 8), lit_fraction(render(cam, points), 8));
+
+    BodyFeed host_feed;
+    host_feed.try_interop = false;
+    host_feed.feed(*backend, particles);
+    ImageDiff d = compare_images(via_interop, render(cam, ps), 2);
+    EXPECT_LT(d.fraction_over, 1e-4) << "max diff " << d.max_abs;
+    host_feed.shutdown();
+}
+
 TEST_F(Offscreen, CudaInteropWritesAccelerations) {
     SKIP_WITHOUT_CUDA_INTEROP();
     open(64, 64);
