@@ -198,6 +198,13 @@ Rgb ramp_color(float t, ColorMap m) {
     return lerp_stops(ramp_stops(m), t);
 }
 
+float disc_diameter_px(double radius, double distance, double fov_y, int height_px) {
+    const double d2 = distance * distance - radius * radius;
+    if (!(radius > 0) || !(d2 > 0)) return 0.0f;
+    const double f = 0.5 * double(height_px) / std::tan(0.5 * fov_y);
+    return float(2.0 * f * radius / std::sqrt(d2));
+}
+
 ColorRange color_range(const ParticleSettings& s, const BodyStats& stats) {
     if (s.color == ColorMode::mass) {
         return {std::log(std::max(stats.min_mass, 1e-30f)), std::log(std::max(stats.max_mass, 1e-30f))};

@@ -48,7 +48,16 @@ struct ParticleSettings {
     float min_light = 0.0f;  // ... but never below this fraction of a full sprite (small N: all visible)
     float max_px = 48.0f;    // cap (pixels at 1080 lines): bodies next to the camera don't fill the screen
     SplatMode splat = SplatMode::automatic;
+    // Draw radii (vel.w): a body whose sphere projects wider than its sprite is drawn as a disc of that
+    // size. On while collisions are on; off, radii are ignored and the picture is the one without them.
+    bool draw_radii = false;
 };
+
+// On-screen diameter (pixels) of a sphere of `radius` whose centre is `distance` from the eye, in a view
+// `height_px` tall with vertical field of view fov_y (radians); 0 when the eye is inside it. The disc is
+// the silhouette cone's: 2 f R / sqrt(D^2 - R^2), f = height_px / (2 tan(fov_y / 2)). shaders/body_look.glsl
+// (draw_radius) computes the same.
+float disc_diameter_px(double radius, double distance, double fov_y, int height_px);
 
 // The nominal sprite size for n bodies: large glowing sprites for a few bodies (a figure-eight's three
 // are 24 px), 4 px at 65536, then shrinking as n^(-1/3) so a million bodies stay a cloud of points

@@ -8,6 +8,7 @@
 #include "gl_util.hpp"
 #include "overlay_scale.hpp"
 #include "potential_view.hpp"
+#include "sim/collide/collision_mode.hpp"
 #include "sim/error.hpp"
 
 namespace nbody {
@@ -63,6 +64,8 @@ void OffscreenRenderer::start(int w, int h, const FrameLook& look, const HostSta
     }
     zoom = look.zoom;
     params = p;
+    // Bodies with size are drawn at their radius where it outgrows the sprite (docs/DEMOS.md).
+    ps.draw_radii = p.collisions != CollisionMode::off;
     os.trails = look.trails > 0;
     os.trail_length = std::max(2, look.trails);
     os.vectors = look.vectors;

@@ -109,9 +109,13 @@ void set_body_look_uniforms(GLuint program, const Camera& cam, const ParticleSet
     glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, range);
     glProgramUniform2f(program, loc::px_limits, s.min_px,
                        std::min(range[1], std::max(s.min_px, s.max_px * float(h) / 1080.0f)));
+    // A disc is as large as its sphere looks, up to what GL can draw as one point.
+    glProgramUniform1f(program, loc::radius_px, s.draw_radii ? 0.5f * float(h) * proj[1][1] : 0.0f);
+    glProgramUniform1f(program, loc::disc_max_px, range[1]);
 }
 
-void ParticleRenderer::draw(const Camera& cam, const ParticleSettings& s, int w, int h) const {
+void ParticleRenderer::draw(const Camera& cam, const ParticleSettings& s, int w, int h,
+                            bool discs_only) const {
     if (count == 0 || w <= 0 || h <= 0) return;
     glViewport(0, 0, w, h);
     glDisable(GL_DEPTH_TEST);
@@ -119,6 +123,7 @@ void ParticleRenderer::draw(const Camera& cam, const ParticleSettings& s, int w,
     glBlendFunc(GL_ONE, GL_ONE);
     glEnable(GL_PROGRAM_POINT_SIZE);
     set_body_look_uniforms(program, cam, s, stats, w, h);
+    glProgramUniform1i(program, particle_loc::discs_only, discs_only ? 1 : 0);
     glUseProgram(program);
     glBindVertexArray(vao);
     glDrawArrays(GL_POINTS, 0, GLsizei(count));

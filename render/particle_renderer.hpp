@@ -20,7 +20,7 @@ struct ParticleRenderer {
     GLuint program = 0;
     GLuint vao = 0;
     GLuint pos_vbo = 0;      // n float4 (x, y, z, m)
-    GLuint vel_vbo = 0;      // n float4 (vx, vy, vz, 0)
+    GLuint vel_vbo = 0;      // n float4 (vx, vy, vz, radius)
     GLuint acc_vbo = 0;      // n float4 (ax, ay, az, 0): filled only when acceleration arrows are asked for
     bool acc_valid = false;  // acc_vbo holds the accelerations of the bodies in pos_vbo
     std::size_t capacity = 0;
@@ -38,8 +38,9 @@ struct ParticleRenderer {
     // acc may be null (acc null: acc_valid becomes false).
     std::size_t upload(const Vec4<float>* pos_mass, const Vec4<float>* vel, std::size_t n,
                        const Vec4<float>* acc = nullptr);
-    // Draws `count` bodies into the bound framebuffer (additive, no depth test), viewport w x h pixels.
-    void draw(const Camera& cam, const ParticleSettings& s, int w, int h) const;
+    // Draws `count` bodies into the bound framebuffer (additive, no depth test), viewport w x h pixels;
+    // with discs_only, just the bodies drawn as discs of their radius (after the compute splat).
+    void draw(const Camera& cam, const ParticleSettings& s, int w, int h, bool discs_only = false) const;
     void shutdown();
 };
 

@@ -25,6 +25,8 @@ void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const
     tone.begin(w, h);
     if (uses_compute_splat(ps)) {
         splat.draw(particles, camera, ps, tone);
+        // The splat leaves bodies drawn as discs to the sprites, which have no footprint cap.
+        if (ps.draw_radii) particles.draw(camera, ps, w, h, true);
     } else {
         particles.draw(camera, ps, w, h);
     }
@@ -33,6 +35,8 @@ void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const
     // Density colour is the tone mapper's: the bodies drew neutral light, the pixels get the ramp.
     look.density = ps.color == ColorMode::density;
     look.density_map = ps.colormap;
+    // Discs of a radius are flat and sharp-edged: their halo needs the rounder (costlier) bloom lookup.
+    look.round_bloom = ps.draw_radii;
     tone.resolve(target, look);
     if (os.potential) potential.draw(target, w, h);
 }

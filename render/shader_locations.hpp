@@ -18,6 +18,8 @@ inline constexpr GLint color_range = 7;
 inline constexpr GLint px_limits = 8;
 inline constexpr GLint ramp = 16;  // vec3[kRampStops]: 16..20
 inline constexpr GLint min_light = 21;
+inline constexpr GLint radius_px = 22;  // 0: radii not drawn
+inline constexpr GLint disc_max_px = 23;
 inline constexpr GLint group_starts = 48;  // uint[kMaxGroups]: 48..55
 inline constexpr GLint group_count = 56;
 inline constexpr GLint group_colors = 57;  // vec3[kMaxGroups]: 57..64
@@ -30,6 +32,11 @@ inline constexpr GLint viewport = 10;
 inline constexpr GLint fixed_one = 11;
 inline constexpr GLint max_px = 12;
 }  // namespace splat_loc
+
+// shaders/particle.vert (after body_look's).
+namespace particle_loc {
+inline constexpr GLint discs_only = 25;
+}  // namespace particle_loc
 
 // shaders/pick.vert (after body_look's).
 namespace pick_loc {
@@ -76,6 +83,7 @@ inline constexpr GLint bloom = 5;
 inline constexpr GLint bloom_levels = 6;
 inline constexpr GLint density = 7;
 inline constexpr GLint ramp = 8;  // vec3[kRampStops]: 8..12
+inline constexpr GLint round_bloom = 13;
 }  // namespace tonemap_loc
 // shaders/exposure_white.comp.
 namespace exposure_white_loc {

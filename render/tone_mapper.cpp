@@ -64,6 +64,7 @@ void ToneMapper::resolve(GLuint dst_fbo, const ToneSettings& s) {
     glUniform1i(tonemap_loc::auto_white, s.auto_white ? 1 : 0);
     glUniform1f(tonemap_loc::bloom, bloom ? s.bloom : 0.0f);
     glUniform1i(tonemap_loc::bloom_levels, levels - 1);
+    glUniform1i(tonemap_loc::round_bloom, s.round_bloom ? 1 : 0);
     glUniform1i(tonemap_loc::density, s.density ? 1 : 0);
     glUniform3fv(tonemap_loc::ramp, kRampStops, &ramp_stops(s.density_map)[0].r);
     // The shader declares the exposure buffer whether or not it reads it: keep one bound.

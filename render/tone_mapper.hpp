@@ -19,8 +19,9 @@ struct ToneSettings {
     float white_percentile = 0.995f;
     float white_floor = 1.0f;
     float adapt = 1.0f;
-    float bloom = 0.0f;    // glow strength (0: off): the image's coarser mip levels added back
-    bool density = false;  // colour each pixel by its light through `density_map` (ColorMode::density)
+    float bloom = 0.0f;        // glow strength (0: off): the image's coarser mip levels added back
+    bool round_bloom = false;  // read the levels through a ring of taps: round halos around drawn discs
+    bool density = false;      // colour each pixel by its light through `density_map` (ColorMode::density)
     ColorMap density_map = ColorMap::ember;
 };
 

@@ -15,6 +15,10 @@ layout(location = 8) uniform vec2 u_px_limits;     // smallest and largest sprit
 
 layout(location = 16) uniform vec3 u_ramp[5];     // the colour ramp's stops (render/body_look.cpp)
 layout(location = 21) uniform float u_min_light;  // least light of a sprite shrunk below u_px_limits.x
+// Radii (vel.w) drawn as discs: pixels per unit of tan(angle) (half the viewport height times the
+// projection's y scale), 0 = radii not drawn (collisions off: the picture is exactly the old one).
+layout(location = 22) uniform float u_radius_px;
+layout(location = 23) uniform float u_disc_max_px;  // largest disc diameter (the GL point size limit)
 layout(location = 48) uniform uint u_group_starts[8];  // first body of each set (BodyGroups), ascending
 layout(location = 56) uniform int u_group_count;
 layout(location = 57) uniform vec3 u_group_colors[8];
@@ -29,6 +33,7 @@ struct BodyLook {
     float diameter;  // pixels, inside u_px_limits
     float energy;    // light scale (< 1 for bodies smaller than the smallest sprite), brightness excluded
     vec3 color;      // colour-map value, brightness excluded
+    bool disc;       // drawn as a disc of its projected radius (draw_radius), not a soft sprite
 };
 
 // The set body `index` started in: the last set whose first body is at or before it.
@@ -41,6 +46,7 @@ int body_group(uint index) {
 // acc is read only when colouring by |a| (callers without accelerations pass zero).
 BodyLook body_look(vec4 pos_mass, vec3 vel, vec3 acc, uint index, vec4 view_pos) {
     BodyLook b;
+    b.disc = false;
     float mass = max(pos_mass.w, 0.0);
     float depth = max(-view_pos.z, 1e-6 * u_focus_dist);
     // Size grows with the cube root of mass (radius of a body of fixed density), capped so a central
@@ -75,6 +81,27 @@ BodyLook body_look(vec4 pos_mass, vec3 vel, vec3 acc, uint index, vec4 view_pos)
     float heavy = clamp(log(max(mass / u_median_mass, 1.0)) / log(1000.0), 0.0, 1.0);
     b.color = mix(b.color, vec3(1.0, 0.97, 0.9), 0.85 * heavy);
     return b;
+}
+
+// A body of `radius` whose disc is wider on screen than its sprite is drawn as that disc. The sphere's
+// silhouette, seen from distance D, is a cone of half-angle asin(R / D): tan of it is R / sqrt(D^2 - R^2),
+// so a close sphere looks larger than R / depth says. disc_diameter_px() in render/body_look.cpp mirrors it.
+void draw_radius(inout BodyLook b, float radius, vec4 view_pos) {
+    if (!(u_radius_px > 0.0) || !(radius > 0.0)) return;
+    float d2 = dot(view_pos.xyz, view_pos.xyz) - radius * radius;
+    // Inside the sphere (or at its rim) there is no disc to draw: keep the sprite.
+    if (!(d2 > 0.0) || view_pos.z >= 0.0) return;
+    float diameter = 2.0 * u_radius_px * radius / sqrt(d2);
+    if (diameter <= b.diameter) return;
+    b.diameter = min(diameter, u_disc_max_px);
+    b.energy = 1.0;
+    b.disc = true;
+}
+
+// A disc's light at squared radius r2 (1 = rim): a lit sphere's limb darkening, as bright at its centre as
+// a sprite's core, with a sharp rim so its size reads. particle.frag repeats it.
+float disc_falloff(float r2) {
+    return 0.4 + 0.6 * sqrt(max(1.0 - r2, 0.0));
 }
 
 // The sprite's falloff at squared radius r2 (1 = rim): a bright Gaussian core in a wide soft glow, about

@@ -33,6 +33,9 @@ void main() {
     vec2 win = (clip.xy / clip.w * 0.5 + 0.5) * u_viewport;
 
     BodyLook b = body_look(pm, vel[i].xyz, acc[i].xyz, i, view_pos);
+    // Discs are many pixels wide, beyond this path's footprint cap: the sprite pass draws them after it.
+    draw_radius(b, vel[i].w, view_pos);
+    if (b.disc) return;
     float d = b.diameter;
     float energy = b.energy;
     if (d > u_max_px) {

@@ -19,6 +19,7 @@ layout(location = 5) uniform float u_bloom;     // glow strength, 0 = off
 layout(location = 6) uniform int u_bloom_levels;
 layout(location = 7) uniform int u_density;     // 1: colour by the light on the pixel through u_ramp
 layout(location = 8) uniform vec3 u_ramp[5];
+layout(location = 13) uniform int u_round_bloom;  // 1: each level read through a ring of taps (discs drawn)
 
 vec3 ramp(float t) {
     t = clamp(t, 0.0, 1.0) * 4.0;
@@ -35,7 +36,21 @@ void main() {
         vec3 glow = vec3(0.0);
         // Coarse levels are only bilinear between texels 2^l pixels apart: their weights fall fast, or
         // the log curve would show their piecewise-linear edges in the faint glow.
-        for (int l = 1; l <= u_bloom_levels; ++l) glow += textureLod(u_hdr, uv, float(l)).rgb / float(1 << l);
+        vec2 texel = 1.0 / vec2(textureSize(u_hdr, 0));
+        for (int l = 1; l <= u_bloom_levels; ++l) {
+            vec3 level = textureLod(u_hdr, uv, float(l)).rgb;
+            if (u_round_bloom != 0) {
+                // A flat, sharp-edged disc turns the box-filtered levels into a square halo; eight taps on a
+                // ring one level texel out round it. Soft sprites never show it: left as they were.
+                vec2 step = texel * float(1 << l);
+                for (int k = 0; k < 8; ++k) {
+                    float a = 0.7854 * float(k);
+                    level += textureLod(u_hdr, uv + step * vec2(cos(a), sin(a)), float(l)).rgb;
+                }
+                level /= 9.0;
+            }
+            glow += level / float(1 << l);
+        }
         hdr += u_bloom * glow;
     }
     float white = u_auto_white != 0 ? max(auto_white, 1e-6) : u_white;

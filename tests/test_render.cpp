@@ -417,6 +417,112 @@ TEST_F(Offscreen, BloomGlowsAroundBrightBodiesAndSwitchesOff) {
     EXPECT_GT(glow.pixel(32, 40)[0], 0);
 }
 
+// A big body (radius in vel.w) next to a point, with radii drawn (collisions on).
+State<float> big_and_small(float radius) {
+    State<float> s;
+    s.resize(2);
+    s.pos_mass[0] = {0.0f, 0.0f, 0.0f, 1.0f};
+    s.vel[0].w = radius;
+    s.pos_mass[1] = {0.7f, 0.7f, 0.0f, 1.0f};
+    return s;
+}
+
+// Lit pixels in a run through (x, y) along (dx, dy), both ways from it.
+int lit_run(const Image& img, int x, int y, int dx, int dy) {
+    auto lit = [&](int i, int j) {
+        if (i < 0 || j < 0 || i >= img.width || j >= img.height) return false;
+        const std::uint8_t* p = img.pixel(i, j);
+        return std::max({p[0], p[1], p[2]}) > 8;
+    };
+    int n = lit(x, y) ? 1 : 0;
+    for (int k = 1; lit(x + k * dx, y + k * dy); ++k) ++n;
+    for (int k = 1; lit(x - k * dx, y - k * dy); ++k) ++n;
+    return n;
+}
+
+// A sphere of radius 0.6 seen from 2 away fills the silhouette cone's disc: 2 f R / sqrt(D^2 - R^2)
+// pixels wide, 5% wider than R / depth says. The reference is the tangent point of that cone projected by
+// glm, independent of the shader and of disc_diameter_px (which must agree with both).
+TEST_F(Offscreen, RadiusIsDrawnAsADiscOfItsProjectedSize) {
+    const int w = 256, h = 256;
+    open(w, h);
+    const float R = 0.6f, D = 2.0f;
+    Camera cam = looking_down_z(D);
+    upload(big_and_small(R));
+    const float alpha = std::asin(R / D), along = std::sqrt(D * D - R * R);
+    const glm::vec3 tangent(along * std::sin(alpha), 0.0f, D - along * std::cos(alpha));
+    const glm::vec3 rim = glm::project(tangent, cam.view(), cam.projection(1.0f), glm::vec4(0, 0, w, h));
+    const float expected = 2.0f * (rim.x - 0.5f * float(w));
+    EXPECT_NEAR(disc_diameter_px(R, D, cam.fov_y, h), expected, 0.01f);
+    ASSERT_GT(expected, 2.0f * R / D * 0.5f * float(h) / std::tan(0.5f * cam.fov_y) + 6.0f);
+    ParticleSettings off = sprites(4.0f, h);
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        ParticleSettings on = sprites(4.0f, h, path);
+        on.draw_radii = true;
+        Image img = render(cam, on);
+        EXPECT_NEAR(lit_run(img, w / 2, h / 2, 1, 0), expected, 2.0f);
+        EXPECT_NEAR(lit_run(img, w / 2, h / 2, 0, 1), expected, 2.0f);
+        // Lit like a sphere: brightest in the middle, the rim darker but well lit, nothing beyond it.
+        const int r = int(expected / 2);
+        EXPECT_GT(img.pixel(w / 2, h / 2)[0], img.pixel(w / 2 + r - 2, h / 2)[0]);
+        EXPECT_GT(img.pixel(w / 2 + r - 2, h / 2)[0], 40);
+        EXPECT_EQ(img.pixel(w / 2 + r + 3, h / 2)[0], 0);
+        // The point beside it is still its 4 px sprite.
+        glm::vec3 s = glm::project(glm::vec3(0.7f, 0.7f, 0.0f), cam.view(), cam.projection(1.0f),
+                                   glm::vec4(0, 0, w, h));
+        EXPECT_NEAR(lit_run(img, int(s.x), h - 1 - int(s.y), 1, 0), 4, 2);
+        // The picker hits the drawn disc: a click well inside it, far outside any sprite, finds body 0.
+        EXPECT_EQ(scene.picker.pick(particles, cam, on, w / 2 + r - 4, h / 2, w, h), 0);
+        EXPECT_EQ(scene.picker.pick(particles, cam, off, w / 2 + r - 4, h / 2, w, h), -1);
+    }
+}
+
+// Radii drawn or not, bodies whose radius is smaller than their sprite, and every body while radii are
+// not drawn (collisions off), give the very image of bodies without radii.
+TEST_F(Offscreen, RadiiChangeNothingUnlessADiscOutgrowsItsSprite) {
+    const int w = 128, h = 96;
+    open(w, h);
+    Camera cam = looking_down_z(4.0f);
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        ParticleSettings off = sprites(6.0f, h, path), on = off;
+        on.draw_radii = true;
+        upload(big_and_small(0.0f));
+        const Image points = render(cam, off);
+        EXPECT_EQ(compare_images(render(cam, on), points, 0).fraction_over, 0.0);
+        upload(big_and_small(0.01f));  // a disc of about 2 px: under the 6 px sprite
+        EXPECT_EQ(compare_images(render(cam, on), points, 0).fraction_over, 0.0);
+        upload(big_and_small(0.5f));  // a disc of about 30 px, not drawn while radii are off
+        EXPECT_EQ(compare_images(render(cam, off), points, 0).fraction_over, 0.0);
+        EXPECT_GT(lit_fraction(render(cam, on), 8), 2.0 * lit_fraction(points, 8));
+    }
+}
+
+// A disc's bloom is round: at the same distance from its centre the halo is as bright along a diagonal
+// as along an axis (box-filtered levels alone make it a square, brighter towards the corners).
+TEST_F(Offscreen, BloomAroundADiscIsRound) {
+    const int w = 256, h = 256;
+    open(w, h);
+    Camera cam = looking_down_z(4.0f);
+    upload(big_and_small(0.3f));
+    ParticleSettings ps = sprites(4.0f, h);
+    ps.draw_radii = true;
+    ToneSettings ts;
+    ts.auto_white = true;
+    ts.bloom = 0.35f;
+    Image img = render(cam, ps, ts);
+    const float r = 0.5f * disc_diameter_px(0.3, 4.0, cam.fov_y, h);
+    for (float out : {3.0f, 6.0f, 9.0f}) {
+        SCOPED_TRACE(out);
+        const float d = r + out, q = d / std::sqrt(2.0f);
+        const int axis = img.pixel(w / 2 + int(d), h / 2)[0];
+        const int diagonal = img.pixel(w / 2 + int(q), h / 2 + int(q))[0];
+        EXPECT_GT(axis, 0);
+        EXPECT_NEAR(diagonal, axis, 0.25 * axis + 3);
+    }
+}
+
 TEST_F(Offscreen, BadShaderThrowsWithTheCompilerLog) {
     open(8, 8);
     try {
@@ -644,6 +750,46 @@ TEST_F(Offscreen, CudaInteropMatchesHostPath) {
 
 // On a CUDA machine: acceleration arrows get the device's accelerations through interop, with nothing
 // copied to the host, equal to the backend's own copy.
+// The radius reaches the shaders from the velocity buffer's w lane, which the CUDA backend writes (its
+// device collisions merge bodies and grow their radii): interop draws the discs the host copy draws.
+TEST_F(Offscreen, CudaInteropDrawsRadii) {
+    SKIP_WITHOUT_CUDA_INTEROP();
+    open(480, 270);
+    HostState hs = make_preset("impact", 4096, 5);
+    auto backend = create_backend("cuda", Precision::f32);
+    backend->set_state(hs);
+    Params p;
+    p.collisions = CollisionMode::merge;
+    backend->step(p, 2);
+    particles.stats = compute_body_stats(hs);
+    Camera cam;
+    State<float> fs = convert_state<float>(hs);
+    cam.fit(fs.pos_mass.data(), fs.size());
+    cam.distance /= 3;  // the big planet (radius 0.1) well wider than its sprite
+    ParticleSettings ps;
+    ps.draw_radii = true;
+
+    FeedStats st = feed.feed(*backend, particles);
+    ASSERT_TRUE(st.interop) << feed.interop_note;
+    const std::size_t n = backend->size();
+    std::vector<Vec4<float>> gl_vel(n), want_vel(n);
+    glGetNamedBufferSubData(particles.vel_vbo, 0, GLsizeiptr(n * 16), gl_vel.data());
+    backend->copy_velocities(want_vel.data());
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(gl_vel[i].w, want_vel[i].w) << i;
+    ASSERT_GT(want_vel[0].w, 0.0f);
+    Image via_interop = render(cam, ps);
+    ParticleSettings points = ps;
+    points.draw_radii = false;
+    EXPECT_GT(lit_fraction(via_interop, 8), lit_fraction(render(cam, points), 8));
+
+    BodyFeed host_feed;
+    host_feed.try_interop = false;
+    host_feed.feed(*backend, particles);
+    ImageDiff d = compare_images(via_interop, render(cam, ps), 2);
+    EXPECT_LT(d.fraction_over, 1e-4) << "max diff " << d.max_abs;
+    host_feed.shutdown();
+}
+
 TEST_F(Offscreen, CudaInteropWritesAccelerations) {
     SKIP_WITHOUT_CUDA_INTEROP();
     open(64, 64);

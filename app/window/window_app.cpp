@@ -692,6 +692,8 @@ void WindowApp::draw() {
     glfwGetFramebufferSize(window, &fw, &fh);
     if (fw <= 0 || fh <= 0) return;  // minimised
     info.draw_path = scene.uses_compute_splat(model.particles) ? "compute splat" : "point sprites";
+    // Radii are drawn while collisions use them (the picker too, so a click on a disc finds its body).
+    model.particles.draw_radii = model.params.collisions != CollisionMode::off;
     if (pick_at) {
         model.selected = scene.picker.pick(scene.particles, camera, model.particles, int(pick_at->x),
                                            int(pick_at->y), fw, fh);
