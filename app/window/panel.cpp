@@ -586,11 +586,12 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
         ImGui::SliderFloat("UI scale", &m.ui.scale, kMinUiScale, kMaxUiScale, "%.2fx",
                            ImGuiSliderFlags_AlwaysClamp);
         m.ui.scale = std::clamp(m.ui.scale, kMinUiScale, kMaxUiScale);
-        tooltip_for_last(
+        // The font's name goes in the tooltip: a line of its own would make the tab scroll at 720 px.
+        const std::string scale_help =
             "Projector mode (Ctrl+= / Ctrl+-, --ui-scale): the panel's font is rasterised again at the new "
-            "size, "
-            "so it stays sharp.");
-        if (!info.ui_font.empty()) ImGui::TextDisabled("(%s)", info.ui_font.c_str());
+            "size, so it stays sharp." +
+            (info.ui_font.empty() ? std::string() : " Font: " + info.ui_font + ".");
+        tooltip_for_last(scale_help.c_str());
         ImGui::Checkbox("high contrast", &m.ui.high_contrast);
         tooltip_for_last("White on black with bright controls, for a projector.");
         if (ImGui::Checkbox("vsync", &m.vsync)) a.vsync_changed = true;
