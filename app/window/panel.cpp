@@ -513,11 +513,15 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     tooltip_for_last("The colour map: ember (red-orange-white-blue), viridis (even lightness steps), ice.");
     m.particles.colormap = ColorMap(std::clamp(map, 0, 2));
     color_legend(m, info);
-    ImGui::SliderFloat("size (px)", &m.particles.size_px, 0.5f, 32.0f, "%.1f",
+    // Size and brightness share a line: the View tab fits 1280x720 without scrolling.
+    ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.42f);
+    ImGui::SliderFloat("size", &m.particles.size_px, 0.5f, 32.0f, "%.1f px",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     tooltip_for_last("Sprite diameter of a median-mass body at the focus distance; grows with mass^(1/3).");
+    ImGui::SameLine();
     ImGui::SliderFloat("brightness", &m.particles.brightness, 0.01f, 10.0f, "%.2f",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    ImGui::PopItemWidth();
     ImGui::Checkbox("trails (T)", &m.trails);
     ImGui::SameLine();
     ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.5f);
