@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "scenario.hpp"
+#include "sim/platform/file_identity.hpp"
 
 namespace nbody {
 
@@ -32,6 +33,7 @@ CLI::App* add_plot_command(CLI::App& root, PlotRequest& o) {
 }
 
 int run_plot_command(const PlotRequest& o) {
+    check_output_is_no_input("--output", o.output, {{"FILE", o.input}});
     plot_csv(o);
     std::cout << "nbody plot: " << o.input << " -> " << o.output << " (" << o.width << "x" << o.height
               << ")\n";

@@ -30,6 +30,7 @@
 #include "sim/error.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/atomic_file.hpp"
+#include "sim/platform/file_identity.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/util.hpp"
 
@@ -155,6 +156,9 @@ void check_options(const RenderOptions& o) {
     } else if (o.every == 0 && o.replay.empty()) {
         check_output_path(o.out, "--out");
     }
+    const std::vector<NamedInput> inputs = {{"--input", o.scenario.input}};
+    check_output_is_no_input("--video", o.video, inputs);
+    if (o.video.empty() && o.every == 0 && o.replay.empty()) check_output_is_no_input("--out", o.out, inputs);
 }
 
 // Creates the frame directory (and its parents) and checks it is writable; throws one line.

@@ -28,6 +28,7 @@
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/platform/file_identity.hpp"
 #include "sim/presets.hpp"
 #include "sim/run_settings.hpp"
 #include "sim/util.hpp"
@@ -87,8 +88,10 @@ StepPlan plan_steps(const RunOptions& o, double t0, double dt, Precision precisi
 // had already replaced it. Compared after resolving ".", ".." and symbolic links.
 void check_distinct_outputs(const RunOptions& o) {
     namespace fs = std::filesystem;
-    const std::pair<const char*, const std::string*> outputs[] = {
-        {"--output", &o.output}, {"--energy-log", &o.energy_log}, {"--trajectory", &o.trajectory}};
+    const std::pair<const char*, const std::string*> outputs[] = {{"--output", &o.output},
+                                                                  {"--energy-log", &o.energy_log},
+                                                                  {"--trajectory", &o.trajectory},
+                                                                  {"--plot", &o.plot}};
     auto resolved = [](const std::string& path) {
         // Absolute first: weakly_canonical leaves a relative name whose first part does not exist as it is.
         std::error_code ec;
@@ -161,6 +164,12 @@ void check_run_options(const RunOptions& o) {
         throw Error("--plot draws the energy log: give --energy-log FILE.csv too");
     }
     check_distinct_outputs(o);
+    // By identity, not by name: "./in.csv", a link or a hard link to the input is the input.
+    const std::vector<NamedInput> inputs = {{"--input", o.scenario.input}, {"--restart", o.scenario.restart}};
+    check_output_is_no_input("--output", o.output, inputs);
+    check_output_is_no_input("--energy-log", o.energy_log, inputs, {".partial"});
+    check_output_is_no_input("--trajectory", o.trajectory, inputs, {".partial"});
+    check_output_is_no_input("--plot", o.plot, inputs);
     if (!o.output.empty()) check_output_format("--output", o.output);
     if (!o.plot.empty()) check_plot_output(o.plot, "--plot");
 }
