@@ -448,14 +448,15 @@ int run_run_command(const RunOptions& o) {
         check_run_options(o);
         if (!cl.root()) return;
         sc = resolve_scenario(o.scenario, kDefaultRunN);
-        series.emplace(o.snapshots, sc);
+        series.emplace(o.snapshots, sc, o.scenario);
         plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
         // Ctrl-C removes every temporary; the files are opened before the run so a bad path fails now.
         remove_temp_files_on_signal();
         files = open_files(o, sc);
     });
     share_scenario(cl, sc, plan);
-    if (!series) series.emplace(SnapshotOptions{}, sc);  // the other processes write no snapshots
+    if (!series)
+        series.emplace(SnapshotOptions{}, sc, ScenarioOptions{});  // the other processes write no snapshots
     if (o.threads > 0) omp_set_num_threads(o.threads);
 
     std::unique_ptr<Backend> backend;
