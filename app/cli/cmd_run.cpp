@@ -450,6 +450,12 @@ int run_run_command(const RunOptions& o) {
         sc = resolve_scenario(o.scenario, kDefaultRunN);
         series.emplace(o.snapshots, sc, o.scenario);
         plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
+        // The global step counter (a restart's, plus these) must stay a number the run can count in.
+        if (plan.steps > kMaxStepCounter * 64 - sc.step) {
+            throw Error("--steps " + std::to_string(plan.steps) + " from step " + std::to_string(sc.step) +
+                        " is more steps than a run can count (at most " +
+                        std::to_string(kMaxStepCounter * 64) + " in all)");
+        }
         // Ctrl-C removes every temporary; the files are opened before the run so a bad path fails now.
         remove_temp_files_on_signal();
         files = open_files(o, sc);

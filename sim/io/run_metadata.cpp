@@ -12,6 +12,7 @@
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/run_settings.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
 namespace {
@@ -83,7 +84,13 @@ std::optional<RunMetadata> read_metadata(const std::string& path) {
         const std::size_t eq = text.find('=');
         if (!marked || eq == std::string::npos) continue;
         const std::string key = trim(text.substr(1, eq - 1));
-        if (!key.empty()) m.set(key, trim(text.substr(eq + 1)));
+        if (key.empty()) continue;
+        // Which of two values would count is a guess: say so instead of taking the last.
+        if (m.get(key)) {
+            throw Error(path + ":" + std::to_string(line_no) + ": " + quote_excerpt(key) +
+                        " is given twice in the parameter lines");
+        }
+        m.set(key, trim(text.substr(eq + 1)));
     }
     if (!marked) return std::nullopt;
     return m;
@@ -161,6 +168,10 @@ void read_run_info(const RunMetadata& m, const std::string& path, RunInfo& info,
         }
     };
     whole("step", info.step);
+    if (info.step < 0 || info.step > kMaxStepCounter) {
+        throw Error(path + ": step = " + std::to_string(info.step) + " in the parameter lines is " +
+                    (info.step < 0 ? "negative" : "beyond any run (damaged file?)"));
+    }
     whole("seed", info.seed);
     if (const std::string* v = m.get("preset")) info.preset = *v;
     if (const std::string* v = m.get("precision")) {

@@ -77,12 +77,12 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
             }
             write_bodies_csv(file, s.state, s.info.precision);
             break;
-        case FileFormat::hdf5:
-            // HDF5 writes by file name: close the stream on the (empty) temporary, if the file has one, and
-            // let HDF5 take the temporary over.
-            file.finish();
-            write_hdf5_snapshot(file.temp_path(), s);
+        case FileFormat::hdf5: {
+            // Built in memory, written like any other stream: a write error names the user's file.
+            const std::string image = hdf5_snapshot_image(s, file.path());
+            file.stream().write(image.data(), static_cast<std::streamsize>(image.size()));
             break;
+        }
         case FileFormat::tipsy_xdr:
         case FileFormat::tipsy_native: {
             const bool xdr = require_format("output", file.path()) == FileFormat::tipsy_xdr;
@@ -98,8 +98,7 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
 }
 
 std::vector<std::string> write_snapshot(const std::string& path, const Snapshot& s) {
-    const bool by_name = format_from_extension(path) == FileFormat::hdf5;
-    AtomicFile file(path, by_name ? AtomicFile::Mode::by_name : AtomicFile::Mode::stream);
+    AtomicFile file(path);
     auto notes = write_snapshot(file, s);
     file.commit();
     return notes;
