@@ -113,6 +113,9 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
 #endif
 
     try {
+        // Before anything can fail on one process only: a parse error there would leave the others in
+        // their first collective.
+        if (!retry_of) check_same_arguments(cluster(), argc, argv);
         try {
             app.parse(argc, argv);
         } catch (const CLI::CallForHelp& e) {
