@@ -298,6 +298,10 @@ std::optional<std::string> read_string(const Context& c, hid_t loc, const std::s
     if (vlen > 0) {  // written by h5py and others as variable-length
         Hid mem(c.check(H5Tcopy(H5T_C_S1), "cannot create a string type"), H5Tclose);
         c.ok(H5Tset_size(mem, H5T_VARIABLE), "cannot size a string type");
+        // h5py writes a str as UTF-8, and libhdf5 converts between ASCII and UTF-8 in neither direction:
+        // read it in the file's own character set (the bytes are the same for our names).
+        const H5T_cset_t cset = H5Tget_cset(type);
+        if (cset < 0 || H5Tset_cset(mem, cset) < 0) c.fail("cannot read the character set of " + what);
         char* text = nullptr;
         if (H5Aread(attr, mem, &text) < 0) c.fail("cannot read " + what);
         std::string out = text ? text : "";
