@@ -79,6 +79,15 @@ int print_no_window() {
 }
 #endif
 
+// CLI11 says "--n: At Most 1 required but received 2" for a flag given twice: say it in plain words.
+std::string plain_parse_error(const std::string& what) {
+    const std::string marker = ": At Most 1 required but received ";
+    const std::size_t at = what.find(marker);
+    if (at == std::string::npos) return what;
+    return what.substr(0, at) + " was given " + what.substr(at + marker.size()) +
+           " times (give it once: the last one would not silently win)";
+}
+
 // Parses and runs. `retry_of` is set when argv is the user's command line with "run" inserted after a
 // failed first parse: a failure now reports the first parse's error, which names what the user typed.
 int parse_and_run(int argc, const char* const* argv, const std::string* retry_of) {
@@ -133,9 +142,9 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
                 const std::string original = e.what();
                 return parse_and_run(argc + 1, as_run.data(), &original);
             }
-            return report_error(retry_of ? *retry_of : e.what());
+            return report_error(plain_parse_error(retry_of ? *retry_of : e.what()));
         } catch (const CLI::ParseError& e) {
-            return report_error(retry_of ? *retry_of : e.what());
+            return report_error(plain_parse_error(retry_of ? *retry_of : e.what()));
         } catch (const Error& e) {
             // A flag's own parser (parse_integer, ...): the same command line fails alike everywhere.
             return report_error(e.what());

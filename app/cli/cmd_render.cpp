@@ -150,6 +150,12 @@ void check_options(const RenderOptions& o) {
         throw Error("--every writes numbered frames into a directory: give --out a directory, not '" + o.out +
                     "'");
     }
+    // One image is a PNG, whatever its name: say so rather than write PNG bytes under .jpg.
+    if (o.video.empty() && o.every == 0 && o.replay.empty() &&
+        std::filesystem::path(o.out).extension() != ".png") {
+        throw Error("--out " + quote_excerpt(o.out, 1024) +
+                    ": render writes PNG images: give the file a .png name (or a directory with --every)");
+    }
     // Before simulating: a long run must not end in "cannot write".
     if (!o.video.empty()) {
         check_output_path(o.video, "--video");

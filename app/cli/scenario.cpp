@@ -32,7 +32,11 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
            "number of bodies (with --preset)")
         ->type_name("N");
     app.add_option_function<std::string>(
-           "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
+           "--seed",
+           [&o](const std::string& s) {
+               o.seed = parse_seed("--seed", s);
+               o.seed_given = true;
+           },
            "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) +
                "; same seed, same bodies)")
         ->type_name("S");
@@ -133,6 +137,10 @@ Scenario resolve_restart(const ScenarioOptions& o) {
                     "': needs an HDF5 snapshot (.h5) written by nbody; start a new run "
                     "from a CSV or Tipsy file with --input");
     }
+    if (o.seed_given) {
+        std::cerr << "nbody: note: --seed has no effect with --restart (the bodies come from '" << o.restart
+                  << "')\n";
+    }
     Snapshot snap = read_snapshot(o.restart);
     if (!snap.info.has_params) {
         throw Error("--restart '" + o.restart +
@@ -194,7 +202,11 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n) {
     Snapshot file;
     BodySource source;  // for a CSV: errors found after reading it name the body's line, "FILE:LINE: ..."
     if (!preset) {
-        require_format("--input", o.input);
+        input_format("--input", o.input);
+        if (o.seed_given) {
+            std::cerr << "nbody: note: --seed has no effect with --input (the bodies come from '" << o.input
+                      << "')\n";
+        }
         file = read_snapshot(o.input, &source);
         for (const std::string& note : file.notes) std::cerr << "nbody: note: " << note << '\n';
     }

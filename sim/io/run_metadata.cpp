@@ -65,14 +65,24 @@ std::string format_metadata(const RunMetadata& m, const std::string& version) {
 }
 
 std::optional<RunMetadata> read_metadata(const std::string& path) {
-    // InputFile: a FIFO read a second time (the bodies were read first) must not block in open().
+    // InputFile: a FIFO must not block in open(). (A pipe's parameters come from the one pass that read
+    // its bodies: read_bodies_csv's preamble and parse_metadata.)
     InputFile in(path);
+    std::vector<std::string> lines;
+    std::string line;
+    while (in.read_line(line, lines.size() + 1)) {
+        const std::string text = trim(line);
+        if (!text.empty() && text[0] != '#') break;  // the header: parameters come only before it
+        lines.push_back(line);
+    }
+    return parse_metadata(lines, path);
+}
+
+std::optional<RunMetadata> parse_metadata(const std::vector<std::string>& lines, const std::string& path) {
     RunMetadata m;
     bool marked = false;
-    std::string line;
-    std::size_t line_no = 0;
-    while (in.read_line(line, ++line_no)) {
-        const std::string text = trim(line);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string text = trim(lines[i]);
         if (text.empty()) continue;
         if (text[0] != '#') break;  // the header: parameters come only before it
         if (text.starts_with(kMarkerStart) && text.ends_with(kMarkerEnd)) {
@@ -87,7 +97,7 @@ std::optional<RunMetadata> read_metadata(const std::string& path) {
         if (key.empty()) continue;
         // Which of two values would count is a guess: say so instead of taking the last.
         if (m.get(key)) {
-            throw Error(path + ":" + std::to_string(line_no) + ": " + quote_excerpt(key) +
+            throw Error(path + ":" + std::to_string(i + 1) + ": " + quote_excerpt(key) +
                         " is given twice in the parameter lines");
         }
         m.set(key, trim(text.substr(eq + 1)));
