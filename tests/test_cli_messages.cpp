@@ -1,10 +1,12 @@
 // Wrong successes and unclear messages of issue 26 (items 9, 10, 13): each is now a clear error, or a
 // note that says what was done.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -127,6 +129,38 @@ TEST_F(CliMessagesTest, IgnoredOrOddValuesAreSaid) {
             << bad << ": " << r.err;
         ::unsetenv("NBODY_PROGRESS_SECONDS");
     }
+}
+
+TEST_F(CliMessagesTest, AStepsZeroConversionComputesNoPotential) {
+    // The O(N^2) starting energy took 45 minutes at N = 3M for a plain format conversion (item 11).
+    const CliResult r = run_cli({"run", "--n", "64", "--steps", "0", "--output", file("x.h5"), "--quiet"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("0 (no steps: the energy was not computed)"), std::string::npos) << r.out;
+    // With an energy log it is asked for, and computed.
+    const CliResult logged =
+        run_cli({"run", "--n", "64", "--steps", "0", "--energy-log", file("e.csv"), "--quiet"});
+    EXPECT_EQ(logged.code, 0) << logged.err;
+    EXPECT_EQ(logged.out.find("not computed"), std::string::npos) << logged.out;
+}
+
+// In a forked child: `nbody args` under an address-space limit (ulimit -v), exiting with its status.
+[[noreturn]] void run_under_memory_limit(const std::vector<std::string>& args, rlim_t bytes) {
+    const rlimit lim{bytes, bytes};
+    ::setrlimit(RLIMIT_AS, &lim);
+    const CliResult r = run_cli(args);
+    std::fputs(r.err.c_str(), stderr);
+    std::exit(r.code);
+}
+
+TEST_F(CliMessagesTest, AProcessMemoryLimitIsCheckedBeforeAllocating) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under an address-space limit";
+#else
+    // Under a 4 GiB ulimit -v, N = 1e8 used to take 29 s to fail with a bare "out of memory" (item 12).
+    EXPECT_EXIT(run_under_memory_limit({"run", "--n", "100000000", "--steps", "0"}, rlim_t(4) << 30),
+                ::testing::ExitedWithCode(1),
+                "N = 100000000 needs .* of host memory but only .* is available");
+#endif
 }
 
 }  // namespace
