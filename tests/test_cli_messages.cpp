@@ -131,6 +131,13 @@ TEST_F(CliMessagesTest, IgnoredOrOddValuesAreSaid) {
     }
 }
 
+TEST_F(CliMessagesTest, ControlCharactersInNamesNeverReachTheTerminal) {
+    // An ESC in a file name used to reach the terminal raw (item 13).
+    const CliResult r = run_cli({"run", "--input", file("\x1b[31mred\nline.csv")});
+    EXPECT_TRUE(refused(r, "\\x1B[31mred"));
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+}
+
 TEST_F(CliMessagesTest, AStepsZeroConversionComputesNoPotential) {
     // The O(N^2) starting energy took 45 minutes at N = 3M for a plain format conversion (item 11).
     const CliResult r = run_cli({"run", "--n", "64", "--steps", "0", "--output", file("x.h5"), "--quiet"});
