@@ -67,8 +67,8 @@ else
     cp -n tests/fuzz/seeds_csv/*.csv "$out/corpus_csv/"
     cp -n tests/fuzz/seeds_csv/*.csv tests/fuzz/seeds_csv_params/*.csv "$out/corpus_csv_params/"
     for name in csv tipsy hdf5 csv_params hdf5_params; do
-        "$cxx" "${common[@]}" "${asan[@]}" -fsanitize=fuzzer "tests/fuzz/fuzz_$name.cpp" "$out/obj-asan/libsim.a" \
-            "${hdf5_libs[@]}" -o "$out/fuzz_$name"
+        "$cxx" "${common[@]}" "${asan[@]}" -fsanitize=fuzzer "${hdf5_flags[@]}" "tests/fuzz/fuzz_$name.cpp" \
+            "$out/obj-asan/libsim.a" "${hdf5_libs[@]}" -o "$out/fuzz_$name"
     done
 fi
 
