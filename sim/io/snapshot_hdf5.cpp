@@ -23,6 +23,7 @@
 #include "sim/platform/child_process.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/run_settings.hpp"
+#include "sim/util.hpp"
 #include "sim/validate.hpp"
 
 #ifndef NBODY_VERSION
@@ -415,11 +416,13 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
     p.damping = read_scalar<double>(c, g, where, "Damping", H5T_NATIVE_DOUBLE).value_or(1.0);
     const std::string integrator = need_string("Integrator");
     const auto i = parse_integrator(integrator);
-    if (!i) c.fail("/NBody/Integrator '" + integrator + "' is not an integrator of this nbody");
+    if (!i) c.fail("/NBody/Integrator " + quote_excerpt(integrator) + " is not an integrator of this nbody");
     p.integrator = *i;
     if (const auto algorithm = read_string(c, g, where, "ForceAlgorithm")) {
         const auto a = parse_force_algorithm(*algorithm);
-        if (!a) c.fail("/NBody/ForceAlgorithm '" + *algorithm + "' is not a force algorithm of this nbody");
+        if (!a)
+            c.fail("/NBody/ForceAlgorithm " + quote_excerpt(*algorithm) +
+                   " is not a force algorithm of this nbody");
         p.force = *a;
     }
     for (const SettingInfo* setting : all_settings()) {
@@ -440,9 +443,9 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
     info.program_version = read_string(c, g, where, "ProgramVersion").value_or("");
     if (const auto precision = read_string(c, g, where, "Precision")) {
         const auto pr = parse_precision(*precision);
-        if (!pr) c.fail("/NBody/Precision '" + *precision + "' is neither float nor double");
+        if (!pr) c.fail("/NBody/Precision " + quote_excerpt(*precision) + " is neither float nor double");
         if (*pr != info.precision) {
-            c.fail("/NBody/Precision says " + *precision + " but the bodies are stored as " +
+            c.fail("/NBody/Precision says " + quote_excerpt(*precision) + " but the bodies are stored as " +
                    to_string(info.precision) + " (damaged file?)");
         }
     }
