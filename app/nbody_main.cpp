@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <iostream>
 #include <new>
 #include <string>
@@ -27,12 +28,29 @@ namespace {
 // Every failure ends as exactly one line on stderr, whatever produced it. Under mpirun every process
 // reaches this with the same error (the command line is the same everywhere; later failures are agreed
 // on, see mpi/cluster.hpp): rank 0 prints it.
-int report_error(std::string message) {
-    if (!cluster().root()) return 1;
-    for (char& c : message) {
-        if (c == '\n' || c == '\r') c = ' ';
+// One line, and only text: line breaks become spaces, and every other control character (an ESC in a file
+// name would drive the terminal) is shown as \xNN, whichever message carried it.
+std::string terminal_safe(std::string message) {
+    std::string out;
+    for (const char ch : message) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n' || c == '\r') {
+            out += ' ';
+        } else if (c < 0x20 || c == 0x7F) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02X", unsigned(c));
+            out += hex;
+        } else {
+            out += ch;
+        }
     }
-    while (!message.empty() && message.back() == ' ') message.pop_back();
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+int report_error(const std::string& raw) {
+    if (!cluster().root()) return 1;
+    const std::string message = terminal_safe(raw);
     std::cerr << "nbody: error: " << message << std::endl;
     return 1;
 }
@@ -42,10 +60,7 @@ int report_error(std::string message) {
 int report_local_error(const std::string& message) {
     Cluster& c = cluster();
     if (!c.in_lockstep()) return report_error(message);
-    std::string line = message;
-    for (char& ch : line) {
-        if (ch == '\n' || ch == '\r') ch = ' ';
-    }
+    const std::string line = terminal_safe(message);
     std::cerr << "nbody: error: process " << c.rank() << " of " << c.size() << ": " << line << std::endl;
     c.abort(1);
     return 1;  // not reached: abort ends the process
@@ -78,6 +93,15 @@ int print_no_window() {
     return 0;
 }
 #endif
+
+// CLI11 says "--n: At Most 1 required but received 2" for a flag given twice: say it in plain words.
+std::string plain_parse_error(const std::string& what) {
+    const std::string marker = ": At Most 1 required but received ";
+    const std::size_t at = what.find(marker);
+    if (at == std::string::npos) return what;
+    return what.substr(0, at) + " was given " + what.substr(at + marker.size()) +
+           " times (give it once: the last one would not silently win)";
+}
 
 // Parses and runs. `retry_of` is set when argv is the user's command line with "run" inserted after a
 // failed first parse: a failure now reports the first parse's error, which names what the user typed.
@@ -113,6 +137,9 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
 #endif
 
     try {
+        // Before anything can fail on one process only: a parse error there would leave the others in
+        // their first collective.
+        if (!retry_of) check_same_arguments(cluster(), argc, argv);
         try {
             app.parse(argc, argv);
         } catch (const CLI::CallForHelp& e) {
@@ -130,9 +157,9 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
                 const std::string original = e.what();
                 return parse_and_run(argc + 1, as_run.data(), &original);
             }
-            return report_error(retry_of ? *retry_of : e.what());
+            return report_error(plain_parse_error(retry_of ? *retry_of : e.what()));
         } catch (const CLI::ParseError& e) {
-            return report_error(retry_of ? *retry_of : e.what());
+            return report_error(plain_parse_error(retry_of ? *retry_of : e.what()));
         } catch (const Error& e) {
             // A flag's own parser (parse_integer, ...): the same command line fails alike everywhere.
             return report_error(e.what());

@@ -14,6 +14,7 @@ class SingleProcess final : public Cluster {
     int size() const override { return 1; }
     int node_rank() const override { return 0; }
     std::string first_error(const std::string& mine) override { return mine; }
+    bool same_everywhere(std::uint64_t /*value*/) override { return true; }
     void broadcast_bytes(void* /*data*/, std::size_t /*bytes*/) override {}
     std::unique_ptr<Backend> distribute(std::unique_ptr<Backend> local) override { return local; }
     [[noreturn]] void abort(int code) override { std::exit(code); }
@@ -42,6 +43,23 @@ int mpirun_world_size() {
 Cluster& cluster() {
     static SingleProcess single;
     return g_cluster ? *g_cluster : single;
+}
+
+void check_same_arguments(Cluster& c, int argc, const char* const* argv) {
+    if (!c.distributed()) return;
+    // FNV-1a over the words, each ended by a NUL, so "a b" and "ab" differ.
+    std::uint64_t hash = 14695981039346656037ull;
+    for (int i = 1; i < argc; ++i) {
+        for (const char* p = argv[i];; ++p) {
+            hash = (hash ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+            if (*p == '\0') break;
+        }
+    }
+    if (!c.same_everywhere(hash)) {
+        throw ClusterError("the " + std::to_string(c.size()) +
+                           " processes were started with different arguments: every process of a run "
+                           "needs the same command line (check the parts of an `mpirun ... : ...` line)");
+    }
 }
 
 std::string broadcast(Cluster& c, std::string s) {

@@ -33,6 +33,8 @@ class Cluster {
     // Collective: `mine` is this process's error ("" if none). Returns, on every process, the error of
     // the lowest-ranked process that had one, or "" if none had.
     virtual std::string first_error(const std::string& mine) = 0;
+    // Collective: whether every process passed the same `value` (e.g. a hash of its command line).
+    virtual bool same_everywhere(std::uint64_t value) = 0;
     // Collective: rank 0's bytes into every process's `data`.
     virtual void broadcast_bytes(void* data, std::size_t bytes) = 0;
     // Collective: a backend for this process's contiguous slice of the bodies, which steps them on
@@ -75,6 +77,12 @@ T broadcast(Cluster& c, T v) {
     return v;
 }
 std::string broadcast(Cluster& c, std::string s);
+
+// Collective, before any other: throws ClusterError on every process unless all were started with the
+// same arguments (`args`, the words after the program's name). `mpirun -np 1 nbody run ... : -np 1 nbody
+// run ... --dt nan` would otherwise fail on one process only and leave the other waiting in its first
+// collective forever; different --log-every values would deadlock later. With one process, nothing.
+void check_same_arguments(Cluster& c, int argc, const char* const* argv);
 
 // Runs f on every process of the run and agrees on the outcome: if f threw on any process, every process
 // throws ClusterError with the message of the lowest-ranked one that failed (collective). With one

@@ -45,6 +45,13 @@ class MpiCluster final : public Cluster {
         return message;
     }
 
+    bool same_everywhere(std::uint64_t value) override {
+        // Equal everywhere exactly when the smallest and the largest are equal: one reduction of both.
+        unsigned long long mine[2] = {value, ~value}, extremes[2] = {0, 0};
+        MPI_Allreduce(mine, extremes, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+        return extremes[0] == value && ~extremes[1] == value;
+    }
+
     void broadcast_bytes(void* data, std::size_t bytes) override {
         auto* p = static_cast<char*>(data);
         // MPI counts are int: large buffers go in pieces.

@@ -110,6 +110,10 @@ Scenario resolve_restart(const ScenarioOptions& o, std::ostream& notes) {
                     "': needs an HDF5 snapshot (.h5) written by nbody; start a new run "
                     "from a CSV or Tipsy file with --input");
     }
+    if (o.seed_given) {
+        notes << "nbody: note: --seed has no effect with --restart (the bodies come from '" << o.restart
+              << "')\n";
+    }
     Snapshot snap = read_snapshot(o.restart);
     if (!snap.info.has_params) {
         throw Error("--restart '" + o.restart +
@@ -171,7 +175,11 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n, std:
     Snapshot file;
     BodySource source;  // for a CSV: errors found after reading it name the body's line, "FILE:LINE: ..."
     if (!preset) {
-        require_format("--input", o.input);
+        input_format("--input", o.input);
+        if (o.seed_given) {
+            notes << "nbody: note: --seed has no effect with --input (the bodies come from '" << o.input
+                  << "')\n";
+        }
         file = read_snapshot(o.input, &source);
         for (const std::string& note : file.notes) notes << "nbody: note: " << note << '\n';
     }

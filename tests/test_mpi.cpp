@@ -217,6 +217,22 @@ TEST_F(MpiTest, BadInputIsOneLineFromRankZeroAndNoHang) {
                      "only `nbody run` and `nbody bench` run as 2 processes");
 }
 
+TEST_F(MpiTest, ProcessesStartedWithDifferentArgumentsStopWithOneLine) {
+    // An mpirun line of two parts used to hang: the process with --dt nan failed alone, the other waited
+    // in its first collective forever; different --log-every values deadlocked later (issue 26, item 7).
+    const std::string nbody = NBODY_EXE;
+    for (const std::string other : {"--dt nan", "--log-every 1", "--steps 3"}) {
+        const Result r = run(1, "run --backend serial --n 8 --steps 2 --quiet : -np 1 " + nbody +
+                                    " run --backend serial --n 8 --steps 2 --quiet " + other);
+        expect_one_error(r, "the 2 processes were started with different arguments");
+    }
+    // The same arguments still run.
+    EXPECT_EQ(run(1, "run --backend serial --n 8 --steps 2 --quiet : -np 1 " + nbody +
+                         " run --backend serial --n 8 --steps 2 --quiet")
+                  .code,
+              0);
+}
+
 TEST_F(MpiTest, QuietMpirunLeavesExactlyOneLine) {
     const std::string cmd = std::string("timeout 120 ") + NBODY_MPIEXEC + " -q --oversubscribe -np 2 " +
                             NBODY_EXE + " run --n abc 2>" + file("err.txt");

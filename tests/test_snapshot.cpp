@@ -17,7 +17,12 @@
 #include <string>
 #include <vector>
 
+#ifdef NBODY_TEST_HDF5_API
+#include <hdf5.h>
+#endif
+
 #include "backends/registry.hpp"
+#include "hdf5_regressions.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -515,18 +520,117 @@ TEST_F(SnapshotTest, WithoutHdf5TheErrorSaysSo) {
 // would end the test binary with a segmentation fault.
 TEST_F(SnapshotTest, Hdf5FilesThatCrashLibhdf5GiveOneError) {
     SKIP_WITHOUT_HDF5();
-    const std::filesystem::path dir = std::filesystem::path(NBODY_FUZZ_DIR) / "regressions_hdf5";
+    // Embedded at build time (hdf5_regressions.hpp): the test runs where its binary is copied.
     int files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        SCOPED_TRACE(entry.path().filename().string());
+    for (const test::Fixture& fixture : test::kHdf5Regressions) {
+        SCOPED_TRACE(std::string(fixture.name));
         const std::string copy = file("regression.h5");  // the reader goes by extension
-        std::filesystem::copy_file(entry.path(), copy, std::filesystem::copy_options::overwrite_existing);
+        std::ofstream(copy, std::ios::binary | std::ios::trunc)
+            .write(fixture.bytes.data(), std::streamsize(fixture.bytes.size()));
         const std::string e = error_of([&] { read_snapshot(copy); });
         EXPECT_EQ(e.rfind(copy + ": ", 0), 0u) << e;
         ++files;
     }
     EXPECT_GT(files, 0);
 }
+
+#ifdef NBODY_TEST_HDF5_API
+// --- files edited by other writers (h5py) ---------------------------------------------------------------
+
+// Replaces attribute `name` of the object at `where` with `count` values (0: a scalar) of `type`.
+void set_attribute(const std::string& path, const char* where, const char* name, hid_t type,
+                   const void* values, hsize_t count = 0) {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t obj = H5Oopen(file, where, H5P_DEFAULT);
+    if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+    const hid_t space = count == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &count, nullptr);
+    const hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, type, values);
+    H5Aclose(attr);
+    H5Sclose(space);
+    H5Oclose(obj);
+    H5Fclose(file);
+}
+
+// A variable-length UTF-8 string, as h5py writes `attrs['Preset'] = 'plummer'`.
+void set_utf8_attribute(const std::string& path, const char* where, const char* name, const char* text) {
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    set_attribute(path, where, name, type, &text);
+    H5Tclose(type);
+}
+
+TEST_F(SnapshotTest, Hdf5FilesEditedByOtherWritersAreReadOrRefusedClearly) {
+    SKIP_WITHOUT_HDF5();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    Snapshot s;
+    s.state = make_preset("plummer", 64, 1);
+    s.info.has_params = true;
+    s.info.step = 10;
+    s.info.preset = "plummer";
+    const std::string original = file("orig.h5");
+    write_snapshot(original, s);
+    auto edited = [&](const std::function<void(const std::string&)>& edit) {
+        const std::string path = file("edited.h5");
+        std::filesystem::copy_file(original, path, std::filesystem::copy_options::overwrite_existing);
+        edit(path);
+        return path;
+    };
+
+    // Variable-length UTF-8 strings used to be "no appropriate function for conversion path" (item 13).
+    const std::string utf8 = edited([](const std::string& p) {
+        set_utf8_attribute(p, "/NBody", "Preset", "disk");
+        set_utf8_attribute(p, "/NBody", "Integrator", "yoshida4");
+    });
+    const Snapshot back = read_snapshot(utf8);
+    EXPECT_EQ(back.info.preset, "disk");
+    EXPECT_EQ(back.info.params.integrator, Integrator::yoshida4);
+
+    // Numbers HDF5 would convert without a word (item 10): 10.5 read as 10, -1 said as "0 particles".
+    const double fraction = 10.5;
+    EXPECT_NE(error_of([&] {
+                  read_snapshot(edited([&](const std::string& p) {
+                      set_attribute(p, "/NBody", "Step", H5T_NATIVE_DOUBLE, &fraction);
+                  }));
+              }).find("/NBody/Step = 10.5 is not a whole number"),
+              std::string::npos);
+    const std::int64_t minus_one[6] = {0, -1, 0, 0, 0, 0};
+    EXPECT_NE(error_of([&] {
+                  read_snapshot(edited([&](const std::string& p) {
+                      set_attribute(p, "/Header", "NumPart_ThisFile", H5T_NATIVE_INT64, minus_one, 6);
+                  }));
+              }).find("/Header/NumPart_ThisFile[1] = -1 is negative"),
+              std::string::npos);
+    const std::uint64_t huge[6] = {0, std::uint64_t(1) << 40, 0, 0, 0, 0};
+    EXPECT_NE(error_of([&] {
+                  read_snapshot(edited([&](const std::string& p) {
+                      set_attribute(p, "/Header", "NumPart_Total", H5T_NATIVE_UINT64, huge, 6);
+                  }));
+              })
+                  .find("/Header/NumPart_Total says 1099511627776 particles of type 1 but "
+                        "/PartType1/Coordinates has 64"),
+              std::string::npos);
+
+    // Masses stored N x 1 instead of a list of N.
+    const std::string column = edited([&](const std::string& p) {
+        const hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        H5Ldelete(f, "/PartType1/Masses", H5P_DEFAULT);
+        const hsize_t dims[2] = {64, 1};
+        const hid_t space = H5Screate_simple(2, dims, nullptr);
+        const hid_t set =
+            H5Dcreate2(f, "/PartType1/Masses", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        const std::vector<double> m(64, 1.0 / 64);
+        H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m.data());
+        H5Dclose(set);
+        H5Sclose(space);
+        H5Fclose(f);
+    });
+    EXPECT_NE(error_of([&] { read_snapshot(column); }).find("/PartType1/Masses has shape 64 x 1, expected N"),
+              std::string::npos)
+        << error_of([&] { read_snapshot(column); });
+}
+#endif
 
 void expect_exact_restart(const std::string& backend, Precision precision, Integrator integrator,
                           const std::string& path) {

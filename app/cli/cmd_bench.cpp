@@ -301,9 +301,16 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     cmd->add_flag("--error", o.error,
                   "also measure the relative force error of each row's accelerations against the float64 "
                   "direct sum on a sample of bodies: err_median, err_p99, err_max columns");
-    cmd->add_option("--error-sample", o.error_sample, "bodies in the --error sample")
-        ->check(CLI::Range(1, 1 << 24))
-        ->capture_default_str();
+    cmd->add_option_function<std::string>(
+           "--error-sample",
+           [&o](const std::string& s) {
+               // Said with what it is: the number of bodies whose force error --error measures.
+               const std::int64_t v = parse_integer(
+                   "--error-sample (bodies whose force error --error measures)", s, 1, std::int64_t(1) << 24);
+               o.error_sample = static_cast<std::size_t>(v);
+           },
+           "bodies in the --error sample, 1..16777216 (default " + std::to_string(o.error_sample) + ")")
+        ->type_name("M");
     cmd->add_flag("--compare", o.compare,
                   "also run the same steps on the CPU reference (serial, double) and report the max and RMS "
                   "position difference; exit status 1 if a row exceeds its bound");

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "scenario_flags.hpp"
+#include "sim/platform/file_identity.hpp"
 
 namespace nbody {
 
@@ -40,6 +41,7 @@ CLI::App* add_plot_command(CLI::App& root, PlotRequest& o) {
 }
 
 int run_plot_command(const PlotRequest& o) {
+    check_output_is_no_input("--output", o.output, {{"FILE", o.input}});
     plot_csv(o);
     std::string inputs;
     for (const std::string& f : o.inputs) inputs += (inputs.empty() ? "" : ", ") + f;

@@ -35,6 +35,7 @@
 #include "sim/error.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/atomic_file.hpp"
+#include "sim/platform/file_identity.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/util.hpp"
@@ -196,12 +197,21 @@ void check_options(const RenderOptions& o) {
         throw Error("--every writes numbered frames into a directory: give --out a directory, not '" + o.out +
                     "'");
     }
+    // One image is a PNG, whatever its name: say so rather than write PNG bytes under .jpg.
+    if (o.video.empty() && o.every == 0 && o.replay.empty() &&
+        std::filesystem::path(o.out).extension() != ".png") {
+        throw Error("--out " + quote_excerpt(o.out, 1024) +
+                    ": render writes PNG images: give the file a .png name (or a directory with --every)");
+    }
     // Before simulating: a long run must not end in "cannot write".
     if (!o.video.empty()) {
         check_output_path(o.video, "--video");
     } else if (o.every == 0 && o.replay.empty()) {
         check_output_path(o.out, "--out");
     }
+    const std::vector<NamedInput> inputs = {{"--input", o.scenario.input}};
+    check_output_is_no_input("--video", o.video, inputs);
+    if (o.video.empty() && o.every == 0 && o.replay.empty()) check_output_is_no_input("--out", o.out, inputs);
 }
 
 // Creates the frame directory (and its parents) and checks it is writable; throws one line.

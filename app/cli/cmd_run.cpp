@@ -30,6 +30,7 @@
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/platform/file_identity.hpp"
 #include "sim/presets.hpp"
 #include "sim/run_settings.hpp"
 #include "sim/util.hpp"
@@ -76,7 +77,8 @@ void check_distinct_outputs(const RunOptions& o) {
     const std::pair<const char*, const std::string*> outputs[] = {{"--output", &o.output},
                                                                   {"--energy-log", &o.energy_log},
                                                                   {"--trajectory", &o.trajectory},
-                                                                  {"--collision-log", &o.collision_log}};
+                                                                  {"--collision-log", &o.collision_log},
+                                                                  {"--plot", &o.plot}};
     auto resolved = [](const std::string& path) {
         // Absolute first: weakly_canonical leaves a relative name whose first part does not exist as it is.
         std::error_code ec;
@@ -152,6 +154,13 @@ void check_run_options(const RunOptions& o) {
         throw Error("--plot draws the energy log: give --energy-log FILE.csv too");
     }
     check_distinct_outputs(o);
+    // By identity, not by name: "./in.csv", a link or a hard link to the input is the input.
+    const std::vector<NamedInput> inputs = {{"--input", o.scenario.input}, {"--restart", o.scenario.restart}};
+    check_output_is_no_input("--output", o.output, inputs);
+    check_output_is_no_input("--energy-log", o.energy_log, inputs, {".partial"});
+    check_output_is_no_input("--trajectory", o.trajectory, inputs, {".partial"});
+    check_output_is_no_input("--collision-log", o.collision_log, inputs, {".partial"});
+    check_output_is_no_input("--plot", o.plot, inputs);
     if (!o.output.empty()) check_output_format("--output", o.output);
     if (!o.plot.empty()) check_plot_output(o.plot, "--plot");
 }
@@ -268,7 +277,10 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     RunOutcome r;
     r.t = sc.state.t;
     r.n_start = backend.size();
-    const Diagnostics d0 = backend.diagnostics(sc.params, true);
+    // The potential is an O(N^2) sum (45 minutes at N = 3M): a --steps 0 conversion without an energy log
+    // has no use for it, and |dE/E| over no steps is 0 by definition.
+    const bool potential = plan.steps > 0 || files.energy_log != nullptr;
+    const Diagnostics d0 = backend.diagnostics(sc.params, potential);
     const double e0 = d0.total();
     r.last = d0;
     if (files.energy_log) files.energy_log->write(0, sc.state.t, d0, 0.0);
@@ -414,7 +426,10 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
                               : std::string(" (N^2 per force evaluation; "))
               << format_g(per_second * flops * 1e-9, 4) << " GFLOP/s at " << format_g(flops)
               << " flops each)\n"
-              << "  |dE/E|          " << format_g(r.drift, 4) << '\n';
+              << "  |dE/E|          "
+              << (r.last.has_potential ? format_g(r.drift, 4)
+                                       : std::string("0 (no steps: the energy was not computed)"))
+              << '\n';
 }
 
 // Warnings that teach: what went wrong physically and which flag to try. On stderr, after the summary.
@@ -461,14 +476,21 @@ int run_run_command(const RunOptions& o) {
         check_run_options(o);
         if (!cl.root()) return;
         sc = resolve_scenario(o.scenario, kDefaultRunN);
-        series.emplace(o.snapshots, sc);
+        series.emplace(o.snapshots, sc, o.scenario);
         plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
+        // The global step counter (a restart's, plus these) must stay a number the run can count in.
+        if (plan.steps > kMaxStepCounter * 64 - sc.step) {
+            throw Error("--steps " + std::to_string(plan.steps) + " from step " + std::to_string(sc.step) +
+                        " is more steps than a run can count (at most " +
+                        std::to_string(kMaxStepCounter * 64) + " in all)");
+        }
         // Ctrl-C removes every temporary; the files are opened before the run so a bad path fails now.
         remove_temp_files_on_signal();
         files = open_files(o, sc);
     });
     share_scenario(cl, sc, plan);
-    if (!series) series.emplace(SnapshotOptions{}, sc);  // the other processes write no snapshots
+    if (!series)
+        series.emplace(SnapshotOptions{}, sc, ScenarioOptions{});  // the other processes write no snapshots
     if (o.threads > 0) omp_set_num_threads(o.threads);
 
     std::unique_ptr<Backend> backend;

@@ -4,7 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -329,6 +331,15 @@ void render_plot(const std::vector<LabeledTable>& in, const PlotRequest& r) {
     std::error_code ec;
     if (fs::file_size(file.temp_path(), ec) == 0 || ec) {
         throw Error("gnuplot wrote nothing to '" + r.output + "'");
+    }
+    // gnuplot exits 0 even when its write failed (a full disk): a PNG is whole only if it ends with its
+    // IEND chunk.
+    char tail[8] = {};
+    std::ifstream png(file.temp_path(), std::ios::binary);
+    png.seekg(-8, std::ios::end);
+    png.read(tail, sizeof tail);
+    if (!png || std::memcmp(tail, "IEND\xAE\x42\x60\x82", 8) != 0) {
+        throw Error("cannot write '" + r.output + "': gnuplot's image is incomplete (disk full?)");
     }
     file.commit();
 }

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <ostream>
+#include <string>
 
 #include "sim/platform/atomic_file.hpp"
 #include "sim/util.hpp"
@@ -47,6 +49,15 @@ ProgressSettings progress_settings_from_environment(bool quiet) {
         if (end != env && *end == '\0' && v >= 0 && std::isfinite(v)) {
             s.plain_interval_s = v;
             s.terminal = false;  // a script that sets the cadence wants plain lines
+        } else {
+            // Said once per value (bench builds several progress lines), never silently ignored.
+            static std::string said_for;
+            if (!quiet && said_for != env) {
+                std::cerr << "nbody: warning: NBODY_PROGRESS_SECONDS=" << quote_excerpt(env)
+                          << " is not a number of seconds >= 0: ignored (plain lines every "
+                          << format_g(s.plain_interval_s) << " s)\n";
+                said_for = env;
+            }
         }
     }
     return s;

@@ -24,7 +24,11 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
            "number of bodies (with --preset)")
         ->type_name("N");
     app.add_option_function<std::string>(
-           "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
+           "--seed",
+           [&o](const std::string& s) {
+               o.seed = parse_seed("--seed", s);
+               o.seed_given = true;
+           },
            "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) +
                "; same seed, same bodies)")
         ->type_name("S");

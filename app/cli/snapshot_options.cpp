@@ -1,13 +1,22 @@
 #include "snapshot_options.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <system_error>
 
 #include "sim/error.hpp"
+#include "sim/platform/file_identity.hpp"
+#include "sim/util.hpp"
 
 #ifndef NBODY_VERSION
 #define NBODY_VERSION "unknown"
@@ -35,8 +44,12 @@ void add_snapshot_flags(CLI::App& cmd, SnapshotOptions& o, ScenarioOptions& scen
                if (s.empty()) throw Error("--snapshot-dir needs a directory name (got an empty one)");
                o.dir = s;
            },
-           "directory for --snapshot-every (created if missing)")
+           "directory for --snapshot-every (created if missing; one that holds snap_*.h5 files is refused "
+           "unless --overwrite, or --restart continues its own series there)")
         ->type_name("DIR");
+    cmd.add_flag("--overwrite", o.overwrite,
+                 "let --snapshot-dir replace the snapshot files of an earlier series there (the run's "
+                 "input is never replaced)");
     cmd.add_option_function<std::string>(
            "--restart",
            [&scenario](const std::string& s) {
@@ -75,12 +88,45 @@ std::string snapshot_series_path(const std::string& dir, std::int64_t step) {
     return (std::filesystem::path(dir) / name).string();
 }
 
-SnapshotSeries::SnapshotSeries(const SnapshotOptions& o, const Scenario& sc) : every_(o.every), dir_(o.dir) {
-    (void)sc;
+namespace {
+
+// The step of a series file's name ("snap_000100.h5" -> 100), or -1 for any other name.
+std::int64_t series_step(const std::string& name) {
+    constexpr std::size_t kPrefix = 5, kSuffix = 3;  // "snap_", ".h5"
+    if (name.size() <= kPrefix + kSuffix || name.rfind("snap_", 0) != 0 ||
+        name.compare(name.size() - kSuffix, kSuffix, ".h5") != 0) {
+        return -1;
+    }
+    std::int64_t step = 0;
+    const char* first = name.data() + kPrefix;
+    const char* last = name.data() + name.size() - kSuffix;
+    const auto [ptr, ec] = std::from_chars(first, last, step);
+    return ec == std::errc() && ptr == last && step >= 0 ? step : -1;
+}
+
+// The steps of the series files already in `dir`, sorted.
+std::vector<std::int64_t> existing_series_steps(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::vector<std::int64_t> steps;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::int64_t step = series_step(it->path().filename().string());
+        if (step >= 0) steps.push_back(step);
+    }
+    if (ec) throw Error("--snapshot-dir " + quote_excerpt(dir, 1024) + ": cannot list it: " + ec.message());
+    std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
+}  // namespace
+
+SnapshotSeries::SnapshotSeries(const SnapshotOptions& o, const Scenario& sc, const ScenarioOptions& from)
+    : every_(o.every), dir_(o.dir) {
     if (every_ > 0 && dir_.empty())
         throw Error("--snapshot-every needs --snapshot-dir DIR (where to write them)");
     if (every_ == 0 && !dir_.empty())
         throw Error("--snapshot-dir needs --snapshot-every K (how often to write)");
+    if (o.overwrite && !active()) throw Error("--overwrite applies to a --snapshot-dir series: give one");
     if (!active()) return;
     if (!have_hdf5()) {
         throw Error(
@@ -88,20 +134,70 @@ SnapshotSeries::SnapshotSeries(const SnapshotOptions& o, const Scenario& sc) : e
             "libhdf5-dev and reconfigure)");
     }
     namespace fs = std::filesystem;
+    const std::string shown = quote_excerpt(dir_, 1024);
     std::error_code ec;
     if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
-        throw Error("--snapshot-dir '" + dir_ + "' exists and is not a directory");
+        throw Error("--snapshot-dir " + shown + " exists and is not a directory");
     fs::create_directories(dir_, ec);
-    if (ec) throw Error("--snapshot-dir '" + dir_ + "': cannot create it: " + ec.message());
+    if (ec) throw Error("--snapshot-dir " + shown + ": cannot create it: " + ec.message());
+
+    // Locked before looking inside: a second run started at the same moment waits for nothing and sees
+    // the lock, instead of both finding the directory empty.
+    lock_.fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock_.fd < 0) throw Error("--snapshot-dir " + shown + ": cannot open it: " + std::strerror(errno));
+    if (::flock(lock_.fd, LOCK_EX | LOCK_NB) != 0) {
+        throw Error("--snapshot-dir " + shown +
+                    ": another nbody run is writing a snapshot series there right now (choose another "
+                    "directory)");
+    }
+
+    // An --input in the directory would be written over by the step-0 snapshot of its own step, or a
+    // later one; a --restart never writes its own step, so it may continue the series it came from.
+    check_directory_holds_no_input("--snapshot-dir", dir_, {{"--input", from.input}});
+    if (!from.input.empty()) inputs_.push_back(from.input);
+    if (!from.restart.empty()) inputs_.push_back(from.restart);
+    const bool continuing = !from.restart.empty() && lies_in_directory(from.restart, dir_);
+    if (o.overwrite) return;
+    const std::vector<std::int64_t> steps = existing_series_steps(dir_);
+    if (steps.empty()) return;
+    if (continuing && steps.back() <= sc.step) return;  // its own series, up to the step it restarts from
+    const std::string files = snapshot_series_path("", steps.front()) +
+                              (steps.size() > 1 ? " to " + snapshot_series_path("", steps.back()) : "") +
+                              ", " + std::to_string(steps.size()) + " file" + (steps.size() > 1 ? "s" : "");
+    if (continuing) {
+        throw Error("--snapshot-dir " + shown + " already holds snapshots beyond step " +
+                    std::to_string(sc.step) + " of --restart's series (" + files +
+                    "): continuing from an earlier one would replace them; give --overwrite to do so, or "
+                    "another directory");
+    }
+    throw Error("--snapshot-dir " + shown + " already holds a snapshot series (" + files +
+                "): this run's would mix with it; choose another directory, remove them, or give --overwrite "
+                "to replace them");
+}
+
+SnapshotSeries::Descriptor::~Descriptor() {
+    if (fd >= 0) ::close(fd);
 }
 
 std::int64_t SnapshotSeries::next_after(std::int64_t step) const {
-    if (!active()) return std::numeric_limits<std::int64_t>::max();
-    return (step / every_ + 1) * every_;
+    constexpr std::int64_t never = std::numeric_limits<std::int64_t>::max();
+    if (!active()) return never;
+    // Checked: --snapshot-every may be up to 2^63 - 1 itself.
+    std::int64_t next = 0;
+    if (__builtin_mul_overflow(step / every_ + 1, every_, &next)) return never;
+    return next;
 }
 
 std::string SnapshotSeries::write(const Scenario& sc, const HostState& s, std::int64_t step) const {
     const std::string path = snapshot_series_path(dir_, step);
+    // The last guard: a --restart file named like a step it does not hold (renamed, copied) is still never
+    // replaced.
+    for (const std::string& input : inputs_) {
+        if (file_identity(input) && file_identity(input) == file_identity(path)) {
+            throw Error("the snapshot of step " + std::to_string(step) + " would replace the run's input " +
+                        quote_excerpt(input, 1024) + " (choose another --snapshot-dir)");
+        }
+    }
     write_snapshot(path, make_snapshot(sc, s, step));
     ++written_;
     return path;

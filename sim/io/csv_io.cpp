@@ -83,7 +83,7 @@ std::string_view format_float(char* buf, std::size_t size, float f) {
 
 // --- reading ----------------------------------------------------------------------------------------
 
-HostState read_bodies_csv(const std::string& path, BodySource* source) {
+HostState read_bodies_csv(const std::string& path, BodySource* source, std::vector<std::string>* preamble) {
     InputFile in(path);
 
     // Where each of x, y, z, vx, vy, vz, m sits in the header.
@@ -100,6 +100,7 @@ HostState read_bodies_csv(const std::string& path, BodySource* source) {
 
     while (in.read_line(line, line_no + 1)) {
         ++line_no;
+        if (preamble && !have_header) preamble->push_back(line);
         std::string_view text = line;
         if (line_no == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark
         if (const std::size_t hash = text.find('#'); hash != std::string_view::npos)

@@ -19,7 +19,10 @@ namespace nbody {
 // unreadable file, empty file, missing columns, short rows, non-numeric cells, NaN/Inf, mass <= 0.
 // If `source` is given it receives the path and each body's line, so later checks (validate_state) can
 // point at the line too.
-HostState read_bodies_csv(const std::string& path, BodySource* source = nullptr);
+// If `preamble` is given it receives every line before the header as read (the '#' parameter lines
+// among them): a pipe or FIFO can be read only once, so its parameters must come from this one pass.
+HostState read_bodies_csv(const std::string& path, BodySource* source = nullptr,
+                          std::vector<std::string>* preamble = nullptr);
 
 // Writes a body CSV with the shortest digits that round-trip exactly in precision p
 // (a float state printed as float, a double state as double). Atomic: temp file + rename.

@@ -13,6 +13,7 @@
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/run_settings.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
 namespace {
@@ -65,14 +66,24 @@ std::string format_metadata(const RunMetadata& m, const std::string& version) {
 }
 
 std::optional<RunMetadata> read_metadata(const std::string& path) {
-    // InputFile: a FIFO read a second time (the bodies were read first) must not block in open().
+    // InputFile: a FIFO must not block in open(). (A pipe's parameters come from the one pass that read
+    // its bodies: read_bodies_csv's preamble and parse_metadata.)
     InputFile in(path);
+    std::vector<std::string> lines;
+    std::string line;
+    while (in.read_line(line, lines.size() + 1)) {
+        const std::string text = trim(line);
+        if (!text.empty() && text[0] != '#') break;  // the header: parameters come only before it
+        lines.push_back(line);
+    }
+    return parse_metadata(lines, path);
+}
+
+std::optional<RunMetadata> parse_metadata(const std::vector<std::string>& lines, const std::string& path) {
     RunMetadata m;
     bool marked = false;
-    std::string line;
-    std::size_t line_no = 0;
-    while (in.read_line(line, ++line_no)) {
-        const std::string text = trim(line);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const std::string text = trim(lines[i]);
         if (text.empty()) continue;
         if (text[0] != '#') break;  // the header: parameters come only before it
         if (text.starts_with(kMarkerStart) && text.ends_with(kMarkerEnd)) {
@@ -84,7 +95,13 @@ std::optional<RunMetadata> read_metadata(const std::string& path) {
         const std::size_t eq = text.find('=');
         if (!marked || eq == std::string::npos) continue;
         const std::string key = trim(text.substr(1, eq - 1));
-        if (!key.empty()) m.set(key, trim(text.substr(eq + 1)));
+        if (key.empty()) continue;
+        // Which of two values would count is a guess: say so instead of taking the last.
+        if (m.get(key)) {
+            throw Error(path + ":" + std::to_string(i + 1) + ": " + quote_excerpt(key) +
+                        " is given twice in the parameter lines");
+        }
+        m.set(key, trim(text.substr(eq + 1)));
     }
     if (!marked) return std::nullopt;
     return m;
@@ -175,6 +192,10 @@ void read_run_info(const RunMetadata& m, const std::string& path, RunInfo& info,
         }
     };
     whole("step", info.step);
+    if (info.step < 0 || info.step > kMaxStepCounter) {
+        throw Error(path + ": step = " + std::to_string(info.step) + " in the parameter lines is " +
+                    (info.step < 0 ? "negative" : "beyond any run (damaged file?)"));
+    }
     whole("seed", info.seed);
     if (const std::string* v = m.get("preset")) info.preset = *v;
     if (const std::string* v = m.get("precision")) {

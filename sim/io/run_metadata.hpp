@@ -34,6 +34,9 @@ std::string format_metadata(const RunMetadata& m, const std::string& version);
 // nbody::Error "FILE: cannot open ..." when the file cannot be read.
 std::optional<RunMetadata> read_metadata(const std::string& path);
 
+// The same from the lines of a file already read (read_bodies_csv's preamble), the first being line 1.
+std::optional<RunMetadata> parse_metadata(const std::vector<std::string>& lines, const std::string& path);
+
 // The parameters among `m` that apply to a run: G, softening, dt, damping, integrator, force algorithm,
 // every setting of the registries (theta, ...) and the start time t. Each present value replaces the one in
 // `p` (or `t`) unless its key is in `keep` (a flag gave it). Returns the keys applied. Throws nbody::Error

@@ -1,14 +1,19 @@
 #include "snapshot.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
+#include <fstream>
 
 #include "csv_io.hpp"
 #include "run_metadata.hpp"
 #include "sim/error.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/platform/atomic_file.hpp"
+#include "sim/util.hpp"
 #include "snapshot_hdf5.hpp"
 #include "tipsy_io.hpp"
 
@@ -49,13 +54,44 @@ FileFormat require_format(const std::string& flag, const std::string& path) {
                 "native-endian Tipsy)");
 }
 
+FileFormat input_format(const std::string& flag, const std::string& path) {
+    if (const auto f = format_from_extension(path)) return *f;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) return FileFormat::csv;
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        char head[8] = {};
+        std::ifstream in(path, std::ios::binary);
+        in.read(head, sizeof head);
+        const std::size_t got = static_cast<std::size_t>(in.gcount());
+        if (got == sizeof head && std::memcmp(head, "\x89HDF\r\n\x1a\n", 8) == 0) return FileFormat::hdf5;
+        bool text = got > 0;
+        for (std::size_t i = 0; i < got; ++i) {
+            const auto c = static_cast<unsigned char>(head[i]);
+            text = text && (c >= 0x20 || c == '\n' || c == '\r' || c == '\t');
+        }
+        if (text) return FileFormat::csv;
+    }
+    throw Error(flag + " " + quote_excerpt(path, 1024) +
+                ": unknown file type (no .csv, .h5/.hdf5, .tipsy/.std or .bin extension, and neither HDF5 "
+                "nor text inside: give the file its extension)");
+}
+
 Snapshot read_snapshot(const std::string& path, BodySource* source) {
-    switch (require_format("input", path)) {
+    switch (input_format("input", path)) {
         case FileFormat::csv: {
             Snapshot s;
-            s.state = read_bodies_csv(path, source);
-            if (const std::optional<RunMetadata> m = read_metadata(path))
+            std::vector<std::string> preamble;
+            s.state = read_bodies_csv(path, source, &preamble);
+            if (const std::optional<RunMetadata> m = parse_metadata(preamble, path)) {
                 read_run_info(*m, path, s.info, s.state.t);
+                // A file that says how many bodies it holds and holds another number lost some, or grew.
+                const std::string* n = m->get("N");
+                if (n && *n != std::to_string(s.state.size())) {
+                    throw Error(path + ": the parameter lines say N = " + quote_excerpt(*n) +
+                                " but the file holds " + std::to_string(s.state.size()) +
+                                " bodies (truncated or edited?)");
+                }
+            }
             return s;
         }
         case FileFormat::hdf5:
@@ -77,12 +113,12 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
             }
             write_bodies_csv(file, s.state, s.info.precision);
             break;
-        case FileFormat::hdf5:
-            // HDF5 writes by file name: close the stream on the (empty) temporary, if the file has one, and
-            // let HDF5 take the temporary over.
-            file.finish();
-            write_hdf5_snapshot(file.temp_path(), s);
+        case FileFormat::hdf5: {
+            // Built in memory, written like any other stream: a write error names the user's file.
+            const std::string image = hdf5_snapshot_image(s, file.path());
+            file.stream().write(image.data(), static_cast<std::streamsize>(image.size()));
             break;
+        }
         case FileFormat::tipsy_xdr:
         case FileFormat::tipsy_native: {
             const bool xdr = require_format("output", file.path()) == FileFormat::tipsy_xdr;
@@ -106,8 +142,7 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
 }
 
 std::vector<std::string> write_snapshot(const std::string& path, const Snapshot& s) {
-    const bool by_name = format_from_extension(path) == FileFormat::hdf5;
-    AtomicFile file(path, by_name ? AtomicFile::Mode::by_name : AtomicFile::Mode::stream);
+    AtomicFile file(path);
     auto notes = write_snapshot(file, s);
     file.commit();
     return notes;

@@ -28,6 +28,11 @@ std::optional<FileFormat> format_from_extension(std::string_view path);
 // As above; throws nbody::Error "FLAG 'PATH': unknown file type '.x' (use ...)" otherwise.
 FileFormat require_format(const std::string& flag, const std::string& path);
 
+// The format of an input: by its extension, else by what it is. A pipe or FIFO (`--input /dev/stdin`,
+// `--input <(generate)`) is a CSV, the one format that streams; a regular file without a known extension
+// is HDF5 if it starts with HDF5's signature, a CSV if it starts as text. Throws nbody::Error otherwise.
+FileFormat input_format(const std::string& flag, const std::string& path);
+
 // True when this build can read and write HDF5 (configured with libhdf5-dev).
 bool have_hdf5();
 

@@ -7,7 +7,9 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <type_traits>
@@ -22,6 +24,7 @@
 #include "sim/platform/child_process.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/run_settings.hpp"
+#include "sim/util.hpp"
 #include "sim/validate.hpp"
 
 #ifndef NBODY_VERSION
@@ -271,6 +274,24 @@ std::optional<T> read_scalar(const Context& c, hid_t loc, const std::string& whe
     return v->front();
 }
 
+// A whole-number attribute in [lo, hi]. HDF5 would convert 10.5 to 10 and -1 to an unsigned 0 without a
+// word, so the value is read as double too: a fraction or a value out of range is an error naming it.
+std::optional<std::int64_t> read_whole(const Context& c, hid_t loc, const std::string& where,
+                                       const char* name, std::int64_t lo, std::int64_t hi) {
+    const auto real = read_scalar<double>(c, loc, where, name, H5T_NATIVE_DOUBLE);
+    if (!real) return std::nullopt;
+    const std::string what = where + "/" + name;
+    if (!is_finite_bits(*real) || std::trunc(*real) != *real)
+        c.fail(what + " = " + num(*real) + " is not a whole number");
+    if (*real < double(lo) || *real > double(hi)) {
+        c.fail(what + " = " + num(*real) + " is out of range (" + std::to_string(lo) + " to " +
+               std::to_string(hi) + ")");
+    }
+    const auto exact = read_scalar<std::int64_t>(c, loc, where, name, H5T_NATIVE_INT64);
+    if (!exact || *exact < lo || *exact > hi) c.fail(what + " is out of range");
+    return *exact;
+}
+
 std::optional<std::string> read_string(const Context& c, hid_t loc, const std::string& where,
                                        const char* name) {
     const htri_t has = H5Aexists(loc, name);
@@ -287,6 +308,10 @@ std::optional<std::string> read_string(const Context& c, hid_t loc, const std::s
     if (vlen > 0) {  // written by h5py and others as variable-length
         Hid mem(c.check(H5Tcopy(H5T_C_S1), "cannot create a string type"), H5Tclose);
         c.ok(H5Tset_size(mem, H5T_VARIABLE), "cannot size a string type");
+        // h5py writes a str as UTF-8, and libhdf5 converts between ASCII and UTF-8 in neither direction:
+        // read it in the file's own character set (the bytes are the same for our names).
+        const H5T_cset_t cset = H5Tget_cset(type);
+        if (cset < 0 || H5Tset_cset(mem, cset) < 0) c.fail("cannot read the character set of " + what);
         char* text = nullptr;
         if (H5Aread(attr, mem, &text) < 0) c.fail("cannot read " + what);
         std::string out = text ? text : "";
@@ -319,7 +344,7 @@ std::vector<double> read_matrix(const Context& c, hid_t group, const std::string
         c.fail(what + " should be a " + (cols == 1 ? "list" : "N x 3 table") + ", not rank " +
                std::to_string(rank));
     const hsize_t got_cols = rank == 1 ? 1 : dims[1];
-    if (got_cols != cols || (cols > 1 && rank != 2)) {
+    if (got_cols != cols || (cols > 1 && rank != 2) || (cols == 1 && rank != 1)) {
         c.fail(what + " has shape " + std::to_string(dims[0]) +
                (rank == 2 ? " x " + std::to_string(dims[1]) : "") + ", expected N" +
                (cols == 1 ? "" : " x " + std::to_string(cols)));
@@ -387,7 +412,7 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
         if (!v) c.fail(where + " has no attribute " + name + " (not written by nbody, or damaged)");
         return *v;
     };
-    if (const auto version = read_scalar<std::int64_t>(c, g, where, "FormatVersion", H5T_NATIVE_INT64)) {
+    if (const auto version = read_whole(c, g, where, "FormatVersion", INT32_MIN, INT32_MAX)) {
         if (*version > kFormatVersion || *version < 1) {
             c.fail("/NBody FormatVersion " + std::to_string(*version) + " is not one this nbody reads (" +
                    std::to_string(kFormatVersion) + "): written by a newer nbody?");
@@ -400,11 +425,13 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
     p.damping = read_scalar<double>(c, g, where, "Damping", H5T_NATIVE_DOUBLE).value_or(1.0);
     const std::string integrator = need_string("Integrator");
     const auto i = parse_integrator(integrator);
-    if (!i) c.fail("/NBody/Integrator '" + integrator + "' is not an integrator of this nbody");
+    if (!i) c.fail("/NBody/Integrator " + quote_excerpt(integrator) + " is not an integrator of this nbody");
     p.integrator = *i;
     if (const auto algorithm = read_string(c, g, where, "ForceAlgorithm")) {
         const auto a = parse_force_algorithm(*algorithm);
-        if (!a) c.fail("/NBody/ForceAlgorithm '" + *algorithm + "' is not a force algorithm of this nbody");
+        if (!a)
+            c.fail("/NBody/ForceAlgorithm " + quote_excerpt(*algorithm) +
+                   " is not a force algorithm of this nbody");
         p.force = *a;
     }
     for (const SettingInfo* setting : all_settings()) {
@@ -425,17 +452,16 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
     }
     info.params = p;
     info.has_params = true;
-    const auto step = read_scalar<std::int64_t>(c, g, where, "Step", H5T_NATIVE_INT64);
-    if (step && *step < 0) c.fail("/NBody/Step = " + std::to_string(*step) + " is negative");
-    info.step = step.value_or(0);
+    // Bounded: a counter near 2^63 (one flipped bit) made every chunk of the run 0 steps long.
+    info.step = read_whole(c, g, where, "Step", 0, kMaxStepCounter).value_or(0);
     info.preset = read_string(c, g, where, "Preset").value_or("");
     info.seed = read_scalar<std::uint64_t>(c, g, where, "Seed", H5T_NATIVE_UINT64).value_or(0);
     info.program_version = read_string(c, g, where, "ProgramVersion").value_or("");
     if (const auto precision = read_string(c, g, where, "Precision")) {
         const auto pr = parse_precision(*precision);
-        if (!pr) c.fail("/NBody/Precision '" + *precision + "' is neither float nor double");
+        if (!pr) c.fail("/NBody/Precision " + quote_excerpt(*precision) + " is neither float nor double");
         if (*pr != info.precision) {
-            c.fail("/NBody/Precision says " + *precision + " but the bodies are stored as " +
+            c.fail("/NBody/Precision says " + quote_excerpt(*precision) + " but the bodies are stored as " +
                    to_string(info.precision) + " (damaged file?)");
         }
     }
@@ -449,8 +475,7 @@ Snapshot read_file(const Context& c, hid_t file) {
     if (!c.exists(file, "Header")) c.fail("no /Header group: not a GADGET/SWIFT-layout snapshot");
     Hid header(c.check(H5Gopen2(file, "Header", H5P_DEFAULT), "cannot open /Header"), H5Gclose);
     const std::string hw = "/Header";
-    if (const auto files =
-            read_scalar<std::int64_t>(c, header, hw, "NumFilesPerSnapshot", H5T_NATIVE_INT64)) {
+    if (const auto files = read_whole(c, header, hw, "NumFilesPerSnapshot", INT32_MIN, INT32_MAX)) {
         if (*files != 1) {
             c.fail("one file of a snapshot split over " + std::to_string(*files) +
                    " files (NumFilesPerSnapshot): only single-file snapshots are read");
@@ -461,7 +486,21 @@ Snapshot read_file(const Context& c, hid_t file) {
     if (!is_finite_bits(*time)) c.fail("/Header/Time = " + num(*time) + " is not finite");
     s.state.t = *time;
     const auto mass_table = read_numbers<double>(c, header, hw, "MassTable", H5T_NATIVE_DOUBLE);
-    const auto this_file = read_numbers<std::uint64_t>(c, header, hw, "NumPart_ThisFile", H5T_NATIVE_UINT64);
+    // Signed: a -1 read as unsigned would be said as "0 particles".
+    const auto this_file = read_numbers<std::int64_t>(c, header, hw, "NumPart_ThisFile", H5T_NATIVE_INT64);
+    const auto total = read_numbers<std::int64_t>(c, header, hw, "NumPart_Total", H5T_NATIVE_INT64);
+    const auto high_word =
+        read_numbers<std::uint64_t>(c, header, hw, "NumPart_Total_HighWord", H5T_NATIVE_UINT64);
+    for (const auto* counts : {&this_file, &total}) {
+        if (!*counts) continue;
+        for (std::size_t type = 0; type < (*counts)->size(); ++type) {
+            if ((**counts)[type] < 0) {
+                c.fail("/Header/" + std::string(counts == &this_file ? "NumPart_ThisFile" : "NumPart_Total") +
+                       "[" + std::to_string(type) + "] = " + std::to_string((**counts)[type]) +
+                       " is negative");
+            }
+        }
+    }
 
     std::size_t value_bytes = 0;
     std::vector<std::string> other_types;
@@ -481,10 +520,22 @@ Snapshot read_file(const Context& c, hid_t file) {
         std::size_t rows = std::size_t(-1);
         const std::vector<double> x = read_matrix(c, g, where, "Coordinates", 3, rows, file_size);
         const std::vector<double> v = read_matrix(c, g, where, "Velocities", 3, rows, file_size);
-        if (this_file && this_file->size() > std::size_t(type) && (*this_file)[type] != rows) {
+        if (this_file && this_file->size() > std::size_t(type) && std::uint64_t((*this_file)[type]) != rows) {
             c.fail("/Header/NumPart_ThisFile says " + std::to_string((*this_file)[type]) +
                    " particles of type " + std::to_string(type) + " but " + where + "/Coordinates has " +
                    std::to_string(rows));
+        }
+        // A single file holds the whole snapshot: its total must be these rows (GADGET-2 files split a
+        // large total into a 32-bit word and HighWord; ours store it whole with HighWord 0).
+        if (total && total->size() > std::size_t(type)) {
+            const std::uint64_t low = std::uint64_t((*total)[type]);
+            const std::uint64_t high =
+                high_word && high_word->size() > std::size_t(type) ? (*high_word)[type] : 0;
+            if (low != rows && low + (high << 32) != rows) {
+                c.fail("/Header/NumPart_Total says " + std::to_string(low + (high << 32)) +
+                       " particles of type " + std::to_string(type) + " but " + where + "/Coordinates has " +
+                       std::to_string(rows) + " (a single-file snapshot holds them all)");
+            }
         }
         std::vector<double> m;
         if (c.exists(g, "Masses")) {
@@ -669,12 +720,19 @@ Snapshot read_hdf5_snapshot_image(const void* data, std::size_t size, const std:
     return read_file(c, file);
 }
 
-void write_hdf5_snapshot(const std::string& path, const Snapshot& s) {
+std::string hdf5_snapshot_image(const Snapshot& s, const std::string& name) {
     const std::lock_guard lock(g_hdf5);
     quiet_hdf5();
-    const Context c{path};
-    Hid file(c.check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "cannot create"),
-             H5Fclose);
+    const Context c{name};
+    // Built in memory (the core driver, no backing store) and written out by the caller: libhdf5 never
+    // touches the disk, so a full disk is the caller's plain write error naming the user's file, and no
+    // file handle is left open by a close that failed to flush (which crashed libhdf5 at exit).
+    Hid fapl(c.check(H5Pcreate(H5P_FILE_ACCESS), "cannot create a file access list"), H5Pclose);
+    const std::size_t bytes_per_body = 2 * 3 * 8 + 8 + 8;
+    const std::size_t increment =
+        std::clamp<std::size_t>(s.state.size() * bytes_per_body / 4, 1 << 16, 1 << 26);
+    c.ok(H5Pset_fapl_core(fapl, increment, 0), "cannot select the in-memory driver");
+    Hid file(c.check(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), "cannot create"), H5Fclose);
     write_header(c, file, s);
     {
         Hid g(c.check(H5Gcreate2(file, "/PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -687,8 +745,21 @@ void write_hdf5_snapshot(const std::string& path, const Snapshot& s) {
         }
     }
     write_parameters(c, file, s);
-    // Closing flushes: a failure here (disk full) means the file is incomplete.
-    if (!file.reset()) c.fail("cannot finish writing (disk full?)");
+    c.ok(H5Fflush(file, H5F_SCOPE_GLOBAL), "cannot finish the file");
+    const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+    if (size < 0) c.fail("cannot finish the file");
+    std::string image(static_cast<std::size_t>(size), '\0');
+    if (H5Fget_file_image(file, image.data(), image.size()) != size) c.fail("cannot finish the file");
+    if (!file.reset()) c.fail("cannot finish the file");
+    return image;
+}
+
+void write_hdf5_snapshot(const std::string& path, const Snapshot& s) {
+    const std::string image = hdf5_snapshot_image(s, path);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(image.data(), static_cast<std::streamsize>(image.size()));
+    out.close();
+    if (!out) throw Error(path + ": cannot write: " + std::strerror(errno ? errno : EIO));
 }
 
 bool have_hdf5() {

@@ -20,6 +20,10 @@ Snapshot read_hdf5_snapshot(const std::string& path);
 // The same from a file image in memory (the fuzzer's entry point); `name` appears in messages.
 Snapshot read_hdf5_snapshot_image(const void* data, std::size_t size, const std::string& name);
 
+// The bytes of an HDF5 file holding s, built in memory (`name` appears in messages). Datasets are stored in
+// s.info.precision. Throws nbody::Error on failure.
+std::string hdf5_snapshot_image(const Snapshot& s, const std::string& name);
+
 // Writes s to path, replacing it (callers make the write atomic: see write_snapshot). Datasets are stored
 // in s.info.precision. Throws nbody::Error on failure.
 void write_hdf5_snapshot(const std::string& path, const Snapshot& s);

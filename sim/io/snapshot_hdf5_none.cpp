@@ -21,6 +21,10 @@ Snapshot read_hdf5_snapshot_image(const void*, std::size_t, const std::string& n
     no_hdf5(name);
 }
 
+std::string hdf5_snapshot_image(const Snapshot&, const std::string& name) {
+    no_hdf5(name);
+}
+
 void write_hdf5_snapshot(const std::string& path, const Snapshot&) {
     no_hdf5(path);
 }

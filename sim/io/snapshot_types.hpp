@@ -10,6 +10,11 @@
 
 namespace nbody {
 
+// The largest step counter a file may hold (2^50, ~10^15 steps: decades of a microsecond step). Anything
+// above is a damaged counter (one flipped high bit), refused on reading; it leaves the run's arithmetic on
+// steps (counter + --steps + --snapshot-every) far from overflowing.
+constexpr std::int64_t kMaxStepCounter = std::int64_t(1) << 50;
+
 // What a run was, beside its bodies. HDF5 snapshots and the CSVs nbody writes carry it; other files leave
 // the defaults and has_params false.
 struct RunInfo {

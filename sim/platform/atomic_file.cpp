@@ -108,6 +108,9 @@ void on_crash_signal(int sig, siginfo_t* info, void*) {
     if (info == nullptr || info->si_code <= 0) ::raise(sig);
 }
 
+// "." + ".tmp." + a pid (at most 7 digits on Linux) + "." + 8 hex digits.
+constexpr std::size_t kTempOverhead = 1 + 5 + 7 + 1 + 8;
+
 // Hidden, beside the target (so the rename cannot cross file systems), unique: pid, a counter and a
 // random draw, created with O_EXCL so a name already taken (another writer, a stale file) is skipped.
 std::string create_unique_temp(const fs::path& dir, const std::string& base, const std::string& suffix) {
@@ -119,7 +122,7 @@ std::string create_unique_temp(const fs::path& dir, const std::string& base, con
     for (int attempt = 0; attempt < 100; ++attempt) {
         // (Built by appending: GCC 12 warns falsely (-Wrestrict) about "." + std::string.)
         std::string name = ".";
-        name += base;
+        name += fit_name(base, kTempOverhead + suffix.size());
         name += ".tmp.";
         name += std::to_string(::getpid());
         name += '.';
@@ -133,7 +136,11 @@ std::string create_unique_temp(const fs::path& dir, const std::string& base, con
             ::close(fd);
             return tmp;
         }
-        if (errno != EEXIST) throw Error("cannot create '" + tmp + "': " + errno_text(errno));
+        // The temporary's name is ours, not the user's: never shown.
+        if (errno != EEXIST) {
+            throw Error("cannot create a file in '" + dir.string() + "' (for '" + base +
+                        "'): " + errno_text(errno));
+        }
     }
     throw Error("cannot create a temporary file for '" + (dir / base).string() +
                 "': every name tried exists");
@@ -144,6 +151,15 @@ fs::path directory_of(const fs::path& p) {
 }
 
 }  // namespace
+
+std::string fit_name(const std::string& name, std::size_t extra) {
+    constexpr std::size_t kNameMax = 255;  // NAME_MAX of Linux's file systems
+    if (name.size() + extra <= kNameMax) return name;
+    std::size_t keep = extra < kNameMax ? kNameMax - extra : 1;
+    // Never cut a UTF-8 sequence in two: step back over continuation bytes (10xxxxxx).
+    while (keep > 1 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+    return name.substr(0, keep);
+}
 
 // --- output paths ---------------------------------------------------------------------------------------
 
@@ -254,7 +270,7 @@ AtomicFile::AtomicFile(std::string path, Mode mode) : path_(std::move(path)) {
     if (!out_) {
         const int err = errno;
         std::remove(tmp_.c_str());
-        throw Error("cannot create '" + tmp_ + "': " + errno_text(err));
+        throw Error("cannot write '" + path_ + "': " + errno_text(err));
     }
 }
 
@@ -284,7 +300,8 @@ void AtomicFile::commit() {
     if (committed_) return;
     finish();
     if (std::rename(tmp_.c_str(), target_.c_str()) != 0)
-        throw Error("cannot rename '" + tmp_ + "' to '" + target_ + "': " + errno_text(errno));
+        throw Error("cannot write '" + path_ +
+                    "': renaming the finished file onto it failed: " + errno_text(errno));
     committed_ = true;
     cleanup_.release();
 }

@@ -21,6 +21,11 @@ std::string resolve_output_path(const std::string& path);
 // AtomicFile checks again when it is created.
 void check_output_path(const std::string& path, const std::string& flag = "");
 
+// `name` (one file name, no directory) cut short enough that `extra` more bytes still fit in a file name
+// (255 bytes): temporaries and growing logs derive their names from the target's, and must work for every
+// name that is legal itself.
+std::string fit_name(const std::string& name, std::size_t extra);
+
 // Registers `path` to be unlinked by the handlers of remove_temp_files_on_signal() for as long as this
 // object lives. For temporaries that AtomicFile does not create itself (e.g. a growing log renamed at
 // the end). The table is fixed in size (async-signal-safety); a path that does not fit is not registered

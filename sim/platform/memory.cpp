@@ -1,5 +1,7 @@
 #include "memory.hpp"
 
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -24,6 +26,20 @@ bool read_u64(const char* path, std::size_t& out) {
     } catch (const std::exception&) {
         return false;  // "max": no limit
     }
+}
+
+// This process's mapped memory of one kind (VmSize: all of it, VmData: heap and anonymous maps), in
+// bytes, from /proc/self/status (0 if unknown).
+std::size_t mapped_bytes(const char* field) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    const std::string key = field;
+    while (std::getline(status, line)) {
+        unsigned long long kib = 0;
+        if (line.rfind(key, 0) == 0 && std::sscanf(line.c_str() + key.size(), " %llu kB", &kib) == 1)
+            return static_cast<std::size_t>(kib) * 1024;
+    }
+    return 0;
 }
 
 }  // namespace
@@ -57,6 +73,15 @@ std::size_t available_host_memory() {
     if (read_u64("/sys/fs/cgroup/memory.max", limit) && read_u64("/sys/fs/cgroup/memory.current", current)) {
         const std::size_t cgroup_free = limit > current ? limit - current : 0;
         if (available == 0 || cgroup_free < available) available = cgroup_free;
+    }
+    // A process limit (ulimit -v, a batch system's RLIMIT_AS or RLIMIT_DATA) caps it further: what is
+    // left under it, after what the process has mapped already.
+    for (const int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+        rlimit lim{};
+        if (::getrlimit(resource, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) continue;
+        const std::size_t used = mapped_bytes(resource == RLIMIT_AS ? "VmSize:" : "VmData:");
+        const std::size_t left = lim.rlim_cur > used ? static_cast<std::size_t>(lim.rlim_cur) - used : 0;
+        if (available == 0 || left < available) available = left;
     }
     return available;
 }

@@ -10,7 +10,8 @@ namespace nbody {
 // Bytes of host memory a run of n bodies needs in precision p (state, accelerations, scratch, HostState).
 std::size_t host_bytes_needed(std::size_t n, Precision p);
 
-// MemAvailable from /proc/meminfo (0 if unknown).
+// MemAvailable from /proc/meminfo (0 if unknown), capped by a cgroup's memory limit and by this process's
+// RLIMIT_AS / RLIMIT_DATA (ulimit -v), less what it has mapped already.
 std::size_t available_host_memory();
 
 // Throws nbody::Error "N = 123 needs 4.2 GiB of host memory but only 1.1 GiB is available" if too big.

@@ -3,7 +3,9 @@
 # snapshot readers and runs them (the CSV corpus starts from tests/fuzz/seeds_csv). Not part of CI:
 # fuzzing takes long and needs clang's fuzzer runtime (Debian: clang,
 # libclang-rt-dev).
-#   tests/fuzz/run_fuzz.sh [csv|tipsy|hdf5|hdf5-plain|all] [RUNS]  default: all, 1000000 runs each
+#   tests/fuzz/run_fuzz.sh [csv|csv-params|tipsy|hdf5|hdf5-params|hdf5-plain|all] [RUNS]
+#     default: all, 1000000 runs each; csv-params: the '#' parameter lines of a CSV; hdf5-params: the
+#     /NBody and /Header attributes of otherwise well-formed snapshots
 #     hdf5-plain: the HDF5 reader without ASan, stopping at the first crash: a crash a normal build has
 #     too (inside libhdf5), for tests/fuzz/regressions_hdf5 (not part of "all")
 #   FUZZ_SECONDS=N      also stop each fuzzer after N seconds (default: no limit)
@@ -14,7 +16,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 which=${1:-all}
 runs=${2:-1000000}
 out=${FUZZ_DIR:-$root/build-fuzz}
-mkdir -p "$out/corpus_csv" "$out/corpus_tipsy" "$out/corpus_hdf5"
+mkdir -p "$out/corpus_csv" "$out/corpus_tipsy" "$out/corpus_hdf5" "$out/corpus_csv_params" "$out/corpus_hdf5_params"
 cd "$root"
 
 cxx=${CXX_FUZZ:-clang++}
@@ -63,9 +65,10 @@ else
         -o "$out/make_seeds"
     "$out/make_seeds" "$out/corpus_tipsy" "$out/corpus_hdf5"
     cp -n tests/fuzz/seeds_csv/*.csv "$out/corpus_csv/"
-    for name in csv tipsy hdf5; do
-        "$cxx" "${common[@]}" "${asan[@]}" -fsanitize=fuzzer "tests/fuzz/fuzz_$name.cpp" "$out/obj-asan/libsim.a" \
-            "${hdf5_libs[@]}" -o "$out/fuzz_$name"
+    cp -n tests/fuzz/seeds_csv/*.csv tests/fuzz/seeds_csv_params/*.csv "$out/corpus_csv_params/"
+    for name in csv tipsy hdf5 csv_params hdf5_params; do
+        "$cxx" "${common[@]}" "${asan[@]}" -fsanitize=fuzzer "${hdf5_flags[@]}" "tests/fuzz/fuzz_$name.cpp" \
+            "$out/obj-asan/libsim.a" "${hdf5_libs[@]}" -o "$out/fuzz_$name"
     done
 fi
 
@@ -80,7 +83,10 @@ fuzz() {
 }
 # Lines up to the reader's 1 MiB limit and beyond: long cells and the line-length error are exercised.
 if [[ $which == csv || $which == all ]]; then fuzz csv 65536; fi
+if [[ $which == csv-params || $which == all ]]; then fuzz csv_params 4096; fi
 if [[ $which == tipsy || $which == all ]]; then fuzz tipsy 4096; fi
+# Files built from the input: libhdf5 keeps its free lists (not leaks of ours), as for hdf5 below.
+if [[ $which == hdf5-params || $which == all ]]; then fuzz hdf5_params 1024 -detect_leaks=0; fi
 # libhdf5 keeps free lists and caches for the life of the process: not leaks of ours. Debian's libhdf5
 # (1.10.8) itself reads out of bounds on some corrupt object headers, so this fuzzer runs in fork mode and
 # carries on past crashes; each crash is then triaged: ours if a frame of our code is the first one
