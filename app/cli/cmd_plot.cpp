@@ -41,7 +41,9 @@ CLI::App* add_plot_command(CLI::App& root, PlotRequest& o) {
 }
 
 int run_plot_command(const PlotRequest& o) {
-    check_output_is_no_input("--output", o.output, {{"FILE", o.input}});
+    std::vector<NamedInput> files;
+    for (const std::string& f : o.inputs) files.push_back({"FILE", f});
+    check_output_is_no_input("--output", o.output, files);
     plot_csv(o);
     std::string inputs;
     for (const std::string& f : o.inputs) inputs += (inputs.empty() ? "" : ", ") + f;
