@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 
@@ -245,8 +246,17 @@ struct DeviceContactGrid::Buffers {
     DeviceBuffer<unsigned long long> found;
     DeviceBuffer<unsigned char> temp;
     DeviceBuffer<unsigned> small_idx;
-    DeviceBuffer<char> small_bodies;  // gathered bodies: 2 x m Vec4<T>
-    DeviceBuffer<char> compacted;     // remove()'s copy of the tails of pos and vel
+    DeviceBuffer<char> small_bodies;      // gathered bodies: 2 x m Vec4<T>
+    DeviceBuffer<char> compacted;         // remove()'s copy of the tails of pos and vel
+    std::vector<std::uint32_t> uploaded;  // what small_idx holds (scatter() reuses gather()'s)
+    std::vector<char> stage;              // host side of small_bodies: one copy each way
+
+    void upload_idx(const std::vector<std::uint32_t>& idx) {
+        if (idx == uploaded) return;
+        if (small_idx.size() < idx.size()) small_idx.resize(idx.size());
+        small_idx.copy_from_host(idx.data(), idx.size());
+        uploaded = idx;
+    }
 
     void reserve_temp(std::size_t bytes) {
         if (temp.size() < bytes) temp.resize(bytes);
@@ -331,14 +341,16 @@ void DeviceContactGrid::gather(const Vec4<T>* pos, const Vec4<T>* vel, const std
     const std::size_t m = idx.size();
     if (m == 0) return;
     Buffers& b = *b_;
-    if (b.small_idx.size() < m) b.small_idx.resize(m);
-    if (b.small_bodies.size() < 2 * m * sizeof(Vec4<T>)) b.small_bodies.resize(2 * m * sizeof(Vec4<T>));
-    b.small_idx.copy_from_host(idx.data(), m);
+    const std::size_t bytes = m * sizeof(Vec4<T>);
+    if (b.small_bodies.size() < 2 * bytes) b.small_bodies.resize(2 * bytes);
+    b.upload_idx(idx);
     auto* p = reinterpret_cast<Vec4<T>*>(b.small_bodies.data());
     launch_kernel(gather_kernel<T>, dim3(blocks_for(m, kBlock)), dim3(kBlock), 0, nullptr, pos, vel,
                   b.small_idx.data(), m, p, p + m);
-    CUDA_CHECK(cudaMemcpy(pos_out, p, m * sizeof(Vec4<T>), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(vel_out, p + m, m * sizeof(Vec4<T>), cudaMemcpyDeviceToHost));
+    b.stage.resize(2 * bytes);
+    CUDA_CHECK(cudaMemcpy(b.stage.data(), p, 2 * bytes, cudaMemcpyDeviceToHost));
+    std::memcpy(pos_out, b.stage.data(), bytes);
+    std::memcpy(vel_out, b.stage.data() + bytes, bytes);
 }
 
 template <typename T>
@@ -347,12 +359,14 @@ void DeviceContactGrid::scatter(Vec4<T>* pos, Vec4<T>* vel, const std::vector<st
     const std::size_t m = idx.size();
     if (m == 0) return;
     Buffers& b = *b_;
-    if (b.small_idx.size() < m) b.small_idx.resize(m);
-    if (b.small_bodies.size() < 2 * m * sizeof(Vec4<T>)) b.small_bodies.resize(2 * m * sizeof(Vec4<T>));
-    b.small_idx.copy_from_host(idx.data(), m);
+    const std::size_t bytes = m * sizeof(Vec4<T>);
+    if (b.small_bodies.size() < 2 * bytes) b.small_bodies.resize(2 * bytes);
+    b.upload_idx(idx);  // usually gather()'s, still there
     auto* p = reinterpret_cast<Vec4<T>*>(b.small_bodies.data());
-    CUDA_CHECK(cudaMemcpy(p, pos_in, m * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(p + m, vel_in, m * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
+    b.stage.resize(2 * bytes);
+    std::memcpy(b.stage.data(), pos_in, bytes);
+    std::memcpy(b.stage.data() + bytes, vel_in, bytes);
+    CUDA_CHECK(cudaMemcpy(p, b.stage.data(), 2 * bytes, cudaMemcpyHostToDevice));
     launch_kernel(scatter_kernel<T>, dim3(blocks_for(m, kBlock)), dim3(kBlock), 0, nullptr, pos, vel,
                   b.small_idx.data(), m, p, p + m);
 }
@@ -366,9 +380,8 @@ std::size_t DeviceContactGrid::remove(Vec4<T>* pos, Vec4<T>* vel, std::size_t n,
     // Only the bodies after the first removed one move: their tails copied aside, then each kept body
     // written back shifted down by the removed ones before it. No read-back: n - m remain.
     const std::size_t first = removed.front(), tail = n - first;
-    if (b.small_idx.size() < m) b.small_idx.resize(m);
     if (b.compacted.size() < 2 * tail * sizeof(Vec4<T>)) b.compacted.resize(2 * n * sizeof(Vec4<T>));
-    b.small_idx.copy_from_host(removed.data(), m);
+    b.upload_idx(removed);
     auto* tmp = reinterpret_cast<Vec4<T>*>(b.compacted.data());
     CUDA_CHECK(cudaMemcpyAsync(tmp, pos + first, tail * sizeof(Vec4<T>), cudaMemcpyDeviceToDevice));
     CUDA_CHECK(cudaMemcpyAsync(tmp + tail, vel + first, tail * sizeof(Vec4<T>), cudaMemcpyDeviceToDevice));
