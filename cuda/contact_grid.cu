@@ -5,17 +5,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
-#include <cub/device/device_run_length_encode.cuh>
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
 
 #include "contact_grid.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "launch.cuh"
 #include "sim/collide/contact.hpp"
+#include "sim/error.hpp"
 
 namespace nbody {
 namespace {
@@ -24,6 +23,19 @@ constexpr unsigned kBlock = 256;
 // As on the host: 21 bits per axis, so (ix, iy, iz) packs into one key without collisions.
 constexpr long long kCellsPerAxis = 1LL << 21;
 constexpr unsigned long long kNoCell = ~0ull;  // a non-finite body: sorted last, never searched
+
+// The cells are found through a hash table of 2^bits buckets (at least twice the bodies): the bodies are
+// sorted by the bucket of their cell (32-bit keys, only bits + 1 of them sorted), each bucket's range in
+// that order is written once, and a neighbouring cell is one lookup. Cells sharing a bucket are told apart
+// by each body's full cell key, so every body of the 27 cells is visited once, as with an exact search.
+__host__ __device__ inline unsigned bucket_of(unsigned long long key, unsigned mask) {
+    key ^= key >> 33;  // splitmix64's finaliser
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    key *= 0xc4ceb9fe1a85ec53ull;
+    key ^= key >> 33;
+    return unsigned(key) & mask;
+}
 
 // A body's swept sphere: centre and extent (NaN: a non-finite body).
 struct alignas(32) Sphere {
@@ -85,38 +97,66 @@ __device__ unsigned long long cell_key(long long x, long long y, long long z) {
            static_cast<unsigned long long>(z);
 }
 
-__global__ void key_kernel(const Sphere* __restrict__ sphere, std::size_t n, double lo_x, double lo_y,
-                           double lo_z, double cell, unsigned long long* __restrict__ keys,
-                           unsigned* __restrict__ index) {
+// The cell size from the bounding box, on the device (no read-back): twice the largest extent, or larger
+// so that 2^21 - 2 cells span the box.
+__device__ double cell_size(const Box& box) {
+    double cell = 2 * box.extent;
+    for (int k = 0; k < 3; ++k) {
+        const double span = (box.hi[k] - box.lo[k]) / double(kCellsPerAxis - 2);
+        cell = cell < span ? span : cell;  // std::max(cell, span)
+    }
+    return cell > 0 ? cell : 1.0;
+}
+
+// Each body's cell key (kNoCell for a non-finite body) and its bucket (the table's size for a non-finite
+// body: sorted after every bucket, never looked up).
+__global__ void key_kernel(const Sphere* __restrict__ sphere, std::size_t n, const Box* __restrict__ box_in,
+                           unsigned mask, unsigned long long* __restrict__ keys,
+                           unsigned* __restrict__ bucket, unsigned* __restrict__ index) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const Sphere s = sphere[i];
     index[i] = unsigned(i);
     if (isnan(s.w)) {
         keys[i] = kNoCell;
+        bucket[i] = mask + 1;
         return;
     }
-    keys[i] = cell_key(static_cast<long long>(floor((s.x - lo_x) / cell)),
-                       static_cast<long long>(floor((s.y - lo_y) / cell)),
-                       static_cast<long long>(floor((s.z - lo_z) / cell)));
+    const Box box = *box_in;
+    const double cell = cell_size(box);
+    const unsigned long long key = cell_key(static_cast<long long>(floor((s.x - box.lo[0]) / cell)),
+                                            static_cast<long long>(floor((s.y - box.lo[1]) / cell)),
+                                            static_cast<long long>(floor((s.z - box.lo[2]) / cell)));
+    keys[i] = key;
+    bucket[i] = bucket_of(key, mask);
 }
 
-// One thread per body in key order: the bodies of its own and the 26 neighbouring cells with a higher
+// Each bucket's range [start, end) in the sorted order (the table starts all zero: empty).
+__global__ void bucket_range_kernel(const unsigned* __restrict__ sorted_bucket, std::size_t n, unsigned mask,
+                                    unsigned* __restrict__ start, unsigned* __restrict__ end) {
+    const std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p >= n) return;
+    const unsigned h = sorted_bucket[p];
+    if (h > mask) return;  // non-finite bodies
+    if (p == 0 || sorted_bucket[p - 1] != h) start[h] = unsigned(p);
+    if (p + 1 == n || sorted_bucket[p + 1] != h) end[h] = unsigned(p + 1);
+}
+
+// One thread per body in bucket order: the bodies of its own and the 26 neighbouring cells with a higher
 // index, prefiltered by their swept spheres, then the exact swept test (sim/collide/contact.hpp).
 template <typename T>
 __global__ void pair_kernel(const Vec4<T>* __restrict__ pos, const Vec4<T>* __restrict__ vel,
-                            const Sphere* __restrict__ sphere,
-                            const unsigned long long* __restrict__ sorted_keys,
-                            const unsigned* __restrict__ sorted_index, std::size_t n,
-                            const unsigned long long* __restrict__ cell_keys,
-                            const unsigned* __restrict__ cell_start, const unsigned* __restrict__ cell_count,
-                            unsigned cells, double dt, DeviceContact* __restrict__ out,
-                            unsigned long long capacity, unsigned long long* __restrict__ found) {
+                            const Sphere* __restrict__ sphere, const unsigned long long* __restrict__ keys,
+                            const unsigned* __restrict__ sorted_index, std::size_t n, unsigned mask,
+                            const unsigned* __restrict__ bucket_start,
+                            const unsigned* __restrict__ bucket_end, double dt,
+                            DeviceContact* __restrict__ out, unsigned long long capacity,
+                            unsigned long long* __restrict__ found) {
     const std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p >= n) return;
-    const unsigned long long key = sorted_keys[p];
-    if (key == kNoCell) return;
     const unsigned i = sorted_index[p];
+    const unsigned long long key = keys[i];
+    if (key == kNoCell) return;
     const Sphere si = sphere[i];
     const Vec4<T> xi = pos[i], vi = vel[i];
     const long long c[3] = {static_cast<long long>(key >> 42),
@@ -129,19 +169,11 @@ __global__ void pair_kernel(const Vec4<T>* __restrict__ pos, const Vec4<T>* __re
                 if (x < 0 || y < 0 || z < 0 || x >= kCellsPerAxis || y >= kCellsPerAxis || z >= kCellsPerAxis)
                     continue;
                 const unsigned long long k = cell_key(x, y, z);
-                unsigned lo = 0, hi = cells;  // lower bound of k among the cells' keys
-                while (lo < hi) {
-                    const unsigned mid = lo + (hi - lo) / 2;
-                    if (cell_keys[mid] < k)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (lo == cells || cell_keys[lo] != k) continue;
-                const unsigned first = cell_start[lo], last = first + cell_count[lo];
+                const unsigned h = bucket_of(k, mask);
+                const unsigned first = bucket_start[h], last = bucket_end[h];
                 for (unsigned q = first; q < last; ++q) {
                     const unsigned j = sorted_index[q];
-                    if (j <= i) continue;
+                    if (j <= i || keys[j] != k) continue;  // another cell of the same bucket
                     const Sphere sj = sphere[j];
                     const double ox = si.x - sj.x, oy = si.y - sj.y, oz = si.z - sj.z, r = si.w + sj.w;
                     if (!(ox * ox + oy * oy + oz * oz <= r * r)) continue;
@@ -179,10 +211,27 @@ __global__ void scatter_kernel(Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ 
     vel[idx[k]] = vel_in[k];
 }
 
-__global__ void unflag_kernel(const unsigned* __restrict__ idx, std::size_t m,
-                              unsigned char* __restrict__ keep) {
-    const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (k < m) keep[idx[k]] = 0;
+// The stable compaction of remove(): body first + t of the tail (copied to pos_tail/vel_tail) goes to
+// first + t minus the removed bodies before it, unless it is one of them (removed: ascending, distinct).
+template <typename T>
+__global__ void compact_tail_kernel(Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ vel, std::size_t first,
+                                    std::size_t tail, const Vec4<T>* __restrict__ pos_tail,
+                                    const Vec4<T>* __restrict__ vel_tail,
+                                    const unsigned* __restrict__ removed, unsigned m) {
+    const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= tail) return;
+    const std::size_t i = first + t;
+    unsigned lo = 0, hi = m;  // removed bodies below i
+    while (lo < hi) {
+        const unsigned mid = lo + (hi - lo) / 2;
+        if (removed[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < m && removed[lo] == i) return;
+    pos[i - lo] = pos_tail[t];
+    vel[i - lo] = vel_tail[t];
 }
 
 }  // namespace
@@ -190,15 +239,24 @@ __global__ void unflag_kernel(const unsigned* __restrict__ idx, std::size_t m,
 struct DeviceContactGrid::Buffers {
     DeviceBuffer<Sphere> sphere;
     DeviceBuffer<Box> box, box_out;
-    DeviceBuffer<unsigned long long> keys, keys_sorted, cell_keys;
-    DeviceBuffer<unsigned> index, index_sorted, cell_count, cell_start, runs;
+    DeviceBuffer<unsigned long long> keys;  // each body's cell, by body index
+    DeviceBuffer<unsigned> bucket, bucket_sorted, index, index_sorted;
+    DeviceBuffer<unsigned> bucket_start, bucket_end;  // the hash table: 2^bits each
     DeviceBuffer<DeviceContact> contacts;
     DeviceBuffer<unsigned long long> found;
-    DeviceBuffer<unsigned char> temp, keep;
+    DeviceBuffer<unsigned char> temp;
     DeviceBuffer<unsigned> small_idx;
-    DeviceBuffer<char> small_bodies;  // gathered bodies: 2 x m Vec4<T>
-    DeviceBuffer<char> compacted;     // DeviceSelect's output, one array at a time
-    DeviceBuffer<unsigned long long> selected;
+    DeviceBuffer<char> small_bodies;      // gathered bodies: 2 x m Vec4<T>
+    DeviceBuffer<char> compacted;         // remove()'s copy of the tails of pos and vel
+    std::vector<std::uint32_t> uploaded;  // what small_idx holds (scatter() reuses gather()'s)
+    std::vector<char> stage;              // host side of small_bodies: one copy each way
+
+    void upload_idx(const std::vector<std::uint32_t>& idx) {
+        if (idx == uploaded) return;
+        if (small_idx.size() < idx.size()) small_idx.resize(idx.size());
+        small_idx.copy_from_host(idx.data(), idx.size());
+        uploaded = idx;
+    }
 
     void reserve_temp(std::size_t bytes) {
         if (temp.size() < bytes) temp.resize(bytes);
@@ -215,15 +273,24 @@ std::vector<Contact> DeviceContactGrid::find(const Vec4<T>* pos, const Vec4<T>* 
     if (n < 2) return out;
     Buffers& b = *b_;
     if (b.sphere.size() < n) {
-        b.sphere.resize(n), b.box.resize(n), b.keys.resize(n), b.keys_sorted.resize(n), b.cell_keys.resize(n);
-        b.index.resize(n), b.index_sorted.resize(n), b.cell_count.resize(n), b.cell_start.resize(n);
+        b.sphere.resize(n), b.box.resize(n), b.keys.resize(n);
+        b.bucket.resize(n), b.bucket_sorted.resize(n), b.index.resize(n), b.index_sorted.resize(n);
     }
-    if (b.box_out.size() == 0) b.box_out.resize(1), b.runs.resize(1), b.found.resize(1);
+    if (n > (std::size_t(1) << 30)) throw Error("collisions on the GPU: more than 2^30 bodies");
+    if (b.box_out.size() == 0) b.box_out.resize(1), b.found.resize(1);
+    // The table: the smallest power of two of at least 2 n buckets (at least 1024), grown only.
+    int bits = 10;
+    while ((std::size_t(1) << bits) < 2 * n) ++bits;
+    if (b.bucket_start.size() < (std::size_t(1) << bits)) {
+        b.bucket_start.resize(std::size_t(1) << bits), b.bucket_end.resize(std::size_t(1) << bits);
+    }
+    const std::size_t buckets = std::size_t(1) << bits;
+    const unsigned mask = unsigned(buckets - 1);
     const unsigned grid = blocks_for(n, kBlock);
     launch_kernel(swept_kernel<T>, dim3(grid), dim3(kBlock), 0, nullptr, pos, vel, n, dt, b.sphere.data(),
                   b.box.data());
 
-    // The bounding box of the centres and the largest extent.
+    // The bounding box of the centres and the largest extent, left on the device for key_kernel.
     std::size_t bytes = 0;
     CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, b.box.data(), b.box_out.data(), n, MergeBoxes{},
                                          empty_box()));
@@ -231,47 +298,30 @@ std::vector<Contact> DeviceContactGrid::find(const Vec4<T>* pos, const Vec4<T>* 
     bytes = b.temp.size();
     CUDA_CHECK(cub::DeviceReduce::Reduce(b.temp.data(), bytes, b.box.data(), b.box_out.data(), n,
                                          MergeBoxes{}, empty_box()));
-    Box box{};
-    b.box_out.copy_to_host(&box, 1);
-    if (!(box.hi[0] >= box.lo[0])) return out;  // no finite body
-    double cell = 2 * box.extent;
-    for (int k = 0; k < 3; ++k) cell = std::max(cell, (box.hi[k] - box.lo[k]) / double(kCellsPerAxis - 2));
-    if (!(cell > 0)) cell = 1;
 
-    launch_kernel(key_kernel, dim3(grid), dim3(kBlock), 0, nullptr, b.sphere.data(), n, box.lo[0], box.lo[1],
-                  box.lo[2], cell, b.keys.data(), b.index.data());
+    launch_kernel(key_kernel, dim3(grid), dim3(kBlock), 0, nullptr, b.sphere.data(), n, b.box_out.data(),
+                  mask, b.keys.data(), b.bucket.data(), b.index.data());
+    // Sorted by bucket: bits + 1 bits of the 32 (the non-finite bodies' bucket is the table's size).
     bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, b.keys.data(), b.keys_sorted.data(),
-                                               b.index.data(), b.index_sorted.data(), n));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, b.bucket.data(), b.bucket_sorted.data(),
+                                               b.index.data(), b.index_sorted.data(), n, 0, bits + 1));
     b.reserve_temp(bytes);
     bytes = b.temp.size();
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(b.temp.data(), bytes, b.keys.data(), b.keys_sorted.data(),
-                                               b.index.data(), b.index_sorted.data(), n));
-    // Cells: runs of equal keys (their key and count), and where each starts (an exclusive sum).
-    bytes = 0;
-    CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(nullptr, bytes, b.keys_sorted.data(), b.cell_keys.data(),
-                                                  b.cell_count.data(), b.runs.data(), n));
-    b.reserve_temp(bytes);
-    bytes = b.temp.size();
-    CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(b.temp.data(), bytes, b.keys_sorted.data(),
-                                                  b.cell_keys.data(), b.cell_count.data(), b.runs.data(), n));
-    unsigned runs = 0;
-    b.runs.copy_to_host(&runs, 1);
-    bytes = 0;
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, b.cell_count.data(), b.cell_start.data(), runs));
-    b.reserve_temp(bytes);
-    bytes = b.temp.size();
-    CUDA_CHECK(
-        cub::DeviceScan::ExclusiveSum(b.temp.data(), bytes, b.cell_count.data(), b.cell_start.data(), runs));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(b.temp.data(), bytes, b.bucket.data(), b.bucket_sorted.data(),
+                                               b.index.data(), b.index_sorted.data(), n, 0, bits + 1));
+    CUDA_CHECK(cudaMemsetAsync(b.bucket_start.data(), 0, buckets * sizeof(unsigned)));
+    CUDA_CHECK(cudaMemsetAsync(b.bucket_end.data(), 0, buckets * sizeof(unsigned)));
+    launch_kernel(bucket_range_kernel, dim3(grid), dim3(kBlock), 0, nullptr, b.bucket_sorted.data(), n, mask,
+                  b.bucket_start.data(), b.bucket_end.data());
 
     // The pairs; run again with room for all if the first guess was short.
     unsigned long long found = 0;
     for (int pass = 0; pass < 2; ++pass) {
         if (b.contacts.size() == 0) b.contacts.resize(std::max<std::size_t>(1024, n / 16));
-        CUDA_CHECK(cudaMemset(b.found.data(), 0, sizeof(unsigned long long)));
+        CUDA_CHECK(cudaMemsetAsync(b.found.data(), 0, sizeof(unsigned long long)));
         launch_kernel(pair_kernel<T>, dim3(grid), dim3(kBlock), 0, nullptr, pos, vel, b.sphere.data(),
-                      b.keys_sorted.data(), b.index_sorted.data(), n, b.cell_keys.data(), b.cell_start.data(),
-                      b.cell_count.data(), runs, dt, b.contacts.data(),
+                      b.keys.data(), b.index_sorted.data(), n, mask, b.bucket_start.data(),
+                      b.bucket_end.data(), dt, b.contacts.data(),
                       static_cast<unsigned long long>(b.contacts.size()), b.found.data());
         b.found.copy_to_host(&found, 1);
         if (found <= b.contacts.size()) break;
@@ -291,14 +341,16 @@ void DeviceContactGrid::gather(const Vec4<T>* pos, const Vec4<T>* vel, const std
     const std::size_t m = idx.size();
     if (m == 0) return;
     Buffers& b = *b_;
-    if (b.small_idx.size() < m) b.small_idx.resize(m);
-    if (b.small_bodies.size() < 2 * m * sizeof(Vec4<T>)) b.small_bodies.resize(2 * m * sizeof(Vec4<T>));
-    b.small_idx.copy_from_host(idx.data(), m);
+    const std::size_t bytes = m * sizeof(Vec4<T>);
+    if (b.small_bodies.size() < 2 * bytes) b.small_bodies.resize(2 * bytes);
+    b.upload_idx(idx);
     auto* p = reinterpret_cast<Vec4<T>*>(b.small_bodies.data());
     launch_kernel(gather_kernel<T>, dim3(blocks_for(m, kBlock)), dim3(kBlock), 0, nullptr, pos, vel,
                   b.small_idx.data(), m, p, p + m);
-    CUDA_CHECK(cudaMemcpy(pos_out, p, m * sizeof(Vec4<T>), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(vel_out, p + m, m * sizeof(Vec4<T>), cudaMemcpyDeviceToHost));
+    b.stage.resize(2 * bytes);
+    CUDA_CHECK(cudaMemcpy(b.stage.data(), p, 2 * bytes, cudaMemcpyDeviceToHost));
+    std::memcpy(pos_out, b.stage.data(), bytes);
+    std::memcpy(vel_out, b.stage.data() + bytes, bytes);
 }
 
 template <typename T>
@@ -307,12 +359,14 @@ void DeviceContactGrid::scatter(Vec4<T>* pos, Vec4<T>* vel, const std::vector<st
     const std::size_t m = idx.size();
     if (m == 0) return;
     Buffers& b = *b_;
-    if (b.small_idx.size() < m) b.small_idx.resize(m);
-    if (b.small_bodies.size() < 2 * m * sizeof(Vec4<T>)) b.small_bodies.resize(2 * m * sizeof(Vec4<T>));
-    b.small_idx.copy_from_host(idx.data(), m);
+    const std::size_t bytes = m * sizeof(Vec4<T>);
+    if (b.small_bodies.size() < 2 * bytes) b.small_bodies.resize(2 * bytes);
+    b.upload_idx(idx);  // usually gather()'s, still there
     auto* p = reinterpret_cast<Vec4<T>*>(b.small_bodies.data());
-    CUDA_CHECK(cudaMemcpy(p, pos_in, m * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(p + m, vel_in, m * sizeof(Vec4<T>), cudaMemcpyHostToDevice));
+    b.stage.resize(2 * bytes);
+    std::memcpy(b.stage.data(), pos_in, bytes);
+    std::memcpy(b.stage.data() + bytes, vel_in, bytes);
+    CUDA_CHECK(cudaMemcpy(p, b.stage.data(), 2 * bytes, cudaMemcpyHostToDevice));
     launch_kernel(scatter_kernel<T>, dim3(blocks_for(m, kBlock)), dim3(kBlock), 0, nullptr, pos, vel,
                   b.small_idx.data(), m, p, p + m);
 }
@@ -323,28 +377,17 @@ std::size_t DeviceContactGrid::remove(Vec4<T>* pos, Vec4<T>* vel, std::size_t n,
     const std::size_t m = removed.size();
     if (m == 0) return n;
     Buffers& b = *b_;
-    if (b.keep.size() < n) b.keep.resize(n);
-    if (b.small_idx.size() < m) b.small_idx.resize(m);
-    if (b.compacted.size() < n * sizeof(Vec4<T>)) b.compacted.resize(n * sizeof(Vec4<T>));
-    if (b.selected.size() == 0) b.selected.resize(1);
-    CUDA_CHECK(cudaMemset(b.keep.data(), 1, n));
-    b.small_idx.copy_from_host(removed.data(), m);
-    launch_kernel(unflag_kernel, dim3(blocks_for(m, kBlock)), dim3(kBlock), 0, nullptr, b.small_idx.data(), m,
-                  b.keep.data());
+    // Only the bodies after the first removed one move: their tails copied aside, then each kept body
+    // written back shifted down by the removed ones before it. No read-back: n - m remain.
+    const std::size_t first = removed.front(), tail = n - first;
+    if (b.compacted.size() < 2 * tail * sizeof(Vec4<T>)) b.compacted.resize(2 * n * sizeof(Vec4<T>));
+    b.upload_idx(removed);
     auto* tmp = reinterpret_cast<Vec4<T>*>(b.compacted.data());
-    unsigned long long kept = 0;
-    for (Vec4<T>* array : {pos, vel}) {
-        std::size_t bytes = 0;
-        CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, array, b.keep.data(), tmp, b.selected.data(),
-                                              std::int64_t(n)));
-        b.reserve_temp(bytes);
-        bytes = b.temp.size();
-        CUDA_CHECK(cub::DeviceSelect::Flagged(b.temp.data(), bytes, array, b.keep.data(), tmp,
-                                              b.selected.data(), std::int64_t(n)));
-        b.selected.copy_to_host(&kept, 1);
-        CUDA_CHECK(cudaMemcpy(array, tmp, std::size_t(kept) * sizeof(Vec4<T>), cudaMemcpyDeviceToDevice));
-    }
-    return std::size_t(kept);
+    CUDA_CHECK(cudaMemcpyAsync(tmp, pos + first, tail * sizeof(Vec4<T>), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(tmp + tail, vel + first, tail * sizeof(Vec4<T>), cudaMemcpyDeviceToDevice));
+    launch_kernel(compact_tail_kernel<T>, dim3(blocks_for(tail, kBlock)), dim3(kBlock), 0, nullptr, pos, vel,
+                  first, tail, tmp, tmp + tail, b.small_idx.data(), unsigned(m));
+    return n - m;
 }
 
 template std::vector<Contact> DeviceContactGrid::find(const Vec4<float>*, const Vec4<float>*, std::size_t,

@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA backend's collisions (sim/collide/): the touching pairs found on the device through a uniform
-// grid built with CUB (cell keys, radix sort, run-length encoding and offsets), the few bodies they name
+// grid built with CUB (cell keys hashed into a table of bucket ranges, radix sort), the few bodies they name
 // copied out and back, and the merged bodies removed in place. No CUDA headers here.
 #include <cstddef>
 #include <cstdint>
@@ -34,8 +34,9 @@ class DeviceContactGrid {
     void scatter(Vec4<T>* pos, Vec4<T>* vel, const std::vector<std::uint32_t>& idx, const Vec4<T>* pos_in,
                  const Vec4<T>* vel_in);
 
-    // Removes the bodies `removed` from the first n of pos and vel, keeping the others in order (a stable
-    // compaction, CUB's DeviceSelect::Flagged). Returns the new count.
+    // Removes the bodies `removed` (ascending, distinct, < n) from the first n of pos and vel, keeping the
+    // others in order (a stable compaction of the part after the first removed body, no read-back).
+    // Returns the new count, n - removed.size().
     template <typename T>
     std::size_t remove(Vec4<T>* pos, Vec4<T>* vel, std::size_t n, const std::vector<std::uint32_t>& removed);
 

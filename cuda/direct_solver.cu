@@ -26,7 +26,10 @@ class DeviceDirectSolver final : public DeviceForceSolver<T> {
 
     void prepare(std::size_t n, double max_mass) override {
         launch_ = resolve_force_launch(requested_, n, precision_of<T>());
-        scratch_.resize(force_scratch_count(launch_, n));
+        // Grown only: a merge shrinks n by a few bodies, and reallocating every time costs more than the
+        // step.
+        const std::size_t need = force_scratch_count(launch_, n);
+        if (scratch_.size() < need) scratch_.resize(need);
         prepared_n_ = n;
         max_mass_ = max_mass;
     }

@@ -18,9 +18,13 @@ class DeviceTreeSolver final : public DeviceForceSolver<float> {
   public:
     double device_bytes(std::size_t n) const override { return double(DeviceTree::device_bytes_for(n)); }
 
+    // A tree already sized for at least n bodies is kept (collisions' merges shrink n every few steps:
+    // rebuilding it would free and allocate all its buffers each time); a larger n gets a new one.
     void prepare(std::size_t n, double /*max_mass*/) override {
+        if (tree_ && n <= reserved_) return;
         tree_.reset();  // free the old buffers before sizing the new ones
         tree_ = std::make_unique<DeviceTree>(n);
+        reserved_ = n;
     }
 
     void accelerations(const Vec4<float>* pos, std::size_t n, const Params& p, Vec4<float>* acc,
@@ -47,11 +51,12 @@ class DeviceTreeSolver final : public DeviceForceSolver<float> {
 
   private:
     DeviceTree& tree() {
-        if (!tree_) tree_ = std::make_unique<DeviceTree>(0);
+        if (!tree_) tree_ = std::make_unique<DeviceTree>(0), reserved_ = 0;
         return *tree_;
     }
 
     std::unique_ptr<DeviceTree> tree_;
+    std::size_t reserved_ = 0;  // the bodies tree_ was made for
     DeviceBuffer<Vec4<float>> scratch_;
 };
 
