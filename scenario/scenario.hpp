@@ -22,7 +22,7 @@ struct ScenarioOptions {
     std::string restart;            // HDF5 snapshot to continue exactly (`nbody run --restart`)
     std::optional<std::int64_t> n;  // unset: the command's default N
     std::uint64_t seed = 1;
-    bool seed_given = false;  // --seed was given (it only ever seeds a preset)
+    bool seed_given = false;                          // --seed was given (it only ever seeds a preset)
     std::optional<double> G, dt, softening, damping;  // unset: the preset's (or Params{}'s) values
     std::string integrator;                           // empty: leapfrog
     std::string force;                                // empty: direct

@@ -415,7 +415,15 @@ const std::vector<PresetEntry>& entries() {
           "two disks (one tilted 60 degrees) falling together on a parabolic orbit, G = 1; galaxy merger",
           // Pericentre of the centres' parabola comes at t ~ 2.9 (Barker's equation for q ~ 0.24 from
           // 4.1 apart); t = 6 shows the first passage done and the tidal tails thrown out.
-          preset_params(kDiskDt, kCollisionSoftening), 2, 0, false, {}, {}, {}, {}, 1200},
+          preset_params(kDiskDt, kCollisionSoftening),
+          2,
+          0,
+          false,
+          {},
+          {},
+          {},
+          {},
+          1200},
          make_collision},
         {{"solar",
           "star of mass 1 and N-1 planets (total mass 1e-3) on circular orbits in a plane, radii 0.5-5, G = "

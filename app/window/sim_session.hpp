@@ -199,10 +199,10 @@ class SimSession {
         // Field evaluations (kind ignored): answered through `answer`, never through take_results.
         std::shared_ptr<std::promise<std::vector<double>>> answer;
         std::vector<Vec4<double>> points;
-        std::int64_t step = 0;            // load: the step index the bodies are at
-        std::optional<Params> params;     // load: the parameters that come with them
-        std::optional<std::size_t> body;  // body i's potential energy instead of potentials at points
-        bool republish = false;           // only publish the bodies again (accelerations now wanted)
+        std::int64_t step = 0;                    // load: the step index the bodies are at
+        std::optional<Params> params;             // load: the parameters that come with them
+        std::optional<std::size_t> body;          // body i's potential energy instead of potentials at points
+        bool republish = false;                   // only publish the bodies again (accelerations now wanted)
         std::optional<std::size_t> resume_entry;  // load: timeline entry the state came from (resume)
     };
 
@@ -252,7 +252,7 @@ class SimSession {
     // after anything that replaced the bodies, or when collisions or the density changed.
     std::atomic<bool> radii_checked_{false};
     std::vector<CollisionEvent> merges_;  // guarded by ctl_mutex_
-    bool reversed_ = false;  // steps take -dt
+    bool reversed_ = false;               // steps take -dt
     int steps_per_frame_ = 1;
     int granted_ = 0;
     int step_budget_ = 0;  // steps requested by request_steps, run even while paused
