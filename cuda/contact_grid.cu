@@ -2,6 +2,7 @@
 // contact times as sim/collide/find_contacts.cpp. Built with -fmad=false (cuda/CMakeLists.txt): the
 // contact times are plain IEEE double operations, as on the host (built with -ffp-contract=off).
 #include <cuda_runtime.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -70,11 +71,23 @@ struct DeviceContact {
 };
 static_assert(sizeof(DeviceContact) == sizeof(Contact));
 
-// Swept sphere of each body (centre x - v dt/2, extent r + |v| dt/2) and its bounding box entry; a
-// non-finite body gets extent NaN and an empty box.
+// A sphere's entry in the bounding box reduction (read through a transform iterator: no array of boxes).
+struct SphereBox {
+    __host__ __device__ Box operator()(const Sphere& s) const {
+        const bool finite = !isnan(s.w);
+        const double inf = INFINITY;
+        Box b;
+        b.lo[0] = finite ? s.x : inf, b.lo[1] = finite ? s.y : inf, b.lo[2] = finite ? s.z : inf;
+        b.hi[0] = finite ? s.x : -inf, b.hi[1] = finite ? s.y : -inf, b.hi[2] = finite ? s.z : -inf;
+        b.extent = finite ? s.w : 0.0;
+        return b;
+    }
+};
+
+// Swept sphere of each body: centre x - v dt/2, extent r + |v| dt/2; a non-finite body gets extent NaN.
 template <typename T>
 __global__ void swept_kernel(const Vec4<T>* __restrict__ pos, const Vec4<T>* __restrict__ vel, std::size_t n,
-                             double dt, Sphere* __restrict__ sphere, Box* __restrict__ box) {
+                             double dt, Sphere* __restrict__ sphere) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const Vec4<T> x = pos[i], v = vel[i];
@@ -84,12 +97,6 @@ __global__ void swept_kernel(const Vec4<T>* __restrict__ pos, const Vec4<T>* __r
                  cz = double(x.z) - 0.5 * dt * vz, e = double(v.w) + 0.5 * dt * speed;
     const bool finite = isfinite(cx) && isfinite(cy) && isfinite(cz) && isfinite(e);
     sphere[i] = Sphere{cx, cy, cz, finite ? e : NAN};
-    Box b;
-    const double inf = INFINITY;
-    b.lo[0] = finite ? cx : inf, b.lo[1] = finite ? cy : inf, b.lo[2] = finite ? cz : inf;
-    b.hi[0] = finite ? cx : -inf, b.hi[1] = finite ? cy : -inf, b.hi[2] = finite ? cz : -inf;
-    b.extent = finite ? e : 0.0;
-    box[i] = b;
 }
 
 __device__ unsigned long long cell_key(long long x, long long y, long long z) {
@@ -142,11 +149,27 @@ __global__ void bucket_range_kernel(const unsigned* __restrict__ sorted_bucket, 
     if (p + 1 == n || sorted_bucket[p + 1] != h) end[h] = unsigned(p + 1);
 }
 
-// One thread per body in bucket order: the bodies of its own and the 26 neighbouring cells with a higher
-// index, prefiltered by their swept spheres, then the exact swept test (sim/collide/contact.hpp).
+// The spheres and cell keys copied into bucket order, so that the pair search reads each neighbouring
+// bucket's bodies as one contiguous run (in body order they were scattered reads: the search's main cost).
+__global__ void reorder_kernel(const Sphere* __restrict__ sphere, const unsigned long long* __restrict__ keys,
+                               const unsigned* __restrict__ sorted_index, std::size_t n,
+                               Sphere* __restrict__ sphere_sorted,
+                               unsigned long long* __restrict__ keys_sorted) {
+    const std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p >= n) return;
+    const unsigned i = sorted_index[p];
+    sphere_sorted[p] = sphere[i];
+    keys_sorted[p] = keys[i];
+}
+
+// One thread per body in bucket order: the bodies of its own cell with a higher index, and every body of the
+// 13 neighbouring cells in the "forward" half of the 26 (so each pair of cells is searched from one side
+// only), prefiltered by their swept spheres, then the exact swept test (sim/collide/contact.hpp) on the
+// pair in (lower, higher) index order, as the host tests it.
 template <typename T>
 __global__ void pair_kernel(const Vec4<T>* __restrict__ pos, const Vec4<T>* __restrict__ vel,
-                            const Sphere* __restrict__ sphere, const unsigned long long* __restrict__ keys,
+                            const Sphere* __restrict__ sphere_sorted,
+                            const unsigned long long* __restrict__ keys_sorted,
                             const unsigned* __restrict__ sorted_index, std::size_t n, unsigned mask,
                             const unsigned* __restrict__ bucket_start,
                             const unsigned* __restrict__ bucket_end, double dt,
@@ -154,39 +177,39 @@ __global__ void pair_kernel(const Vec4<T>* __restrict__ pos, const Vec4<T>* __re
                             unsigned long long* __restrict__ found) {
     const std::size_t p = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p >= n) return;
-    const unsigned i = sorted_index[p];
-    const unsigned long long key = keys[i];
+    const unsigned long long key = keys_sorted[p];
     if (key == kNoCell) return;
-    const Sphere si = sphere[i];
-    const Vec4<T> xi = pos[i], vi = vel[i];
+    const unsigned i = sorted_index[p];
+    const Sphere si = sphere_sorted[p];
     const long long c[3] = {static_cast<long long>(key >> 42),
                             static_cast<long long>((key >> 21) & (kCellsPerAxis - 1)),
                             static_cast<long long>(key & (kCellsPerAxis - 1))};
-    for (int dx = -1; dx <= 1; ++dx) {
-        for (int dy = -1; dy <= 1; ++dy) {
-            for (int dz = -1; dz <= 1; ++dz) {
-                const long long x = c[0] + dx, y = c[1] + dy, z = c[2] + dz;
-                if (x < 0 || y < 0 || z < 0 || x >= kCellsPerAxis || y >= kCellsPerAxis || z >= kCellsPerAxis)
-                    continue;
-                const unsigned long long k = cell_key(x, y, z);
-                const unsigned h = bucket_of(k, mask);
-                const unsigned first = bucket_start[h], last = bucket_end[h];
-                for (unsigned q = first; q < last; ++q) {
-                    const unsigned j = sorted_index[q];
-                    if (j <= i || keys[j] != k) continue;  // another cell of the same bucket
-                    const Sphere sj = sphere[j];
-                    const double ox = si.x - sj.x, oy = si.y - sj.y, oz = si.z - sj.z, r = si.w + sj.w;
-                    if (!(ox * ox + oy * oy + oz * oz <= r * r)) continue;
-                    const Vec4<T> xj = pos[j], vj = vel[j];
-                    const double s = swept_contact_time(
-                        double(xi.x) - double(xj.x), double(xi.y) - double(xj.y), double(xi.z) - double(xj.z),
-                        double(vi.x) - double(vj.x), double(vi.y) - double(vj.y), double(vi.z) - double(vj.z),
-                        double(vi.w) + double(vj.w), dt);
-                    if (s < 0) continue;
-                    const unsigned long long slot = atomicAdd(found, 1ull);
-                    if (slot < capacity) out[slot] = DeviceContact{i, j, s};
-                }
-            }
+    // Offset o = 0..13: (0,0,0), then the 13 offsets after it in (dx, dy, dz) lexicographic order.
+    for (int o = 13; o < 27; ++o) {
+        const int dx = o / 9 - 1, dy = (o / 3) % 3 - 1, dz = o % 3 - 1;
+        const long long x = c[0] + dx, y = c[1] + dy, z = c[2] + dz;
+        if (x < 0 || y < 0 || z < 0 || x >= kCellsPerAxis || y >= kCellsPerAxis || z >= kCellsPerAxis)
+            continue;
+        const bool own = o == 13;
+        const unsigned long long k = cell_key(x, y, z);
+        const unsigned h = bucket_of(k, mask);
+        const unsigned first = bucket_start[h], last = bucket_end[h];
+        for (unsigned q = first; q < last; ++q) {
+            if (keys_sorted[q] != k) continue;  // another cell of the same bucket
+            const unsigned j = sorted_index[q];
+            if (own && j <= i) continue;  // the own cell's pairs once, from the lower index
+            const Sphere sj = sphere_sorted[q];
+            const double ox = si.x - sj.x, oy = si.y - sj.y, oz = si.z - sj.z, r = si.w + sj.w;
+            if (!(ox * ox + oy * oy + oz * oz <= r * r)) continue;
+            const unsigned lo = i < j ? i : j, hi = i < j ? j : i;
+            const Vec4<T> xi = pos[lo], vi = vel[lo], xj = pos[hi], vj = vel[hi];
+            const double s = swept_contact_time(double(xi.x) - double(xj.x), double(xi.y) - double(xj.y),
+                                                double(xi.z) - double(xj.z), double(vi.x) - double(vj.x),
+                                                double(vi.y) - double(vj.y), double(vi.z) - double(vj.z),
+                                                double(vi.w) + double(vj.w), dt);
+            if (s < 0) continue;
+            const unsigned long long slot = atomicAdd(found, 1ull);
+            if (slot < capacity) out[slot] = DeviceContact{lo, hi, s};
         }
     }
 }
@@ -237,9 +260,9 @@ __global__ void compact_tail_kernel(Vec4<T>* __restrict__ pos, Vec4<T>* __restri
 }  // namespace
 
 struct DeviceContactGrid::Buffers {
-    DeviceBuffer<Sphere> sphere;
-    DeviceBuffer<Box> box, box_out;
-    DeviceBuffer<unsigned long long> keys;  // each body's cell, by body index
+    DeviceBuffer<Sphere> sphere, sphere_sorted;
+    DeviceBuffer<Box> box_out;
+    DeviceBuffer<unsigned long long> keys, keys_sorted;  // each body's cell, by body index / in bucket order
     DeviceBuffer<unsigned> bucket, bucket_sorted, index, index_sorted;
     DeviceBuffer<unsigned> bucket_start, bucket_end;  // the hash table: 2^bits each
     DeviceBuffer<DeviceContact> contacts;
@@ -273,7 +296,7 @@ std::vector<Contact> DeviceContactGrid::find(const Vec4<T>* pos, const Vec4<T>* 
     if (n < 2) return out;
     Buffers& b = *b_;
     if (b.sphere.size() < n) {
-        b.sphere.resize(n), b.box.resize(n), b.keys.resize(n);
+        b.sphere.resize(n), b.sphere_sorted.resize(n), b.keys.resize(n), b.keys_sorted.resize(n);
         b.bucket.resize(n), b.bucket_sorted.resize(n), b.index.resize(n), b.index_sorted.resize(n);
     }
     if (n > (std::size_t(1) << 30)) throw Error("collisions on the GPU: more than 2^30 bodies");
@@ -287,17 +310,17 @@ std::vector<Contact> DeviceContactGrid::find(const Vec4<T>* pos, const Vec4<T>* 
     const std::size_t buckets = std::size_t(1) << bits;
     const unsigned mask = unsigned(buckets - 1);
     const unsigned grid = blocks_for(n, kBlock);
-    launch_kernel(swept_kernel<T>, dim3(grid), dim3(kBlock), 0, nullptr, pos, vel, n, dt, b.sphere.data(),
-                  b.box.data());
+    launch_kernel(swept_kernel<T>, dim3(grid), dim3(kBlock), 0, nullptr, pos, vel, n, dt, b.sphere.data());
 
     // The bounding box of the centres and the largest extent, left on the device for key_kernel.
+    const auto boxes = thrust::make_transform_iterator(b.sphere.data(), SphereBox{});
     std::size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, b.box.data(), b.box_out.data(), n, MergeBoxes{},
-                                         empty_box()));
+    CUDA_CHECK(
+        cub::DeviceReduce::Reduce(nullptr, bytes, boxes, b.box_out.data(), n, MergeBoxes{}, empty_box()));
     b.reserve_temp(bytes);
     bytes = b.temp.size();
-    CUDA_CHECK(cub::DeviceReduce::Reduce(b.temp.data(), bytes, b.box.data(), b.box_out.data(), n,
-                                         MergeBoxes{}, empty_box()));
+    CUDA_CHECK(cub::DeviceReduce::Reduce(b.temp.data(), bytes, boxes, b.box_out.data(), n, MergeBoxes{},
+                                         empty_box()));
 
     launch_kernel(key_kernel, dim3(grid), dim3(kBlock), 0, nullptr, b.sphere.data(), n, b.box_out.data(),
                   mask, b.keys.data(), b.bucket.data(), b.index.data());
@@ -313,14 +336,16 @@ std::vector<Contact> DeviceContactGrid::find(const Vec4<T>* pos, const Vec4<T>* 
     CUDA_CHECK(cudaMemsetAsync(b.bucket_end.data(), 0, buckets * sizeof(unsigned)));
     launch_kernel(bucket_range_kernel, dim3(grid), dim3(kBlock), 0, nullptr, b.bucket_sorted.data(), n, mask,
                   b.bucket_start.data(), b.bucket_end.data());
+    launch_kernel(reorder_kernel, dim3(grid), dim3(kBlock), 0, nullptr, b.sphere.data(), b.keys.data(),
+                  b.index_sorted.data(), n, b.sphere_sorted.data(), b.keys_sorted.data());
 
     // The pairs; run again with room for all if the first guess was short.
     unsigned long long found = 0;
     for (int pass = 0; pass < 2; ++pass) {
         if (b.contacts.size() == 0) b.contacts.resize(std::max<std::size_t>(1024, n / 16));
         CUDA_CHECK(cudaMemsetAsync(b.found.data(), 0, sizeof(unsigned long long)));
-        launch_kernel(pair_kernel<T>, dim3(grid), dim3(kBlock), 0, nullptr, pos, vel, b.sphere.data(),
-                      b.keys.data(), b.index_sorted.data(), n, mask, b.bucket_start.data(),
+        launch_kernel(pair_kernel<T>, dim3(grid), dim3(kBlock), 0, nullptr, pos, vel, b.sphere_sorted.data(),
+                      b.keys_sorted.data(), b.index_sorted.data(), n, mask, b.bucket_start.data(),
                       b.bucket_end.data(), dt, b.contacts.data(),
                       static_cast<unsigned long long>(b.contacts.size()), b.found.data());
         b.found.copy_to_host(&found, 1);
