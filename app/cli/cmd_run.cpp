@@ -253,9 +253,27 @@ struct RunOutcome {
     double drift = 0;         // |dE/E| from the start to the end (of E + energy_lost with collisions)
     std::size_t n_start = 0;  // N at the start (collisions' merges shrink it)
     std::int64_t merges = 0, bounces = 0;
-    double energy_lost = 0;  // removed by the collisions (sim/collide/resolve.hpp)
-    Encounter encounter;     // sampled only with softening 0
+    double energy_lost = 0;      // removed by the collisions (sim/collide/resolve.hpp)
+    double n2_interactions = 0;  // N^2 per force evaluation, summed step by step with each step's N
+    Encounter encounter;         // sampled only with softening 0
 };
+
+// The direct sum's interactions over `steps` steps that began with n bodies, the step's merges (events of
+// step() numbered from 1) shrinking N for the steps after theirs.
+double n2_interactions(const Params& p, std::size_t n, std::int64_t steps, const CollisionTally& c) {
+    std::vector<std::int64_t> merged_after;
+    for (const CollisionEvent& e : c.events) {
+        if (e.merged) merged_after.push_back(e.step);
+    }
+    std::sort(merged_after.begin(), merged_after.end());
+    double sum = 0;
+    std::size_t gone = 0;
+    for (std::int64_t k = 1; k <= steps; ++k) {
+        while (gone < merged_after.size() && merged_after[gone] < k) ++gone;
+        sum += interactions_per_step(p, n - gone);
+    }
+    return sum;
+}
 
 // Steps in chunks that end at the next log or trajectory point, or after about a quarter second for the
 // progress line; between them only the backend works. At each chunk end t is read from the backend's own
@@ -312,6 +330,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         chunk = broadcast(cl, next_chunk(chunk, chunk_seconds, next - r.done));
 
         const double start = now_s();
+        const std::size_t n_before = backend.size();
         const StepReport rep = backend.step(p, chunk);
         chunk_seconds = now_s() - start;
         r.step_seconds += chunk_seconds;
@@ -327,6 +346,9 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             throw Error(message);
         }
         r.done += chunk;
+        r.n2_interactions += rep.collisions.merges > 0
+                                 ? n2_interactions(p, n_before, chunk, rep.collisions)
+                                 : interactions_per_step(p, n_before) * static_cast<double>(chunk);
         r.merges += rep.collisions.merges;
         r.bounces += rep.collisions.bounces;
         r.energy_lost += rep.collisions.energy_lost;
@@ -374,11 +396,12 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
     const bool adaptive = integrator_info(sc.params.integrator).adaptive;
     const std::optional<std::uint64_t> evaluated =
         adaptive ? std::nullopt : backend.last_force_interactions();
-    const double per_step = evaluated
-                                ? double(*evaluated) * integrator_info(sc.params.integrator).force_evaluations
-                                : interactions_per_step(sc.params, backend.size());
-    const double interactions =
-        adaptive ? double(r.body_updates) * double(backend.size()) : per_step * static_cast<double>(r.done);
+    // (The direct sum's N^2 is summed with each step's N: merges shrink it.)
+    const double interactions = adaptive    ? double(r.body_updates) * double(backend.size())
+                                : evaluated ? double(*evaluated) *
+                                                  integrator_info(sc.params.integrator).force_evaluations *
+                                                  static_cast<double>(r.done)
+                                            : r.n2_interactions;
     const double per_second = r.step_seconds > 0 ? interactions / r.step_seconds : 0.0;
     const double flops = adaptive ? kFlopsPerJerkInteraction : kFlopsPerInteraction;
     const Cluster& cl = cluster();
@@ -420,13 +443,18 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
     }
     std::cout << "  wall time       " << format_g(wall, 4) << " s (stepping " << format_g(r.step_seconds, 4)
               << " s)\n"
-              << "  interactions/s  " << format_g(per_second, 4)
-              << (adaptive    ? std::string(" (N per body evaluated; ")
-                  : evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
-                              : std::string(" (N^2 per force evaluation; "))
-              << format_g(per_second * flops * 1e-9, 4) << " GFLOP/s at " << format_g(flops)
-              << " flops each)\n"
-              << "  |dE/E|          "
+              << "  interactions/s  ";
+    if (r.done == 0) {
+        std::cout << "none (no steps)\n";
+    } else {
+        std::cout << format_g(per_second, 4)
+                  << (adaptive    ? std::string(" (N per body evaluated; ")
+                      : evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
+                                  : std::string(" (N^2 per force evaluation; "))
+                  << format_g(per_second * flops * 1e-9, 4) << " GFLOP/s at " << format_g(flops)
+                  << " flops each)\n";
+    }
+    std::cout << "  |dE/E|          "
               << (r.last.has_potential ? format_g(r.drift, 4)
                                        : std::string("0 (no steps: the energy was not computed)"))
               << '\n';

@@ -888,7 +888,10 @@ void WindowApp::scrub() {
         timeline_budget_set = timeline_budget_mib;
     }
     if (!model.paused || files.replay()) {
-        if (scrub_index >= 0) force_upload = true;  // the live bodies back on screen
+        if (scrub_index >= 0) {
+            force_upload = true;            // the live bodies back on screen
+            scene.overlays.reset_trails();  // a jump in time: no streak from the kept state to them
+        }
         scrub_index = -1;
         return;
     }
@@ -898,6 +901,7 @@ void WindowApp::scrub() {
     const TimelineBarResult r = draw_timeline_bar(timeline, index, timeline_budget_mib);
     if (r.moved) {
         scrub_index = index;
+        scene.overlays.reset_trails();  // trails belong to the live run, not to a kept state
         const State<float> s = convert_state<float>(*timeline.at(std::size_t(index)).state);
         feed.feed_host(s.pos_mass.data(), s.vel.data(), s.size(), scene.particles, 0);
     }
