@@ -47,6 +47,7 @@ const std::vector<ScriptAction>& script_actions() {
         {"accelerations", "accelerations (acceleration arrows on)"},
         {"potential", "potential=RES turns the potential view on at RES x RES"},
         {"screenshot", "screenshot=FILE.png saves this frame"},
+        {"resize", "resize=WxH resizes the window, as dragging its border does"},
         {"record", "record=FILE.mp4 starts recording a video, as the Record button does"},
         {"stop_record", "stop_record finishes the video"},
         {"path_key", "path_key=T adds the current view as a camera-path key at T seconds"},
@@ -198,6 +199,15 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
             } catch (const std::exception&) {
             }
             if (used == 0 || used != v.size()) throw Error("--test-script item '" + item + "': bad value");
+        }
+        if (s.action == "resize") {
+            const auto x = s.value.find('x');
+            if (x == std::string::npos || !is_integer(s.value.substr(0, x)) ||
+                !is_integer(s.value.substr(x + 1)) || std::stoll(s.value.substr(0, x)) < 1 ||
+                std::stoll(s.value.substr(x + 1)) < 1 || std::stoll(s.value.substr(0, x)) > 16384 ||
+                std::stoll(s.value.substr(x + 1)) > 16384) {
+                throw Error("--test-script item '" + item + "': resize needs WxH (e.g. 640x360)");
+            }
         }
         if (s.action == "key" && key_code(s.value.c_str()) < 0) {
             throw Error("--test-script item '" + item + "': no key named '" + s.value + "'");

@@ -131,6 +131,7 @@ struct WindowApp final : ScriptWindow {
     PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
     Recorder recorder;
+    glm::ivec2 record_source{0, 0};  // the framebuffer size the recording read last
     // Scrubbing: the session's kept states (a copy taken while paused), the one shown, the budget.
     StateTimeline timeline;
     int scrub_index = -1;  // -1: the live bodies
@@ -197,6 +198,7 @@ struct WindowApp final : ScriptWindow {
     glm::vec2 window_position(const glm::vec3& world) const override;
     void drop_file(const std::string& path) override;
     bool seek_replay(std::size_t k) override;
+    bool resize_window(int w, int h) override;
     bool closing() const override { return glfwWindowShouldClose(window); }
     const PanelInfo& panel_info_now() override;
     ReplayTimeline* replay_timeline() override { return files.replay(); }
@@ -921,6 +923,7 @@ void WindowApp::start_recording() {
     recorder.settings.include_panel = model.record_panel;
     try {
         recorder.start(model.record_path, fw, fh);
+        record_source = {fw, fh};
         info.record_note.clear();
         std::cout << "nbody: recording " << fw << "x" << fh << " at " << model.record_fps << " fps, "
                   << model.steps_per_frame << " steps per frame, to " << model.record_path << std::endl;
@@ -946,6 +949,17 @@ void WindowApp::capture_video_frame(bool panel_drawn) {
     if (!recorder.active() || panel_drawn != recorder.settings.include_panel) return;
     int fw, fh;
     glfwGetFramebufferSize(window, &fw, &fh);
+    if (fw != record_source.x || fh != record_source.y) {
+        // The video keeps its size: a resized window's frames are scaled into it (Recorder::capture).
+        if (fw != recorder.width() || fh != recorder.height()) {
+            std::cout << "nbody: the window is " << fw << "x" << fh << " now; the video stays "
+                      << recorder.width() << "x" << recorder.height() << ", the frames scaled into it"
+                      << std::endl;
+        } else if (record_source.x > 0) {
+            std::cout << "nbody: the window is the video's size again" << std::endl;
+        }
+        record_source = {fw, fh};
+    }
     if (!recorder.error().empty() || !recorder.capture(0, fw, fh)) {
         if (recorder.active()) stop_recording();
         info.record_note = recorder.last_message();
@@ -1006,6 +1020,18 @@ glm::vec2 WindowApp::window_position(const glm::vec3& world) const {
     glfwGetFramebufferSize(window, &fw, &fh);
     glm::vec3 p = camera.project(world, fw, fh);
     return {p.x * float(w) / float(fw), p.y * float(h) / float(fh)};
+}
+
+bool WindowApp::resize_window(int w, int h) {
+    glfwSetWindowSize(window, w, h);
+    // The X server takes the size at once without a window manager; one that negotiates gets a second.
+    for (int tries = 0; tries < 100; ++tries) {
+        int ww, wh;
+        glfwGetWindowSize(window, &ww, &wh);
+        if (ww == w && wh == h) return true;
+        glfwWaitEventsTimeout(0.01);
+    }
+    return false;
 }
 
 void WindowApp::drop_file(const std::string& path) {
