@@ -346,30 +346,9 @@ int run_render_command(const RenderOptions& o) {
     if (!o.video.empty()) video_file = std::make_unique<AtomicFile>(o.video, AtomicFile::Mode::by_name);
     std::unique_ptr<ProcessPipe> pipe;
     if (!o.video.empty()) {
-        // An argv array, no shell: the file name reaches ffmpeg exactly as given ("--" ends its options).
+        // The window recorder's arguments (an argv array, no shell: the name reaches ffmpeg as given).
         pipe = std::make_unique<ProcessPipe>(
-            std::vector<std::string>{"ffmpeg",
-                                     "-nostdin",
-                                     "-loglevel",
-                                     "error",
-                                     "-y",
-                                     "-f",
-                                     "rawvideo",
-                                     "-pix_fmt",
-                                     "rgba",
-                                     "-s",
-                                     std::to_string(o.width) + "x" + std::to_string(o.height),
-                                     "-r",
-                                     std::to_string(o.fps),
-                                     "-i",
-                                     "-",
-                                     "-c:v",
-                                     "libx264",
-                                     "-pix_fmt",
-                                     "yuv420p",
-                                     "--",
-                                     video_file->temp_path()},
-            o.video);
+            h264_encoder_argv(o.width, o.height, o.fps, video_file->temp_path()), o.video);
     } else if (every > 0) {
         prepare_frame_dir(o.out);
     }
