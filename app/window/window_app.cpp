@@ -892,6 +892,7 @@ void WindowApp::scrub() {
     if (!model.paused || files.replay()) {
         if (scrub_index >= 0) force_upload = true;  // the live bodies back on screen
         scrub_index = -1;
+        timeline.clear();  // the session's own copy stays; this one would hold dropped states' memory
         return;
     }
     timeline = session->timeline();
@@ -900,13 +901,14 @@ void WindowApp::scrub() {
     const TimelineBarResult r = draw_timeline_bar(timeline, index, timeline_budget_mib);
     if (r.moved) {
         scrub_index = index;
-        const State<float> s = convert_state<float>(*timeline.at(std::size_t(index)).state);
+        // A state kept on the device is read back for showing only (one state, while paused).
+        const State<float> s = convert_state<float>(timeline.at(std::size_t(index)).state->to_host());
         feed.feed_host(s.pos_mass.data(), s.vel.data(), s.size(), scene.particles, 0);
     }
     if (r.resume) {
         PendingRequest req =
             load_request("resuming from step " + std::to_string(timeline.at(std::size_t(index)).step),
-                         *timeline.at(std::size_t(index)).state, camera, false);
+                         timeline.at(std::size_t(index)).state->to_host(), camera, false);
         req.stats = scene.particles.stats;  // the same bodies: keep the colour scale and sets
         tag_with_script_step(req);
         req.id = session->resume_from_timeline(std::size_t(index));
