@@ -151,6 +151,37 @@ TEST_F(Offscreen, ReadbackScalesAnotherSizeIntoItsOwn) {
     rb.shutdown();
 }
 
+// The classic look (the CUDA sample's): a lone sprite's core is the sample's orange itself (no tone curve,
+// no gamma), and light piled up by a few bodies on one spot clips per channel to flat white.
+TEST_F(Offscreen, ClassicLookIsOneOrangeAddedAndClamped) {
+    open(33, 33);
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        ParticleSettings ps = sprites(9.0f, 33, path);
+        ps.color = ColorMode::speed;
+        ToneSettings ts;
+        ts.bloom = 0.5f;
+        ts.auto_white = true;
+        apply_classic_look(ps, ts);
+        upload(one_body(0, 0, 0));
+        Image img = render(looking_down_z(5.0f), ps, ts);
+        const std::size_t c = (std::size_t(16) * 33 + 16) * 4;
+        const double r = img.rgba[c], g = img.rgba[c + 1], b = img.rgba[c + 2];
+        EXPECT_GT(r, 200.0);
+        EXPECT_NEAR(g / r, kClassicOrange[1], 0.02);
+        EXPECT_NEAR(b / r, kClassicOrange[2], 0.02);
+        // Ten bodies on the same spot: 10x the light, every channel past 1 at the core.
+        State<float> pile;
+        pile.resize(10);
+        for (auto& p : pile.pos_mass) p = {0, 0, 0, 1.0f};
+        upload(pile);
+        img = render(looking_down_z(5.0f), ps, ts);
+        EXPECT_EQ(img.rgba[c], 255);
+        EXPECT_EQ(img.rgba[c + 1], 255);
+        EXPECT_EQ(img.rgba[c + 2], 255);
+    }
+}
+
 TEST_F(Offscreen, ContextIsOpenGL45Core) {
     open(16, 16);
     EXPECT_TRUE(gl_at_least(4, 5)) << gl_description();

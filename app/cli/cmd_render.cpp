@@ -68,6 +68,10 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
         "above N=65536)");
     add_real_option(*cmd, "--brightness", o.brightness, {0, 1e6, true}, "light per sprite, in (0, 1e6]");
     add_real_option(*cmd, "--exposure", o.exposure, {0, 1e6, true}, "tone-mapping exposure, in (0, 1e6]");
+    add_name_option(*cmd, "--look", o.look,
+                    std::string("the picture's style: ") + look_names() +
+                        " (classic: NVIDIA's CUDA nbody sample's, every body the same orange sprite, light "
+                        "added and clamped; overrides --color, --bloom, --exposure and the tone mapping)");
     add_name_option(
         *cmd, "--color", o.color,
         std::string("what the colour shows: ") + color_mode_names() +
@@ -151,6 +155,11 @@ SplatMode parse_splat(const std::string& s) {
 // The appearance flags as the renderer's look (color and splat names checked here, with their flags).
 FrameLook look_of(const RenderOptions& o) {
     FrameLook l;
+    if (auto look = parse_look(o.look)) {
+        l.look = *look;
+    } else {
+        throw Error("unknown --look '" + o.look + "' (valid: " + look_names() + ")");
+    }
     l.size_px = o.size_px;
     l.brightness = o.brightness;
     l.exposure = o.exposure;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "keys.hpp"
+#include "render/body_look.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/params.hpp"
@@ -48,6 +49,7 @@ const std::vector<ScriptAction>& script_actions() {
         {"potential", "potential=RES turns the potential view on at RES x RES"},
         {"screenshot", "screenshot=FILE.png saves this frame"},
         {"resize", "resize=WxH resizes the window, as dragging its border does"},
+        {"look", "look=nbody|classic sets the picture's style, as the panel's look combo does"},
         {"record", "record=FILE.mp4 starts recording a video, as the Record button does"},
         {"stop_record", "stop_record finishes the video"},
         {"path_key", "path_key=T adds the current view as a camera-path key at T seconds"},
@@ -199,6 +201,9 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
             } catch (const std::exception&) {
             }
             if (used == 0 || used != v.size()) throw Error("--test-script item '" + item + "': bad value");
+        }
+        if (s.action == "look" && !parse_look(s.value)) {
+            throw Error("--test-script item '" + item + "': look must be nbody or classic");
         }
         if (s.action == "resize") {
             const auto x = s.value.find('x');

@@ -186,6 +186,15 @@ struct WindowApp final : ScriptWindow {
         model.tone.white_floor = l.white_floor;
         model.tone.adapt = 0.15f;  // eases over a few frames: a spreading cloud never flickers
         model.tone.bloom = l.bloom;
+        if (model.look == Look::classic) apply_classic_look(model.particles, model.tone);
+    }
+    // The panel's look: classic sets the CUDA sample's; back to nbody restores the defaults for N.
+    void apply_look() {
+        if (model.look == Look::nbody) {
+            model.particles.color = ColorMode::speed;
+            model.tone = ToneSettings{};
+        }
+        apply_default_look(session ? session->size() : std::size_t(model.n));
     }
     void close();
     void on_key(int key, int scancode, int action, int mods);
@@ -373,6 +382,7 @@ void WindowApp::handle_mouse() {
 
 void WindowApp::apply(const PanelActions& a) {
     if (a.pause_changed) session->set_paused(model.paused);
+    if (a.look_changed) apply_look();
     camera_path_actions(a);
     if ((a.toggle_record || a.start_record) && !recorder.active()) {
         start_recording();
