@@ -703,11 +703,11 @@ std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::o
         std::lock_guard<std::mutex> tl(timeline_mutex_);
         if (resume_entry && *resume_entry < timeline_.size()) {
             // Back in the run: its step count, and the states after it are a future that will not happen.
-            const std::int64_t step = timeline_.at(*resume_entry).step;
+            const std::int64_t entry_step = timeline_.at(*resume_entry).step;
             timeline_.truncate_after(*resume_entry);
-            timeline_next_ = step + timeline_every_;
+            timeline_next_ = entry_step + timeline_every_;
             std::lock_guard<std::mutex> c(ctl_mutex_);
-            stats_.steps_total = step;
+            stats_.steps_total = entry_step;
         } else {
             timeline_.clear();
             timeline_next_ = 0;
