@@ -29,6 +29,42 @@ void require_device() {
     if (!problem.empty()) throw Error("no CUDA device: " + problem);
 }
 
+// A kept state in device memory (the window's scrub timeline): the bodies copied device to device, with
+// what set_state would have derived from them, so restoring is set_state without the bus.
+template <typename T>
+class DeviceKeptState final : public KeptState {
+  public:
+    DeviceKeptState(const DeviceBuffer<Vec4<T>>& pos, const DeviceBuffer<Vec4<T>>& vel, std::size_t n,
+                    double t, double max_mass)
+        : pos_(n), vel_(n), n_(n), t_(t), max_mass_(max_mass) {
+        copy_device(pos_.data(), pos.data(), n);
+        copy_device(vel_.data(), vel.data(), n);
+    }
+    static std::size_t bytes_for(std::size_t n) { return n * 2 * sizeof(Vec4<T>); }
+    static void copy_device(Vec4<T>* dst, const Vec4<T>* src, std::size_t n) {
+        // On the stream every kernel of the backend runs on, so ordered after the steps that made them.
+        if (n > 0) CUDA_CHECK(cudaMemcpy(dst, src, n * sizeof(Vec4<T>), cudaMemcpyDeviceToDevice));
+    }
+
+    std::size_t size() const override { return n_; }
+    std::size_t bytes() const override { return bytes_for(n_); }
+    bool on_device() const override { return true; }
+    double time() const override { return t_; }
+    HostState to_host() const override {
+        State<T> host;
+        host.resize(n_);
+        pos_.copy_to_host(host.pos_mass.data(), n_);
+        vel_.copy_to_host(host.vel.data(), n_);
+        HostState out = convert_state<double>(host);
+        out.t = t_;
+        return out;
+    }
+
+    DeviceBuffer<Vec4<T>> pos_, vel_;
+    std::size_t n_;
+    double t_, max_mass_;
+};
+
 template <typename T>
 class CudaBackend final : public Backend {
   public:
@@ -71,6 +107,36 @@ class CudaBackend final : public Backend {
         out.t = time_;
         return out;
     }
+
+    // The bodies copied device to device: the scrub timeline's states stay on the GPU.
+    std::shared_ptr<const KeptState> keep_state() const override {
+        if (exchange_) return Backend::keep_state();  // a slice of a distributed run: gathered on the host
+        return std::make_shared<const DeviceKeptState<T>>(pos_, vel_, n_, time_, max_mass_);
+    }
+    // One of ours (same precision) is copied back device to device and then treated exactly as set_state
+    // treats new bodies; any other kind goes through the host.
+    void restore_state(const KeptState& k) override {
+        const auto* d = dynamic_cast<const DeviceKeptState<T>*>(&k);
+        if (!d || exchange_) {
+            Backend::restore_state(k);
+            return;
+        }
+        const std::size_t n = d->size();
+        check_device_memory(n);
+        pos_.resize(n), vel_.resize(n), acc_.resize(n);
+        DeviceKeptState<T>::copy_device(pos_.data(), d->pos_.data(), n);
+        DeviceKeptState<T>::copy_device(vel_.data(), d->vel_.data(), n);
+        n_ = n;
+        time_ = d->time();
+        max_mass_ = d->max_mass_;
+        all_max_mass_.reset();
+        for (auto& [algorithm, solver] : solvers_) solver->prepare(source_count(), max_mass_);
+        pending_ = {};
+        acc_for_.reset();
+        if (blocks_) blocks_->invalidate();
+    }
+    std::size_t kept_state_bytes(std::size_t n) const override { return DeviceKeptState<T>::bytes_for(n); }
+    bool keeps_states_on_device() const override { return true; }
 
     // ---- Primitives: kicks, drifts and dampings are queued and applied by one kernel pass (flush) when
     // the forces are next needed or the step ends, so nothing is pending between step() calls.

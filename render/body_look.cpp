@@ -133,9 +133,10 @@ struct Named {
     const char* name;
     int value;
 };
-constexpr Named kColorModes[] = {{"speed", int(ColorMode::speed)}, {"mass", int(ColorMode::mass)},
-                                 {"white", int(ColorMode::white)}, {"group", int(ColorMode::group)},
-                                 {"accel", int(ColorMode::accel)}, {"density", int(ColorMode::density)}};
+constexpr Named kColorModes[] = {{"speed", int(ColorMode::speed)},    {"mass", int(ColorMode::mass)},
+                                 {"white", int(ColorMode::white)},    {"group", int(ColorMode::group)},
+                                 {"accel", int(ColorMode::accel)},    {"density", int(ColorMode::density)},
+                                 {"classic", int(ColorMode::classic)}};
 constexpr Named kColorMaps[] = {
     {"ember", int(ColorMap::ember)}, {"viridis", int(ColorMap::viridis)}, {"ice", int(ColorMap::ice)}};
 }  // namespace
@@ -165,7 +166,21 @@ std::optional<ColorMap> parse_color_map(const std::string& s) {
 }
 
 const char* color_mode_names() {
-    return "speed, mass, white, group, accel, density";
+    return "speed, mass, white, group, accel, density, classic";
+}
+
+const char* to_string(Look l) {
+    return l == Look::classic ? "classic" : "nbody";
+}
+
+std::optional<Look> parse_look(const std::string& s) {
+    if (s == "nbody") return Look::nbody;
+    if (s == "classic") return Look::classic;
+    return std::nullopt;
+}
+
+const char* look_names() {
+    return "nbody, classic";
 }
 
 const char* color_map_names() {

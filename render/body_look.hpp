@@ -14,8 +14,22 @@ namespace nbody {
 // What a body's colour shows. `group` is the body set it started in (each galaxy its own hue, from the
 // preset's BodyGroups); `accel` is |a| from the force solver (the buffers are then filled with the
 // accelerations, as for arrows); `density` draws every body in neutral light and colours the image by
-// the light piled up on each pixel (the projected density), in the tone-mapping pass.
-enum class ColorMode { speed, mass, white, group, accel, density };
+// the light piled up on each pixel (the projected density), in the tone-mapping pass; `classic` is one warm
+// orange for every body, as NVIDIA's CUDA nbody sample draws them (Look::classic).
+enum class ColorMode { speed, mass, white, group, accel, density, classic };
+
+// The whole picture's style. `nbody`: float accumulation, the tone curve with automatic exposure, bloom,
+// colour by ColorMode. `classic` imitates NVIDIA's CUDA nbody sample (cuda-samples 5_Domain_Specific/nbody):
+// every body the same warm orange soft sprite, their light added and clamped per channel as in its 8-bit
+// framebuffer, with no tone curve, no automatic exposure, no bloom and no gamma (apply_classic_look).
+enum class Look { nbody, classic };
+const char* to_string(Look l);
+std::optional<Look> parse_look(const std::string& s);
+const char* look_names();  // "nbody, classic"
+
+// The sample's single body colour (its float-precision base colour): red full, green 0.6, blue 0.3, so a
+// lone sprite is orange and overlaps clip red first, then green, and end white.
+inline constexpr float kClassicOrange[3] = {1.0f, 0.6f, 0.3f};
 
 // The ramp a quantity is mapped through: `ember` (deep red, orange, white, blue: the default, close to a
 // star's colour by temperature), `viridis` (dark violet to yellow, evenly bright steps: reads in grey and

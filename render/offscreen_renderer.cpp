@@ -55,6 +55,7 @@ void OffscreenRenderer::start(int w, int h, const FrameLook& look, const HostSta
     ps.splat = look.splat;
     ts.tone_map = look.tone_map;
     ts.exposure = look.exposure;
+    if (look.look == Look::classic) apply_classic_look(ps, ts);
     camera.yaw = look.yaw_deg * 3.14159265f / 180.0f;
     camera.pitch = look.pitch_deg * 3.14159265f / 180.0f;
     {

@@ -17,7 +17,8 @@ namespace nbody {
 
 // How an image looks: `nbody render`'s appearance flags (docs/CLI.md), the same defaults.
 struct FrameLook {
-    float size_px = 0.0f;  // 0: default_sprite_size(N)
+    Look look = Look::nbody;  // classic: the CUDA sample's (overrides color, bloom, exposure, tone map)
+    float size_px = 0.0f;     // 0: default_sprite_size(N)
     float brightness = 1.0f;
     float exposure = 1.0f;
     ColorMode color = ColorMode::speed;

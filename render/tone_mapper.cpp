@@ -9,6 +9,16 @@
 
 namespace nbody {
 
+void apply_classic_look(ParticleSettings& ps, ToneSettings& ts) {
+    ps.color = ColorMode::classic;
+    ts.tone_map = false;
+    ts.auto_white = false;
+    ts.bloom = 0.0f;
+    ts.gamma = 1.0f;  // the sample writes its sums to the framebuffer as they are
+    ts.exposure = 1.0f;
+    ts.density = false;
+}
+
 void ToneMapper::init() {
     program = compile_program(shaders::kTonemapVert, shaders::kTonemapFrag, "tonemap");
     glCreateVertexArrays(1, &vao);

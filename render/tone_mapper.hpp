@@ -25,6 +25,11 @@ struct ToneSettings {
     ColorMap density_map = ColorMap::ember;
 };
 
+// Look::classic on top of whatever was set: bodies in the sample's orange (ColorMode::classic), the light
+// clamped per channel (no tone curve), no automatic exposure, no bloom, no gamma, exposure 1, so one
+// sprite's core is the orange itself and a few overlapping ones clip to white.
+void apply_classic_look(ParticleSettings& ps, ToneSettings& ts);
+
 struct ToneMapper {
     GLuint program = 0;
     GLuint vao = 0;  // empty: the full-screen triangle comes from gl_VertexID

@@ -9,7 +9,7 @@ layout(location = 2) uniform float u_size_px;      // diameter of a mean-mass bo
 layout(location = 3) uniform float u_focus_dist;   // camera distance to its target (world units)
 layout(location = 4) uniform float u_median_mass;  // typical (median) mass
 layout(location = 5) uniform float u_brightness;
-layout(location = 6) uniform int u_color_mode;     // ColorMode: 0 speed, 1 mass, 2 white, 3 group, 4 accel, 5 density
+layout(location = 6) uniform int u_color_mode;     // ColorMode: 0 speed, 1 mass, 2 white, 3 group, 4 accel, 5 density, 6 classic
 layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass, accel: (log lo, log hi)
 layout(location = 8) uniform vec2 u_px_limits;     // smallest and largest sprite diameter in pixels
 
@@ -68,6 +68,11 @@ BodyLook body_look(vec4 pos_mass, vec3 vel, vec3 acc, uint index, vec4 view_pos)
         t = (log(max(mass, 1e-30)) - u_color_range.x) / log_range;
     } else if (u_color_mode == 4) {
         t = (log(max(length(acc), 1e-30)) - u_color_range.x) / log_range;
+    }
+    if (u_color_mode == 6) {
+        // The CUDA sample's single warm orange (kClassicOrange), heavy bodies included: nothing stands out.
+        b.color = vec3(1.0, 0.6, 0.3);
+        return b;
     }
     if (u_color_mode == 2 || u_color_mode == 5) {
         b.color = vec3(1.0);  // white; density: neutral light, coloured after accumulation

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "diagnostics.hpp"
+#include "kept_state.hpp"
 #include "params.hpp"
 #include "sim/collide/collision_event.hpp"
 #include "sim/integrate/block_steps.hpp"
@@ -71,6 +72,16 @@ class Backend {
     virtual void set_state(const HostState& s) = 0;
     // Copy the bodies out (device -> host for GPU backends).
     virtual HostState get_state() const = 0;
+    // An exact copy of the bodies (and time) where they live, for going back to (the window's timeline).
+    // The default is a host copy through get_state; a device backend keeps it in device memory. Throws
+    // nbody::Error (out of memory).
+    virtual std::shared_ptr<const KeptState> keep_state() const;
+    // Loads a kept state, from this backend or any other, as set_state would: the run then goes on
+    // exactly as it did from there. The default is set_state(k.to_host()).
+    virtual void restore_state(const KeptState& k);
+    // Bytes keep_state takes for n bodies, and whether in device memory (the timeline's budget).
+    virtual std::size_t kept_state_bytes(std::size_t n) const { return HostKeptState::bytes_for(n); }
+    virtual bool keeps_states_on_device() const { return false; }
 
     // Advance `steps` steps of p.integrator with p.dt (sim/integrate/stepper.cpp: the same code for every
     // backend); stops early on a non-finite value. For an adaptive integrator each step is a max step of

@@ -17,6 +17,7 @@
 #include "image_compare.hpp"
 #include "render/body_feed.hpp"
 #include "render/camera.hpp"
+#include "render/frame_readback.hpp"
 #include "render/gl_util.hpp"
 #include "render/offscreen_context.hpp"
 #include "render/overlay_scale.hpp"
@@ -104,6 +105,81 @@ TEST(Camera, FitCentresOnTheMassNotBetweenStarAndPlanet) {
     b[0].w = b[1].w = 1.0f;
     c.fit(b.data(), b.size());
     EXPECT_EQ(c.target.x, 0.5f);
+}
+
+// A resized window's frame is scaled into the video's size keeping its aspect, centred on black bars.
+TEST(FrameReadback, LetterboxKeepsTheAspectAndCentres) {
+    const Letterbox wide = letterbox(640, 360, 480, 300);  // 16:9 into 8:5: bars above and below
+    EXPECT_EQ(wide.w, 480);
+    EXPECT_EQ(wide.h, 270);
+    EXPECT_EQ(wide.x, 0);
+    EXPECT_EQ(wide.y, 15);
+    const Letterbox tall = letterbox(300, 300, 480, 300);  // square: bars left and right
+    EXPECT_EQ(tall.w, 300);
+    EXPECT_EQ(tall.h, 300);
+    EXPECT_EQ(tall.x, 90);
+    EXPECT_EQ(tall.y, 0);
+    const Letterbox same = letterbox(480, 300, 480, 300);
+    EXPECT_EQ(same.x, 0);
+    EXPECT_EQ(same.w, 480);
+    EXPECT_EQ(same.h, 300);
+}
+
+// The read-back ring keeps its size: a white 64x32 framebuffer read into a 32x32 ring lands as a white
+// 32x16 band in the middle rows, black above and below; one of the ring's own size is read as it is.
+TEST_F(Offscreen, ReadbackScalesAnotherSizeIntoItsOwn) {
+    open(64, 32);
+    const GLfloat white[4] = {1, 1, 1, 1};
+    glClearNamedFramebufferfv(ctx.fbo, GL_COLOR, 0, white);
+    FrameReadback rb;
+    rb.init(32, 32, 2);
+    rb.capture(ctx.fbo, 64, 32);
+    std::vector<std::uint8_t> px;
+    ASSERT_TRUE(rb.take(px, true));
+    ASSERT_EQ(px.size(), 32u * 32u * 4u);
+    for (int y = 0; y < 32; ++y) {
+        for (int x = 0; x < 32; ++x) {
+            const std::uint8_t r = px[(std::size_t(y) * 32 + std::size_t(x)) * 4];
+            ASSERT_EQ(r, (y >= 8 && y < 24) ? 255 : 0) << "pixel " << x << "," << y;
+        }
+    }
+    rb.shutdown();
+    rb.init(64, 32, 2);
+    rb.capture(ctx.fbo, 64, 32);
+    ASSERT_TRUE(rb.take(px, true));
+    EXPECT_TRUE(std::all_of(px.begin(), px.end(), [](std::uint8_t v) { return v == 255; }));
+    rb.shutdown();
+}
+
+// The classic look (the CUDA sample's): a lone sprite's core is the sample's orange itself (no tone curve,
+// no gamma), and light piled up by a few bodies on one spot clips per channel to flat white.
+TEST_F(Offscreen, ClassicLookIsOneOrangeAddedAndClamped) {
+    open(33, 33);
+    for (SplatMode path : kPaths) {
+        SCOPED_TRACE(to_string(path));
+        ParticleSettings ps = sprites(9.0f, 33, path);
+        ps.color = ColorMode::speed;
+        ToneSettings ts;
+        ts.bloom = 0.5f;
+        ts.auto_white = true;
+        apply_classic_look(ps, ts);
+        upload(one_body(0, 0, 0));
+        Image img = render(looking_down_z(5.0f), ps, ts);
+        const std::size_t c = (std::size_t(16) * 33 + 16) * 4;
+        const double r = img.rgba[c], g = img.rgba[c + 1], b = img.rgba[c + 2];
+        EXPECT_GT(r, 200.0);
+        EXPECT_NEAR(g / r, kClassicOrange[1], 0.02);
+        EXPECT_NEAR(b / r, kClassicOrange[2], 0.02);
+        // Ten bodies on the same spot: 10x the light, every channel past 1 at the core.
+        State<float> pile;
+        pile.resize(10);
+        for (auto& p : pile.pos_mass) p = {0, 0, 0, 1.0f};
+        upload(pile);
+        img = render(looking_down_z(5.0f), ps, ts);
+        EXPECT_EQ(img.rgba[c], 255);
+        EXPECT_EQ(img.rgba[c + 1], 255);
+        EXPECT_EQ(img.rgba[c + 2], 255);
+    }
 }
 
 TEST_F(Offscreen, ContextIsOpenGL45Core) {

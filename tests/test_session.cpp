@@ -393,7 +393,8 @@ TEST(SimSession, ResumeFromTheTimelineEqualsTheUnbrokenRunBitForBit) {
         const std::size_t back = tl.size() / 2;
         const std::int64_t step = tl.at(back).step;
         ASSERT_LT(step, 40);
-        EXPECT_EQ(tl.bytes(), tl.size() * StateTimeline::bytes_per_state(256));
+        EXPECT_EQ(tl.bytes(), tl.size() * HostKeptState::bytes_for(256));
+        EXPECT_FALSE(tl.on_device());  // host copies on the CPU backends
 
         ASSERT_NE(session.resume_from_timeline(back), 0u);
         session.wait_for_requests();
@@ -419,12 +420,12 @@ TEST(SimSession, ResumeFromTheTimelineEqualsTheUnbrokenRunBitForBit) {
 // The budget bounds the memory: the oldest states go first, the newest always stays.
 TEST(StateTimeline, KeepsTheNewestStatesWithinItsBudget) {
     StateTimeline tl;
-    const std::size_t one = StateTimeline::bytes_per_state(100);
+    const std::size_t one = HostKeptState::bytes_for(100);
     tl.set_budget(3 * one);
     for (int i = 0; i < 10; ++i) {
-        auto s = std::make_shared<HostState>();
-        s->resize(100);
-        tl.push(i, s);
+        HostState s;
+        s.resize(100);
+        tl.push(i, std::make_shared<HostKeptState>(std::move(s)));
     }
     ASSERT_EQ(tl.size(), 3u);
     EXPECT_EQ(tl.at(0).step, 7);

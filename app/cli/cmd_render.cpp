@@ -68,6 +68,10 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
         "above N=65536)");
     add_real_option(*cmd, "--brightness", o.brightness, {0, 1e6, true}, "light per sprite, in (0, 1e6]");
     add_real_option(*cmd, "--exposure", o.exposure, {0, 1e6, true}, "tone-mapping exposure, in (0, 1e6]");
+    add_name_option(*cmd, "--look", o.look,
+                    std::string("the picture's style: ") + look_names() +
+                        " (classic: NVIDIA's CUDA nbody sample's, every body the same orange sprite, light "
+                        "added and clamped; overrides --color, --bloom, --exposure and the tone mapping)");
     add_name_option(
         *cmd, "--color", o.color,
         std::string("what the colour shows: ") + color_mode_names() +
@@ -151,6 +155,11 @@ SplatMode parse_splat(const std::string& s) {
 // The appearance flags as the renderer's look (color and splat names checked here, with their flags).
 FrameLook look_of(const RenderOptions& o) {
     FrameLook l;
+    if (auto look = parse_look(o.look)) {
+        l.look = *look;
+    } else {
+        throw Error("unknown --look '" + o.look + "' (valid: " + look_names() + ")");
+    }
     l.size_px = o.size_px;
     l.brightness = o.brightness;
     l.exposure = o.exposure;
@@ -346,30 +355,9 @@ int run_render_command(const RenderOptions& o) {
     if (!o.video.empty()) video_file = std::make_unique<AtomicFile>(o.video, AtomicFile::Mode::by_name);
     std::unique_ptr<ProcessPipe> pipe;
     if (!o.video.empty()) {
-        // An argv array, no shell: the file name reaches ffmpeg exactly as given ("--" ends its options).
+        // The window recorder's arguments (an argv array, no shell: the name reaches ffmpeg as given).
         pipe = std::make_unique<ProcessPipe>(
-            std::vector<std::string>{"ffmpeg",
-                                     "-nostdin",
-                                     "-loglevel",
-                                     "error",
-                                     "-y",
-                                     "-f",
-                                     "rawvideo",
-                                     "-pix_fmt",
-                                     "rgba",
-                                     "-s",
-                                     std::to_string(o.width) + "x" + std::to_string(o.height),
-                                     "-r",
-                                     std::to_string(o.fps),
-                                     "-i",
-                                     "-",
-                                     "-c:v",
-                                     "libx264",
-                                     "-pix_fmt",
-                                     "yuv420p",
-                                     "--",
-                                     video_file->temp_path()},
-            o.video);
+            h264_encoder_argv(o.width, o.height, o.fps, video_file->temp_path()), o.video);
     } else if (every > 0) {
         prepare_frame_dir(o.out);
     }

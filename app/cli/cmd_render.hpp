@@ -23,6 +23,7 @@ struct RenderOptions {
     float size_px = 0.0f;           // 0: default_sprite_size(N)
     float brightness = 1.0f;
     float exposure = 1.0f;
+    std::string look = "nbody";   // Look by name
     std::string color = "speed";  // ColorMode by name
     std::string colormap = "ember";
     float bloom = -1.0f;          // < 0: the default look's

@@ -463,7 +463,7 @@ void color_bar(const std::function<Rgb(float)>& color, double lo, double hi, con
 // pixel for density), one swatch per body set for group.
 void color_legend(const PanelModel& m, const PanelInfo& info) {
     const ColorMode mode = m.particles.color;
-    if (mode == ColorMode::white) return;
+    if (mode == ColorMode::white || mode == ColorMode::classic) return;
     if (mode == ColorMode::group) {
         const auto& starts = info.stats.groups.starts;
         for (std::size_t g = 0; g < starts.size(); ++g) {
@@ -499,9 +499,10 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     int color = int(m.particles.color);
     // In ColorMode's order.
     ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.6f);  // the colour map's combo shares the line
-    ImGui::Combo("colour", &color, "by speed\0by mass\0white\0by set\0by |a|\0by density\0");
+    ImGui::Combo("colour", &color,
+                 "by speed\0by mass\0white\0by set\0by |a|\0by density\0orange (classic)\0");
     ImGui::PopItemWidth();
-    m.particles.color = ColorMode(std::clamp(color, 0, 5));
+    m.particles.color = ColorMode(std::clamp(color, 0, 6));
     tooltip_for_last(
         "set: each galaxy or body set its own hue; |a|: the force solver's accelerations; density: the "
         "light piled up on each pixel (the projected density), coloured after drawing.");
@@ -566,6 +567,14 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     }
 
     if (ImGui::TreeNode("drawing")) {
+        int look = int(m.look);
+        if (ImGui::Combo("look", &look, "nbody\0classic (CUDA sample)\0")) {
+            m.look = Look(std::clamp(look, 0, 1));
+            a.look_changed = true;
+        }
+        tooltip_for_last(
+            "classic imitates NVIDIA's CUDA nbody sample: every body the same orange sprite, the light added "
+            "and clamped (no tone curve, exposure or bloom), so dense cores clip to flat white.");
         int splat = int(m.particles.splat);
         ImGui::Combo("drawing", &splat, "auto\0point sprites\0compute splat\0");
         m.particles.splat = SplatMode(std::clamp(splat, 0, 2));

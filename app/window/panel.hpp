@@ -30,6 +30,7 @@ struct PanelModel {
     Precision precision = Precision::f32;
     ParticleSettings particles;
     ToneSettings tone;
+    Look look = Look::nbody;  // classic: the CUDA sample's single-orange clamped sprites
     bool vsync = true;
     bool fullscreen = false;
     bool show_panel = true;
@@ -77,6 +78,7 @@ struct PanelActions {
     bool switch_backend = false;  // model.backend / model.precision changed
     bool fit_camera = false;
     bool reset_camera = false;
+    bool look_changed = false;  // model.look changed: its settings applied by the window
     bool screenshot = false;
     bool vsync_changed = false;
     bool fullscreen_changed = false;

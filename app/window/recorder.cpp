@@ -30,8 +30,8 @@ void Recorder::drain() {
 
 bool Recorder::capture(unsigned fbo, int w, int h) {
     if (!encoder_) return false;
-    if (w != readback_.width || h != readback_.height) {
-        message_ = stop() + " (the window changed size)";
+    if (!encoder_->error().empty()) {
+        message_ = stop();
         return false;
     }
     // Finished copies first: never more than the ring in flight.
@@ -39,7 +39,7 @@ bool Recorder::capture(unsigned fbo, int w, int h) {
         encoder_->push(std::move(frame_), true);
         frame_ = {};
     }
-    readback_.capture(GLuint(fbo));
+    readback_.capture(GLuint(fbo), w, h);
     ++captured_;
     return true;
 }

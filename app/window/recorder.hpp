@@ -26,10 +26,13 @@ class Recorder {
     // Starts recording frames of w x h (the framebuffer) into path. Throws nbody::Error (no ffmpeg, an
     // unwritable path, an odd size).
     void start(const std::string& path, int w, int h);
-    // Reads framebuffer fbo (0: the window's back buffer) as the next video frame, and hands the frames
-    // whose copies are done to the encoder. A size other than the recording's stops it (returns false,
-    // with stop()'s message in last_message()).
+    // Reads framebuffer fbo (0: the window's back buffer, w x h) as the next video frame, and hands the
+    // frames whose copies are done to the encoder. A framebuffer of another size (the window resized) is
+    // scaled into the video's size, letterboxed, so the video goes on at its size. Returns false (and
+    // stops, with stop()'s message in last_message()) if the encoder failed.
     bool capture(unsigned fbo, int w, int h);
+    int width() const { return readback_.width; }
+    int height() const { return readback_.height; }
     // Takes the frames still in flight, finishes the video; returns one line for the panel: where it
     // went and how many frames, or why it failed (no file left then).
     std::string stop();

@@ -89,6 +89,13 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
         } else if (s.action == "potential") {
             model.potential = true;
             model.potential_res = std::stoi(s.value);
+        } else if (s.action == "look") {
+            model.look = *parse_look(s.value);  // checked by parse_script
+            a.look_changed = true;
+        } else if (s.action == "resize") {
+            const auto x = s.value.find('x');  // checked by parse_script
+            const int rw = std::stoi(s.value.substr(0, x)), rh = std::stoi(s.value.substr(x + 1));
+            if (!w.resize_window(rw, rh)) fail("the window did not take the size " + s.value);
         } else if (s.action == "screenshot") {
             screenshot_ = s.value;
         } else if (s.action == "record") {

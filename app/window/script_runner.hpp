@@ -48,6 +48,9 @@ class ScriptWindow {
     virtual void drop_file(const std::string& path) = 0;
     // Shows snapshot k of the replay; false when not in replay mode.
     virtual bool seek_replay(std::size_t k) = 0;
+    // Resizes the window to w x h (window units), as dragging its border would; false if its framebuffer
+    // did not take that size.
+    virtual bool resize_window(int w, int h) = 0;
     // Whether the window is closing (Escape, the close button, the panel's Quit).
     virtual bool closing() const = 0;
     // What the panel shows, with its clock and energies brought up to date with the session now.

@@ -199,7 +199,7 @@ std::uint64_t SimSession::resume_from_timeline(std::size_t i) {
     {
         std::lock_guard<std::mutex> lk(timeline_mutex_);
         if (i >= timeline_.size()) return 0;
-        r.state = *timeline_.at(i).state;
+        r.kept = timeline_.at(i).state;  // restored where it is kept: on the device for cuda
         r.step = timeline_.at(i).step;
     }
     r.resume_entry = i;
@@ -298,7 +298,7 @@ void SimSession::run() {
             res.id = req.id;
             switch (req.kind) {
                 case SessionResult::Kind::load:
-                    res.error = apply_load(req.state, req.step, req.params, req.resume_entry);
+                    res.error = apply_load(req.state, req.step, req.params, req.resume_entry, req.kept.get());
                     break;
                 case SessionResult::Kind::switch_backend:
                     res.error = apply_switch(req.name, req.precision);
@@ -479,8 +479,18 @@ void SimSession::keep_in_timeline_locked() {
         if (timeline_.size() > 0 && timeline_.at(timeline_.size() - 1).step == steps) return;
         timeline_next_ = steps + timeline_every_;
     }
-    // The exact bodies (a float backend's state converts to double and back bit for bit).
-    auto state = std::make_shared<const HostState>(backend_->get_state());
+    // The exact bodies where the backend keeps them (cuda: a device-to-device copy). Out of memory, the
+    // oldest states make room (the budget may exceed what the device has free); none left: not kept.
+    std::shared_ptr<const KeptState> state;
+    for (;;) {
+        try {
+            state = backend_->keep_state();
+            break;
+        } catch (const std::exception&) {
+            std::lock_guard<std::mutex> tl(timeline_mutex_);
+            if (!timeline_.drop_oldest()) return;
+        }
+    }
     std::lock_guard<std::mutex> tl(timeline_mutex_);
     timeline_.push(steps, std::move(state));
 }
@@ -646,17 +656,23 @@ std::vector<Vec4<float>> SimSession::positions_for_fit() {
 }
 
 std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::optional<Params>& params,
-                                   std::optional<std::size_t> resume_entry) {
+                                   std::optional<std::size_t> resume_entry, const KeptState* kept) {
     std::lock_guard<std::mutex> lk(backend_mutex_);
     std::string why;
+    const std::size_t n = kept ? kept->size() : s.size();
     try {
-        check_host_memory(s.size(), backend_->precision());
+        check_host_memory(n, backend_->precision());
     } catch (const std::exception& e) {
         why = what_of(e);
     }
     if (why.empty()) {
         try {
-            backend_->set_state(s);
+            if (kept) {
+                backend_->restore_state(*kept);
+                s = kept->to_host();  // the NaN-recovery checkpoint below (a device copy is read back once)
+            } else {
+                backend_->set_state(s);
+            }
             radii_checked_ = false;
         } catch (const std::exception& e) {
             why = what_of(e);
@@ -669,7 +685,7 @@ std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::o
     }
     if (!why.empty()) {
         publish_locked();
-        return "cannot load " + std::to_string(s.size()) + " bodies: " + why + " (kept the previous state)";
+        return "cannot load " + std::to_string(n) + " bodies: " + why + " (kept the previous state)";
     }
     double t = s.t;
     {
@@ -687,11 +703,11 @@ std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::o
         std::lock_guard<std::mutex> tl(timeline_mutex_);
         if (resume_entry && *resume_entry < timeline_.size()) {
             // Back in the run: its step count, and the states after it are a future that will not happen.
-            const std::int64_t step = timeline_.at(*resume_entry).step;
+            const std::int64_t entry_step = timeline_.at(*resume_entry).step;
             timeline_.truncate_after(*resume_entry);
-            timeline_next_ = step + timeline_every_;
+            timeline_next_ = entry_step + timeline_every_;
             std::lock_guard<std::mutex> c(ctl_mutex_);
-            stats_.steps_total = step;
+            stats_.steps_total = entry_step;
         } else {
             timeline_.clear();
             timeline_next_ = 0;

@@ -204,14 +204,17 @@ class SimSession {
         std::optional<std::size_t> body;          // body i's potential energy instead of potentials at points
         bool republish = false;                   // only publish the bodies again (accelerations now wanted)
         std::optional<std::size_t> resume_entry;  // load: timeline entry the state came from (resume)
+        std::shared_ptr<const KeptState> kept;    // load (resume): that entry's kept state, not `state`
     };
 
     void start();
     void run();
     void do_steps();
     void wait_for_draw();
+    // Loads s, or the kept state `kept` where given (a resume: restored where the backend keeps it).
     std::string apply_load(HostState& s, std::int64_t step, const std::optional<Params>& params,
-                           std::optional<std::size_t> resume_entry = std::nullopt);
+                           std::optional<std::size_t> resume_entry = std::nullopt,
+                           const KeptState* kept = nullptr);
     void keep_in_timeline_locked();  // backend_mutex_ held: keeps the bodies if the cadence is due
     std::string apply_switch(const std::string& name, Precision precision);
     std::string apply_capture(SessionResult& res);

@@ -9,18 +9,25 @@ void StateTimeline::set_budget(std::size_t bytes) {
     evict();
 }
 
-void StateTimeline::push(std::int64_t step, std::shared_ptr<const HostState> state) {
+void StateTimeline::push(std::int64_t step, std::shared_ptr<const KeptState> state) {
     if (!state) return;
-    bytes_ += bytes_per_state(state->size());
+    bytes_ += state->bytes();
     entries_.push_back({step, std::move(state)});
     evict();
 }
 
 void StateTimeline::truncate_after(std::size_t i) {
     while (entries_.size() > i + 1) {
-        bytes_ -= bytes_per_state(entries_.back().state->size());
+        bytes_ -= entries_.back().state->bytes();
         entries_.pop_back();
     }
+}
+
+bool StateTimeline::drop_oldest() {
+    if (entries_.empty()) return false;
+    bytes_ -= entries_.front().state->bytes();
+    entries_.pop_front();
+    return true;
 }
 
 void StateTimeline::clear() {
@@ -30,7 +37,7 @@ void StateTimeline::clear() {
 
 void StateTimeline::evict() {
     while (entries_.size() > 1 && bytes_ > budget_) {
-        bytes_ -= bytes_per_state(entries_.front().state->size());
+        bytes_ -= entries_.front().state->bytes();
         entries_.pop_front();
     }
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "keys.hpp"
+#include "render/body_look.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/params.hpp"
@@ -47,6 +48,8 @@ const std::vector<ScriptAction>& script_actions() {
         {"accelerations", "accelerations (acceleration arrows on)"},
         {"potential", "potential=RES turns the potential view on at RES x RES"},
         {"screenshot", "screenshot=FILE.png saves this frame"},
+        {"resize", "resize=WxH resizes the window, as dragging its border does"},
+        {"look", "look=nbody|classic sets the picture's style, as the panel's look combo does"},
         {"record", "record=FILE.mp4 starts recording a video, as the Record button does"},
         {"stop_record", "stop_record finishes the video"},
         {"path_key", "path_key=T adds the current view as a camera-path key at T seconds"},
@@ -198,6 +201,18 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
             } catch (const std::exception&) {
             }
             if (used == 0 || used != v.size()) throw Error("--test-script item '" + item + "': bad value");
+        }
+        if (s.action == "look" && !parse_look(s.value)) {
+            throw Error("--test-script item '" + item + "': look must be nbody or classic");
+        }
+        if (s.action == "resize") {
+            const auto x = s.value.find('x');
+            if (x == std::string::npos || !is_integer(s.value.substr(0, x)) ||
+                !is_integer(s.value.substr(x + 1)) || std::stoll(s.value.substr(0, x)) < 1 ||
+                std::stoll(s.value.substr(x + 1)) < 1 || std::stoll(s.value.substr(0, x)) > 16384 ||
+                std::stoll(s.value.substr(x + 1)) > 16384) {
+                throw Error("--test-script item '" + item + "': resize needs WxH (e.g. 640x360)");
+            }
         }
         if (s.action == "key" && key_code(s.value.c_str()) < 0) {
             throw Error("--test-script item '" + item + "': no key named '" + s.value + "'");

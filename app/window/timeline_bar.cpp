@@ -24,10 +24,13 @@ TimelineBarResult draw_timeline_bar(const StateTimeline& t, int& index, int& bud
         ImGui::BeginDisabled(index == int(t.size()) - 1);
         if (ImGui::Button("Resume from here")) r.resume = true;
         ImGui::EndDisabled();
-        ImGui::Text("step %lld   t = %.6g   (state %d of %zu)", static_cast<long long>(e.step), e.state->t,
-                    index + 1, t.size());
+        ImGui::Text("step %lld   t = %.6g   (state %d of %zu)", static_cast<long long>(e.step),
+                    e.state->time(), index + 1, t.size());
         ImGui::SameLine();
-        ImGui::TextDisabled("  kept: %.0f of", double(t.bytes()) / double(1 << 20));
+        // Where the states are: device memory for cuda (Backend::keep_state), host memory otherwise.
+        ImGui::TextDisabled(
+            t.on_device() ? "  kept in device memory: %.0f of" : "  kept in host memory: %.0f of",
+            double(t.bytes()) / double(1 << 20));
         ImGui::SameLine();
         ImGui::SetNextItemWidth(110);
         ImGui::SliderInt("MiB budget", &budget_mib, 0, 8192, "%d", ImGuiSliderFlags_Logarithmic);

@@ -131,6 +131,7 @@ struct WindowApp final : ScriptWindow {
     PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
     Recorder recorder;
+    glm::ivec2 record_source{0, 0};  // the framebuffer size the recording read last
     // Scrubbing: the session's kept states (a copy taken while paused), the one shown, the budget.
     StateTimeline timeline;
     int scrub_index = -1;  // -1: the live bodies
@@ -185,6 +186,15 @@ struct WindowApp final : ScriptWindow {
         model.tone.white_floor = l.white_floor;
         model.tone.adapt = 0.15f;  // eases over a few frames: a spreading cloud never flickers
         model.tone.bloom = l.bloom;
+        if (model.look == Look::classic) apply_classic_look(model.particles, model.tone);
+    }
+    // The panel's look: classic sets the CUDA sample's; back to nbody restores the defaults for N.
+    void apply_look() {
+        if (model.look == Look::nbody) {
+            model.particles.color = ColorMode::speed;
+            model.tone = ToneSettings{};
+        }
+        apply_default_look(session ? session->size() : std::size_t(model.n));
     }
     void close();
     void on_key(int key, int scancode, int action, int mods);
@@ -197,6 +207,7 @@ struct WindowApp final : ScriptWindow {
     glm::vec2 window_position(const glm::vec3& world) const override;
     void drop_file(const std::string& path) override;
     bool seek_replay(std::size_t k) override;
+    bool resize_window(int w, int h) override;
     bool closing() const override { return glfwWindowShouldClose(window); }
     const PanelInfo& panel_info_now() override;
     ReplayTimeline* replay_timeline() override { return files.replay(); }
@@ -371,6 +382,7 @@ void WindowApp::handle_mouse() {
 
 void WindowApp::apply(const PanelActions& a) {
     if (a.pause_changed) session->set_paused(model.paused);
+    if (a.look_changed) apply_look();
     camera_path_actions(a);
     if ((a.toggle_record || a.start_record) && !recorder.active()) {
         start_recording();
@@ -893,6 +905,7 @@ void WindowApp::scrub() {
             scene.overlays.reset_trails();  // a jump in time: no streak from the kept state to them
         }
         scrub_index = -1;
+        timeline.clear();  // the session's own copy stays; this one would hold dropped states' memory
         return;
     }
     timeline = session->timeline();
@@ -902,13 +915,14 @@ void WindowApp::scrub() {
     if (r.moved) {
         scrub_index = index;
         scene.overlays.reset_trails();  // trails belong to the live run, not to a kept state
-        const State<float> s = convert_state<float>(*timeline.at(std::size_t(index)).state);
+        // A state kept on the device is read back for showing only (one state, while paused).
+        const State<float> s = convert_state<float>(timeline.at(std::size_t(index)).state->to_host());
         feed.feed_host(s.pos_mass.data(), s.vel.data(), s.size(), scene.particles, 0);
     }
     if (r.resume) {
         PendingRequest req =
             load_request("resuming from step " + std::to_string(timeline.at(std::size_t(index)).step),
-                         *timeline.at(std::size_t(index)).state, camera, false);
+                         timeline.at(std::size_t(index)).state->to_host(), camera, false);
         req.stats = scene.particles.stats;  // the same bodies: keep the colour scale and sets
         tag_with_script_step(req);
         req.id = session->resume_from_timeline(std::size_t(index));
@@ -925,6 +939,7 @@ void WindowApp::start_recording() {
     recorder.settings.include_panel = model.record_panel;
     try {
         recorder.start(model.record_path, fw, fh);
+        record_source = {fw, fh};
         info.record_note.clear();
         std::cout << "nbody: recording " << fw << "x" << fh << " at " << model.record_fps << " fps, "
                   << model.steps_per_frame << " steps per frame, to " << model.record_path << std::endl;
@@ -950,6 +965,17 @@ void WindowApp::capture_video_frame(bool panel_drawn) {
     if (!recorder.active() || panel_drawn != recorder.settings.include_panel) return;
     int fw, fh;
     glfwGetFramebufferSize(window, &fw, &fh);
+    if (fw != record_source.x || fh != record_source.y) {
+        // The video keeps its size: a resized window's frames are scaled into it (Recorder::capture).
+        if (fw != recorder.width() || fh != recorder.height()) {
+            std::cout << "nbody: the window is " << fw << "x" << fh << " now; the video stays "
+                      << recorder.width() << "x" << recorder.height() << ", the frames scaled into it"
+                      << std::endl;
+        } else if (record_source.x > 0) {
+            std::cout << "nbody: the window is the video's size again" << std::endl;
+        }
+        record_source = {fw, fh};
+    }
     if (!recorder.error().empty() || !recorder.capture(0, fw, fh)) {
         if (recorder.active()) stop_recording();
         info.record_note = recorder.last_message();
@@ -1010,6 +1036,18 @@ glm::vec2 WindowApp::window_position(const glm::vec3& world) const {
     glfwGetFramebufferSize(window, &fw, &fh);
     glm::vec3 p = camera.project(world, fw, fh);
     return {p.x * float(w) / float(fw), p.y * float(h) / float(fh)};
+}
+
+bool WindowApp::resize_window(int w, int h) {
+    glfwSetWindowSize(window, w, h);
+    // The X server takes the size at once without a window manager; one that negotiates gets a second.
+    for (int tries = 0; tries < 100; ++tries) {
+        int ww, wh;
+        glfwGetWindowSize(window, &ww, &wh);
+        if (ww == w && wh == h) return true;
+        glfwWaitEventsTimeout(0.01);
+    }
+    return false;
 }
 
 void WindowApp::drop_file(const std::string& path) {
