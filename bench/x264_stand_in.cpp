@@ -7,7 +7,8 @@
 // container without re-encoding with `ffmpeg -f h264 -r FPS -i FILE -c copy out.mp4` (Debian's ffmpeg,
 // here). A bench tool, not part of the build (production code never includes bench/):
 //   g++ -O2 -std=c++20 bench/x264_stand_in.cpp -lx264 -o .device/bin/ffmpeg   (needs libx264-dev)
-//   X264_CRF=23 (default) and X264_PRESET=fast (default) choose quality and speed.
+//   X264_CRF=23 (default) chooses the quality; the speed is ffmpeg's -preset when given, else X264_PRESET
+//   (default fast).
 #include <cstdint>  // before x264.h, which uses its types without including it
 // (x264.h after this comment, so that include sorting keeps it second)
 #include <x264.h>
@@ -71,17 +72,18 @@ bool write_nals(FILE* out, x264_nal_t* nal, int count) {
 
 int main(int argc, char** argv) {
     int w = 0, h = 0, fps = 30;
+    const char* preset = std::getenv("X264_PRESET") ? std::getenv("X264_PRESET") : "fast";
     for (int k = 1; k + 1 < argc; ++k) {
         if (std::strcmp(argv[k], "-s") == 0 && std::sscanf(argv[k + 1], "%dx%d", &w, &h) != 2)
             return fail("bad -s " + std::string(argv[k + 1]));
         if (std::strcmp(argv[k], "-r") == 0) fps = std::atoi(argv[k + 1]);
+        if (std::strcmp(argv[k], "-preset") == 0) preset = argv[k + 1];
     }
     if (argc < 2 || w <= 0 || h <= 0 || w % 2 || h % 2 || fps <= 0)
         return fail("usage: as ffmpeg is called by nbody (-s WxH with even sizes, -r FPS, output last)");
     const char* path = argv[argc - 1];
 
     x264_param_t param;
-    const char* preset = std::getenv("X264_PRESET") ? std::getenv("X264_PRESET") : "fast";
     if (x264_param_default_preset(&param, preset, nullptr) < 0) return fail("unknown preset");
     param.i_width = w, param.i_height = h;
     param.i_csp = X264_CSP_I420;
