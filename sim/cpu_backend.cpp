@@ -31,7 +31,11 @@ template <typename T>
 class CpuBackend final : public Backend {
   public:
     explicit CpuBackend(CpuKind kind) : kind_(kind) {
-        blocks_.set_on_move([this] { acc_for_.reset(); });
+        // (Also after a block's merges: acc_ follows N.)
+        blocks_.set_on_move([this] {
+            acc_for_.reset();
+            acc_.resize(state_.size());
+        });
     }
 
     std::string name() const override { return kind_ == CpuKind::serial ? "serial" : "openmp"; }

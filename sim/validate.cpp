@@ -143,11 +143,6 @@ void validate_params(const Params& p) {
     check(is_finite_bits(p.restitution) && p.restitution >= 0 && p.restitution <= 1, "restitution",
           "in [0, 1] (1: elastic, 0: the normal motion stops)", p.restitution);
     check(is_finite_bits(p.density) && p.density > 0, "density", "a finite number > 0", p.density);
-    // Collisions are found and resolved between fixed steps; an adaptive integrator's bodies are at one
-    // time only at the end of a max step, which is too coarse a clock for contacts.
-    if (p.collisions != CollisionMode::off && integrator_info(p.integrator).adaptive)
-        throw Error(std::string("collisions do not work with the ") + to_string(p.integrator) +
-                    " integrator yet (they are resolved between fixed steps): use leapfrog or yoshida4");
 }
 
 void validate_params(const Params& p, Precision precision) {

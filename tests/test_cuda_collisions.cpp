@@ -9,6 +9,7 @@
 
 #include "backends/registry.hpp"
 #include "sim/collide/find_contacts.hpp"
+#include "sim/error.hpp"
 #include "sim/presets.hpp"
 #include "sim/rng.hpp"
 
@@ -123,6 +124,24 @@ TEST(CudaCollisions, ThreeTouchingAndAccretionRunLikeSerial) {
     for (const auto& b : cpu->get_state().pos_mass) mc += b.w;
     for (const auto& b : dev->get_state().pos_mass) md += b.w;
     EXPECT_NEAR(md, mc, 1e-14);
+}
+
+// Hermite's device block steps do not resolve contacts yet: one clear refusal, not a run without them.
+TEST(CudaCollisions, HermiteWithCollisionsIsRefusedWithOneLineNamingTheHostBackends) {
+    SKIP_WITHOUT_DEVICE();
+    Params p;
+    p.integrator = Integrator::hermite;
+    p.collisions = CollisionMode::merge;
+    auto gpu = create_backend("cuda", Precision::f64);
+    gpu->set_state(cloud(100, 0.01, 5));
+    try {
+        gpu->step(p, 1);
+        ADD_FAILURE() << "not refused";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("serial and openmp"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
 }
 
 #endif  // NBODY_HAVE_CUDA

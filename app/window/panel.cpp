@@ -234,9 +234,10 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
 
 // Collisions: off / merge / bounce, the restitution for bounce, and what they did so far.
 void collision_controls(PanelModel& m, const PanelInfo& info) {
-    const bool adaptive = integrator_info(m.params.integrator).adaptive;
-    if (adaptive) m.params.collisions = CollisionMode::off;  // resolved between fixed steps only
-    ImGui::BeginDisabled(adaptive);
+    // Hermite's block steps resolve contacts at every block on the host backends only.
+    const bool unavailable = integrator_info(m.params.integrator).adaptive && m.backend == "cuda";
+    if (unavailable) m.params.collisions = CollisionMode::off;
+    ImGui::BeginDisabled(unavailable);
     if (ImGui::BeginCombo("collisions", to_string(m.params.collisions))) {
         for (const CollisionMode c : {CollisionMode::off, CollisionMode::merge, CollisionMode::bounce}) {
             if (ImGui::Selectable(to_string(c), c == m.params.collisions)) m.params.collisions = c;
@@ -244,10 +245,12 @@ void collision_controls(PanelModel& m, const PanelInfo& info) {
         ImGui::EndCombo();
     }
     ImGui::EndDisabled();
-    if (adaptive) {
+    if (unavailable) {
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip("Off with %s: collisions are resolved between fixed steps. Choose leapfrog.",
-                              to_string(m.params.integrator));
+            ImGui::SetTooltip(
+                "Off with %s on cuda: its block steps resolve contacts on serial and openmp only. "
+                "Choose leapfrog, or a host backend.",
+                to_string(m.params.integrator));
     } else {
         tooltip_for_last(
             "What touching bodies do: pass through (off), merge into one (mass, momentum and centre of mass "

@@ -8,7 +8,8 @@
 //
 // One max step (Params::dt) of the integrator:
 //   if (!ready(p)) init(p);                 every body at tick 0
-//   do { b = next_block(); predict(b.tick); evaluate(); correct(b.tick); } while (b.tick < kTicksPerMaxStep);
+//   do { b = next_block(); predict(b.tick); evaluate(); correct(b.tick); [collide(p, b.tick)] }
+//   while (b.tick < kTicksPerMaxStep);
 //   finish_max_step();                      every body at tick kTicksPerMaxStep: clocks back to 0
 // Between max steps every body is at the same time, so get_state, diagnostics, drawing and snapshots see
 // one consistent system; Backend::synchronize() also drops the state kept here (invalidate), so that what
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/collide/collision_event.hpp"
 #include "sim/params.hpp"
 
 namespace nbody {
@@ -63,6 +65,21 @@ class BlockSteps {
     virtual void finish_max_step() = 0;
     // Drops the kept state: the next max step starts with init, from the bodies alone.
     virtual void invalidate() = 0;
+
+    // Collisions (sim/collide/, p.collisions on) are found and resolved at every block, after correct():
+    // each active body against every body at the block time (the others as predicted there), swept
+    // straight back over the active body's last step. Whether these block steps do that; a backend whose
+    // block steps do not refuses the run before its first step (Backend::step).
+    virtual bool resolves_collisions() const { return false; }
+    // The time at which the coming max step begins, for the collision events' times.
+    virtual void begin_max_step(double /*t*/) {}
+    // The collisions of the block just corrected at `tick`, resolved as sim/collide/resolve.hpp says for
+    // one step (ascending (i, j), a body once per block); the bodies they touch restart their clocks there
+    // (force and jerk at the block time, a start level that sits on the block grid), merged bodies leave.
+    virtual void collide(const Params& /*p*/, std::int64_t /*tick*/) {}
+    // The events since the last call; indices are the bodies' at the start of their max step, as a fixed
+    // step's events are before its merges.
+    virtual CollisionTally take_collisions() { return {}; }
 
     virtual BlockCounters counters() const = 0;
     // Each body's current level (its step is dt / 2^level), host copy; empty before init.

@@ -51,6 +51,7 @@ void advance_hermite(Backend& b, const Params& p) {
         s->predict(block.tick);
         s->evaluate();
         s->correct(block.tick);
+        if (p.collisions != CollisionMode::off) s->collide(p, block.tick);
     } while (block.tick < kTicksPerMaxStep);
     s->finish_max_step();
 }

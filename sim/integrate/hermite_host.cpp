@@ -5,6 +5,8 @@
 
 #include "hermite.hpp"
 #include "sim/backend.hpp"
+#include "sim/collide/contact.hpp"
+#include "sim/collide/resolve.hpp"
 
 namespace nbody {
 
@@ -18,6 +20,9 @@ void HostBlockSteps<T>::init(const Params& p) {
     vp_ = bodies_.vel;
     t_.assign(n, 0);
     level_.assign(n, 0);
+    last_h_.assign(n, 0.0);
+    start_index_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) start_index_[i] = i;
     // Every body is active at the start: its force and jerk at its own position, then its first level.
     active_.resize(n);
     for (std::size_t i = 0; i < n; ++i) active_[i] = i;
@@ -95,6 +100,7 @@ void HostBlockSteps<T>::correct(std::int64_t tick) {
         jerk_[i] = j1_[k];
         t_[i] = tick;
         level_[i] = next_level(level_[i], level_for_step(wanted, p.dt), tick);
+        if (!last_h_.empty()) last_h_[i] = double(h);
     }
     ++counters_.blocks;
     pending_updates_ += active_.size();
@@ -102,8 +108,103 @@ void HostBlockSteps<T>::correct(std::int64_t tick) {
 }
 
 template <typename T>
+void HostBlockSteps<T>::collide(const Params& p, std::int64_t tick) {
+    const std::size_t n = bodies_.size();
+    if (n < 2 || p.collisions == CollisionMode::off) return;
+    // Every body at the block time in xp_/vp_: the active ones as corrected (the next block predicts all
+    // of them again), the others as predicted.
+    std::vector<char> active(n, 0);
+    for (const std::size_t i : active_) {
+        active[i] = 1;
+        xp_[i] = bodies_.pos_mass[i];
+        vp_[i] = bodies_.vel[i];
+    }
+    auto x = [&](std::size_t i) -> const Vec4<T>& { return xp_[i]; };
+    auto v = [&](std::size_t i) -> const Vec4<T>& { return vp_[i]; };
+    // Each active body against all (a pair of active bodies once, from the lower index), over the active
+    // body's last step (the shorter of the two where both are active): O(active x N), as the force.
+    struct Found {
+        Contact c;
+        double h;
+    };
+    std::vector<Found> found;
+    for (const std::size_t i : active_) {
+        const Vec4<T>&xi = x(i), &vi = v(i);
+        for (std::size_t j = 0; j < n; ++j) {
+            if (j == i || (active[j] && j < i)) continue;
+            const double h = active[j] ? std::min(last_h_[i], last_h_[j]) : last_h_[i];
+            const std::size_t lo = std::min(i, j), hi = std::max(i, j);
+            const Vec4<T>&xl = lo == i ? xi : x(j), &xh = hi == i ? xi : x(j);
+            const Vec4<T>&vl = lo == i ? vi : v(j), &vh = hi == i ? vi : v(j);
+            const double s = swept_contact_time(double(xl.x) - double(xh.x), double(xl.y) - double(xh.y),
+                                                double(xl.z) - double(xh.z), double(vl.x) - double(vh.x),
+                                                double(vl.y) - double(vh.y), double(vl.z) - double(vh.z),
+                                                double(vl.w) + double(vh.w), h);
+            if (s >= 0) found.push_back({{lo, hi, s}, h});
+        }
+    }
+    if (found.empty()) return;
+    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.c < b.c; });
+
+    // Each pair resolved by the shared code on a two-body copy at the block time, a body once per block.
+    const double t_block = t_start_ + ticks_to_time(tick, params_->dt);
+    std::vector<char> touched(n, 0), removed(n, 0);
+    for (const Found& f : found) {
+        const std::size_t i = f.c.i, j = f.c.j;
+        if (touched[i] || touched[j]) continue;
+        State<T> pair;
+        pair.pos_mass = {x(i), x(j)};
+        pair.vel = {v(i), v(j)};
+        std::vector<char> gone;
+        CollisionTally t = resolve_contacts_in_place(pair, {Contact{0, 1, f.c.s}}, p, f.h, t_block, gone);
+        if (t.events.empty()) continue;
+        touched[i] = touched[j] = 1;
+        for (std::size_t k : {std::size_t(0), std::size_t(1)}) {
+            const std::size_t b = k == 0 ? i : j;
+            bodies_.pos_mass[b] = xp_[b] = pair.pos_mass[k];
+            bodies_.vel[b] = vp_[b] = pair.vel[k];
+            t_[b] = tick;
+            if (gone[k]) removed[b] = 1;
+        }
+        for (CollisionEvent& e : t.events) e.i = start_index_[i], e.j = start_index_[j];
+        tally_.add(t);
+    }
+
+    // The merged-away bodies leave every per-body array, keeping the order.
+    std::size_t w = 0;
+    std::vector<std::size_t> restart;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (removed[k]) continue;
+        bodies_.pos_mass[w] = bodies_.pos_mass[k], bodies_.vel[w] = bodies_.vel[k];
+        acc_[w] = acc_[k], jerk_[w] = jerk_[k], xp_[w] = xp_[k], vp_[w] = vp_[k];
+        t_[w] = t_[k], level_[w] = level_[k], last_h_[w] = last_h_[k], start_index_[w] = start_index_[k];
+        if (touched[k]) restart.push_back(w);
+        ++w;
+    }
+    for (auto* a : {&bodies_.pos_mass, &bodies_.vel, &acc_, &jerk_, &xp_, &vp_}) a->resize(w);
+    t_.resize(w), level_.resize(w), last_h_.resize(w), start_index_.resize(w);
+
+    // The bodies touched start again at the block time, as at init: force and jerk against every body
+    // there, a start level, made fine enough that the block time lies on its grid.
+    active_ = restart;
+    evaluate_active();
+    for (std::size_t k = 0; k < restart.size(); ++k) {
+        const std::size_t b = restart[k];
+        acc_[b] = a1_[k];
+        jerk_[b] = j1_[k];
+        int level = level_for_step(hermite_start_step(p.eta, acc_[b], jerk_[b]), p.dt);
+        while (level < kMaxBlockLevel && tick % level_ticks(level) != 0) ++level;
+        level_[b] = level;
+        last_h_[b] = 0;
+    }
+    pending_updates_ += restart.size();
+    if (on_move_) on_move_();
+}
+
+template <typename T>
 void HostBlockSteps<T>::finish_max_step() {
     std::fill(t_.begin(), t_.end(), std::int64_t(0));
+    for (std::size_t i = 0; i < start_index_.size(); ++i) start_index_[i] = i;
     counters_.body_updates += exchange_ ? exchange_->sum_over_slices(pending_updates_) : pending_updates_;
     pending_updates_ = 0;
 }
@@ -140,6 +241,10 @@ class HostCopyBlockSteps final : public BlockSteps {
     void predict(std::int64_t tick) override { engine_.predict(tick); }
     void evaluate() override { engine_.evaluate(); }
     void correct(std::int64_t tick) override { engine_.correct(tick); }
+    bool resolves_collisions() const override { return engine_.resolves_collisions(); }
+    void begin_max_step(double t) override { engine_.begin_max_step(t); }
+    void collide(const Params& p, std::int64_t tick) override { engine_.collide(p, tick); }
+    CollisionTally take_collisions() override { return engine_.take_collisions(); }
     void finish_max_step() override {
         engine_.finish_max_step();
         HostState out = convert_state<double>(bodies_);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "block_steps.hpp"
@@ -43,6 +44,10 @@ class HostBlockSteps final : public BlockSteps {
     void correct(std::int64_t tick) override;
     void finish_max_step() override;
     void invalidate() override { params_.reset(); }
+    bool resolves_collisions() const override { return exchange_ == nullptr; }
+    void begin_max_step(double t) override { t_start_ = t; }
+    void collide(const Params& p, std::int64_t tick) override;
+    CollisionTally take_collisions() override { return std::exchange(tally_, CollisionTally{}); }
     BlockCounters counters() const override { return counters_; }
     std::vector<int> levels() const override { return params_ ? level_ : std::vector<int>{}; }
 
@@ -66,6 +71,12 @@ class HostBlockSteps final : public BlockSteps {
     JerkScratch<T> scratch_;
     BlockCounters counters_;
     std::uint64_t pending_updates_ = 0;  // this slice's active bodies since the last count
+    // Collisions: each body's last step (the swept test's interval), its index at the start of the max
+    // step (the events' indices), the max step's start time, and the events not yet taken.
+    std::vector<double> last_h_;
+    std::vector<std::size_t> start_index_;
+    double t_start_ = 0;
+    CollisionTally tally_;
 };
 
 // The generic block steps of a backend that has none of its own: at the start of each max step the
