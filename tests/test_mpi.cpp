@@ -231,6 +231,14 @@ TEST_F(MpiTest, ProcessesStartedWithDifferentArgumentsStopWithOneLine) {
                          " run --backend serial --n 8 --steps 2 --quiet")
                   .code,
               0);
+    // Agreed by the values parsed, not the words: one number spelled two ways, a flag with '=', another
+    // order of the flags.
+    const Result same = run(1, "run --backend serial --n 8 --steps 2 --dt 0.01 --quiet : -np 1 " + nbody +
+                                   " run --quiet --steps=2 --backend serial --dt 1e-2 --n 8");
+    EXPECT_EQ(same.code, 0) << same.err;
+    expect_one_error(run(1, "run --backend serial --n 8 --steps 2 --dt 0.01 --quiet : -np 1 " + nbody +
+                                " run --backend serial --n 8 --steps 2 --dt 0.011 --quiet"),
+                     "the 2 processes were started with different arguments");
 }
 
 TEST_F(MpiTest, QuietMpirunLeavesExactlyOneLine) {
