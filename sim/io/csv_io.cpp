@@ -189,7 +189,7 @@ HostState read_bodies_csv(const std::string& path, BodySource* source, std::vect
 // --- writing ----------------------------------------------------------------------------------------
 
 void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p) {
-    std::ofstream& out = file.stream();
+    std::ostream& out = file.stream();
     // Points only (every radius 0): the file is as it was before bodies had radii.
     const bool radii =
         std::any_of(s.vel.begin(), s.vel.end(), [](const Vec4<double>& v) { return v.w != 0; });
