@@ -26,6 +26,7 @@
 #include "app/cli/process_pipe.hpp"
 #include "app/commands.hpp"
 #include "backends/registry.hpp"
+#include "cli_run.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
@@ -39,32 +40,8 @@ extern char** environ;
 namespace nbody {
 namespace {
 
-struct CliResult {
-    int code = 0;
-    std::string out, err;
-};
-
-// Runs `nbody args...` with std::cout / std::cerr captured.
-CliResult run_cli(const std::vector<std::string>& args) {
-    std::vector<const char*> argv{"nbody"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
-    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
-    CliResult r;
-    try {
-        r.code = nbody_main(static_cast<int>(argv.size()), argv.data());
-    } catch (...) {
-        std::cout.rdbuf(old_out);
-        std::cerr.rdbuf(old_err);
-        throw;
-    }
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using test::CliResult;
+using test::run_cli;
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;

@@ -17,48 +17,17 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "cli_run.hpp"
 #include "sim/potential_estimate.hpp"
 #include "temp_dir.hpp"
 
 namespace nbody {
 namespace {
 
-struct CliResult {
-    int code = 0;
-    std::string out, err;
-};
-
-// Runs `nbody args...` in-process with std::cout / std::cerr captured.
-CliResult run_cli(const std::vector<std::string>& args) {
-    std::vector<const char*> argv{"nbody"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
-    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
-    CliResult r;
-    r.code = nbody_main(static_cast<int>(argv.size()), argv.data());
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-::testing::AssertionResult refused(const CliResult& r, const std::string& what) {
-    if (r.code != 1) return ::testing::AssertionFailure() << "status " << r.code << ", stderr: " << r.err;
-    if (std::count(r.err.begin(), r.err.end(), '\n') != 1 || r.err.rfind("nbody: error: ", 0) != 0)
-        return ::testing::AssertionFailure() << "not one error line: " << r.err;
-    if (r.err.find(what) == std::string::npos)
-        return ::testing::AssertionFailure() << "no '" << what << "' in: " << r.err;
-    return ::testing::AssertionSuccess();
-}
+using test::CliResult;
+using test::refused;
+using test::run_cli;
+using test::slurp;
 
 using CliMessagesTest = test::TempDirTest;
 
