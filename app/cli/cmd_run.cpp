@@ -310,7 +310,8 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     r.n_start = backend.size();
     // The potential is an O(N^2) sum (45 minutes at N = 3M): a --steps 0 conversion without an energy log
     // has no use for it, and |dE/E| over no steps is 0 by definition.
-    const bool potential = plan.steps > 0 || files.energy_log != nullptr;
+    // Rank 0 alone holds the files: every process must ask alike (a collective either way).
+    const bool potential = broadcast(cl, plan.steps > 0 || files.energy_log != nullptr);
     const Diagnostics d0 = run_diagnostics(backend, sc.params, potential, o.quiet, cl);
     const double e0 = d0.total();
     r.last = d0;
