@@ -113,6 +113,7 @@ if command -v mpirun >/dev/null; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     check mpi-dt-nan 1 "different arguments" -- mpirun -q --oversubscribe -np 1 "$nbody" run --n 8 --steps 2 : -np 1 "$nbody" run --n 8 --steps 2 --dt nan
     check mpi-dt-spelled-twice 0 "" -- mpirun -q --oversubscribe -np 1 "$nbody" run --n 8 --steps 2 --dt 0.01 --quiet : -np 1 "$nbody" run --quiet --n 8 --steps=2 --dt 1e-2
+    check mpi-steps0-log 0 "" -- mpirun -q --oversubscribe -np 2 "$nbody" run --n 100 --steps 0 --energy-log m0.csv --quiet
     check mpi-log-every 1 "different arguments" -- mpirun -q --oversubscribe -np 1 "$nbody" run --n 8 --steps 4 --energy-log m.csv --log-every 1 : -np 1 "$nbody" run --n 8 --steps 4 --energy-log m.csv --log-every 2
 fi
 # 13. messages
