@@ -1,10 +1,12 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "app/cli/argument_hash.hpp"
 #include "app/cli/cmd_bench.hpp"
 #include "app/cli/cmd_plot.hpp"
 #include "app/cli/cmd_run.hpp"
@@ -137,33 +139,47 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
 #endif
 
     try {
-        // Before anything can fail on one process only: a parse error there would leave the others in
-        // their first collective.
-        if (!retry_of) check_same_arguments(cluster(), argc, argv);
+        // Every process parses, then all agree on the parsed command line before anything else can fail
+        // on one process only (mpirun): a parse error is reported once all failed alike, and processes
+        // started with different arguments stop with one line instead of waiting in a collective forever.
+        std::uint64_t parsed = 0;
+        std::function<int()> no_run;  // what a parse that leads to no command returns
         try {
             app.parse(argc, argv);
+            parsed = parsed_arguments_hash(app);
         } catch (const CLI::CallForHelp& e) {
-            return exit_for(app, e);
+            parsed = failed_parse_hash("--help");
+            no_run = [&app, e] { return exit_for(app, e); };
         } catch (const CLI::CallForAllHelp& e) {
-            return exit_for(app, e);
+            parsed = failed_parse_hash("--help-all");
+            no_run = [&app, e] { return exit_for(app, e); };
         } catch (const CLI::CallForVersion& e) {
-            return exit_for(app, e);
+            parsed = failed_parse_hash("--version");
+            no_run = [&app, e] { return exit_for(app, e); };
         } catch (const CLI::ExtrasError& e) {
             // The COSC3500 assignment's command line has no subcommand (`nbody --nBodies 100 --finalTime 1
-            // --energyDiff`): flags only `run` knows are read as `nbody run ...`.
+            // --energyDiff`): flags only `run` knows are read as `nbody run ...` (which agrees in its turn).
             if (!retry_of && argc > 1 && app.get_subcommands().empty()) {
                 std::vector<const char*> as_run(argv, argv + argc);
                 as_run.insert(as_run.begin() + 1, "run");
                 const std::string original = e.what();
                 return parse_and_run(argc + 1, as_run.data(), &original);
             }
-            return report_error(plain_parse_error(retry_of ? *retry_of : e.what()));
+            const std::string message = plain_parse_error(retry_of ? *retry_of : e.what());
+            parsed = failed_parse_hash(message);
+            no_run = [message] { return report_error(message); };
         } catch (const CLI::ParseError& e) {
-            return report_error(plain_parse_error(retry_of ? *retry_of : e.what()));
+            const std::string message = plain_parse_error(retry_of ? *retry_of : e.what());
+            parsed = failed_parse_hash(message);
+            no_run = [message] { return report_error(message); };
         } catch (const Error& e) {
             // A flag's own parser (parse_integer, ...): the same command line fails alike everywhere.
-            return report_error(e.what());
+            const std::string message = e.what();
+            parsed = failed_parse_hash(message);
+            no_run = [message] { return report_error(message); };
         }
+        check_same_arguments(cluster(), parsed);
+        if (no_run) return no_run();
         if (retry_of && cluster().root())
             std::cerr << "nbody: note: no subcommand given: running `nbody run` with these flags\n";
         if (cluster().distributed() && !run_cmd->parsed() && !bench_cmd->parsed()) {

@@ -45,17 +45,9 @@ Cluster& cluster() {
     return g_cluster ? *g_cluster : single;
 }
 
-void check_same_arguments(Cluster& c, int argc, const char* const* argv) {
+void check_same_arguments(Cluster& c, std::uint64_t parsed_hash) {
     if (!c.distributed()) return;
-    // FNV-1a over the words, each ended by a NUL, so "a b" and "ab" differ.
-    std::uint64_t hash = 14695981039346656037ull;
-    for (int i = 1; i < argc; ++i) {
-        for (const char* p = argv[i];; ++p) {
-            hash = (hash ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
-            if (*p == '\0') break;
-        }
-    }
-    if (!c.same_everywhere(hash)) {
+    if (!c.same_everywhere(parsed_hash)) {
         throw ClusterError("the " + std::to_string(c.size()) +
                            " processes were started with different arguments: every process of a run "
                            "needs the same command line (check the parts of an `mpirun ... : ...` line)");

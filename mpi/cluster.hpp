@@ -78,11 +78,12 @@ T broadcast(Cluster& c, T v) {
 }
 std::string broadcast(Cluster& c, std::string s);
 
-// Collective, before any other: throws ClusterError on every process unless all were started with the
-// same arguments (`args`, the words after the program's name). `mpirun -np 1 nbody run ... : -np 1 nbody
-// run ... --dt nan` would otherwise fail on one process only and leave the other waiting in its first
-// collective forever; different --log-every values would deadlock later. With one process, nothing.
-void check_same_arguments(Cluster& c, int argc, const char* const* argv);
+// Collective, before any other: throws ClusterError on every process unless all parsed the same command
+// line (`parsed_hash`, app/cli/argument_hash.hpp: values as parsed, so `--dt 0.01` and `--dt 1e-2` agree).
+// `mpirun -np 1 nbody run ... : -np 1 nbody run ... --dt nan` would otherwise fail on one process only and
+// leave the other waiting in its first collective forever; different --log-every values would deadlock
+// later. With one process, nothing.
+void check_same_arguments(Cluster& c, std::uint64_t parsed_hash);
 
 // Runs f on every process of the run and agrees on the outcome: if f threw on any process, every process
 // throws ClusterError with the message of the lowest-ranked one that failed (collective). With one

@@ -39,7 +39,7 @@ void write_png(const std::string& path, const Image& img) {
     for (std::size_t i = 3; i < opaque.size(); i += 4) opaque[i] = 255;
     AtomicFile file(path);
     auto put = [](void* ctx, void* data, int size) {
-        static_cast<std::ofstream*>(ctx)->write(static_cast<const char*>(data), std::streamsize(size));
+        static_cast<std::ostream*>(ctx)->write(static_cast<const char*>(data), std::streamsize(size));
     };
     if (!stbi_write_png_to_func(put, &file.stream(), img.width, img.height, 4, opaque.data(),
                                 img.width * 4)) {

@@ -11,11 +11,20 @@ struct Vec3d {
     double x = 0, y = 0, z = 0;
 };
 
+// How a Diagnostics' potential was found (sim/potential_estimate.hpp: large states are not summed exactly).
+enum class PotentialMethod {
+    exact,    // every pair, in double
+    tree,     // the Barnes-Hut tree in double, at the run's theta
+    sampled,  // exact rows of an evenly spaced sample of bodies, scaled to N
+};
+
 struct Diagnostics {
     double mass = 0;
     double kinetic = 0;
     double potential = 0;  // -G sum_{i<j} m_i m_j / sqrt(r^2 + eps^2); valid only if has_potential
     bool has_potential = false;
+    PotentialMethod potential_method = PotentialMethod::exact;
+    double potential_error = 0;  // sampled: one standard error of the estimate; else 0
     Vec3d momentum;
     Vec3d angular_momentum;  // about the origin
     Vec3d center_of_mass;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -20,9 +21,12 @@
 #include <utility>
 #include <vector>
 
+#include "app/cli/argument_hash.hpp"
+#include "app/cli/cmd_run.hpp"
 #include "app/cli/process_pipe.hpp"
 #include "app/commands.hpp"
 #include "backends/registry.hpp"
+#include "cli_run.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
@@ -36,32 +40,8 @@ extern char** environ;
 namespace nbody {
 namespace {
 
-struct CliResult {
-    int code = 0;
-    std::string out, err;
-};
-
-// Runs `nbody args...` with std::cout / std::cerr captured.
-CliResult run_cli(const std::vector<std::string>& args) {
-    std::vector<const char*> argv{"nbody"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
-    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
-    CliResult r;
-    try {
-        r.code = nbody_main(static_cast<int>(argv.size()), argv.data());
-    } catch (...) {
-        std::cout.rdbuf(old_out);
-        std::cerr.rdbuf(old_err);
-        throw;
-    }
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using test::CliResult;
+using test::run_cli;
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
@@ -135,6 +115,32 @@ class CliTest : public test::TempDirTest {
         EXPECT_TRUE(outputs(inputs).empty()) << "left behind: " << outputs(inputs).front();
     }
 };
+
+// The processes of an mpirun line agree on the command line as parsed (issue 26, item 7): one value
+// spelled two ways, `--flag=value`, or the flags in another order are the same run; another value is not.
+std::uint64_t run_hash(std::vector<std::string> args) {
+    CLI::App app{"nbody"};
+    RunOptions o;
+    add_run_command(app, o);
+    args.insert(args.begin(), "run");
+    std::reverse(args.begin(), args.end());  // CLI11 takes the words last first
+    app.parse(args);
+    return parsed_arguments_hash(app);
+}
+
+TEST(ArgumentHash, SameValuesSpelledDifferentlyAgree) {
+    const std::uint64_t base = run_hash({"--n", "8", "--dt", "0.01", "--steps", "2"});
+    EXPECT_EQ(run_hash({"--n", "8", "--dt", "1e-2", "--steps", "2"}), base);
+    EXPECT_EQ(run_hash({"--n", "8", "--dt", "0.010", "--steps", "2"}), base);
+    EXPECT_EQ(run_hash({"--dt=1e-2", "--steps=2", "--n", "8"}), base);
+    EXPECT_EQ(run_hash({"--n", "8", "--dt", "+0.01", "--steps", "2"}), base);
+    EXPECT_NE(run_hash({"--n", "8", "--dt", "0.011", "--steps", "2"}), base);
+    EXPECT_NE(run_hash({"--n", "8", "--dt", "0.01", "--steps", "3"}), base);
+    EXPECT_NE(run_hash({"--n", "8", "--dt", "0.01", "--steps", "2", "--quiet"}), base);
+    EXPECT_NE(run_hash({"--n", "8", "--steps", "2"}), base);
+    EXPECT_NE(run_hash({"--preset", "disk", "--n", "8", "--dt", "0.01", "--steps", "2"}), base);
+    EXPECT_NE(failed_parse_hash("--n: bad"), failed_parse_hash("--n: worse"));
+}
 
 TEST_F(CliTest, RejectsBadBodyCounts) {
     expect_rejected({"--n", "abc"}, "--n must be a positive integer (got 'abc')");

@@ -17,47 +17,17 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "cli_run.hpp"
+#include "sim/potential_estimate.hpp"
 #include "temp_dir.hpp"
 
 namespace nbody {
 namespace {
 
-struct CliResult {
-    int code = 0;
-    std::string out, err;
-};
-
-// Runs `nbody args...` in-process with std::cout / std::cerr captured.
-CliResult run_cli(const std::vector<std::string>& args) {
-    std::vector<const char*> argv{"nbody"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
-    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
-    CliResult r;
-    r.code = nbody_main(static_cast<int>(argv.size()), argv.data());
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-::testing::AssertionResult refused(const CliResult& r, const std::string& what) {
-    if (r.code != 1) return ::testing::AssertionFailure() << "status " << r.code << ", stderr: " << r.err;
-    if (std::count(r.err.begin(), r.err.end(), '\n') != 1 || r.err.rfind("nbody: error: ", 0) != 0)
-        return ::testing::AssertionFailure() << "not one error line: " << r.err;
-    if (r.err.find(what) == std::string::npos)
-        return ::testing::AssertionFailure() << "no '" << what << "' in: " << r.err;
-    return ::testing::AssertionSuccess();
-}
+using test::CliResult;
+using test::refused;
+using test::run_cli;
+using test::slurp;
 
 using CliMessagesTest = test::TempDirTest;
 
@@ -170,6 +140,44 @@ TEST_F(CliMessagesTest, AStepsZeroConversionComputesNoPotential) {
         run_cli({"run", "--n", "64", "--steps", "0", "--energy-log", file("e.csv"), "--quiet"});
     EXPECT_EQ(logged.code, 0) << logged.err;
     EXPECT_EQ(logged.out.find("not computed"), std::string::npos) << logged.out;
+}
+
+// Above kExactPotentialMaxN bodies the potential is the tree's (with --force tree) or a sample's, and the
+// summary and the energy log say which; a progress line runs while it is summed (item 11). Below it the
+// potential is the exact sum, said nowhere (the bit-for-bit tests of test_cli guard its value).
+TEST_F(CliMessagesTest, ALargeStatesPotentialSaysHowItWasFound) {
+    const std::string n = std::to_string(kExactPotentialMaxN + 1);
+    ::setenv("NBODY_PROGRESS_SECONDS", "0", 1);
+    const CliResult tree = run_cli({"run", "--n", n, "--steps", "0", "--force", "tree", "--theta", "0.6",
+                                    "--backend", "openmp", "--energy-log", file("tree.csv")});
+    ::unsetenv("NBODY_PROGRESS_SECONDS");
+    ASSERT_EQ(tree.code, 0) << tree.err;
+    EXPECT_NE(tree.out.find("(potential tree (theta 0.6): above " + std::to_string(kExactPotentialMaxN) +
+                            " bodies the energy is estimated)"),
+              std::string::npos)
+        << tree.out;
+    EXPECT_NE(tree.err.find("nbody potential, tree (theta 0.6): body " + n + "/" + n + " (100%)"),
+              std::string::npos)
+        << tree.err;
+    EXPECT_NE(slurp(file("tree.csv")).find("\n# potential: tree (theta 0.6), an estimate"),
+              std::string::npos);
+
+    const CliResult sampled = run_cli({"run", "--n", n, "--steps", "0", "--backend", "openmp", "--energy-log",
+                                       file("sampled.csv"), "--quiet"});
+    ASSERT_EQ(sampled.code, 0) << sampled.err;
+    EXPECT_NE(sampled.out.find("(potential sampled (4096 of " + n + " bodies), each estimate +-"),
+              std::string::npos)
+        << sampled.out;
+    EXPECT_EQ(sampled.err, "");  // --quiet: no progress line
+    EXPECT_NE(
+        slurp(file("sampled.csv")).find("\n# potential: sampled (4096 of " + n + " bodies), an estimate"),
+        std::string::npos);
+
+    const CliResult small = run_cli({"run", "--n", std::to_string(kExactPotentialMaxN / 1024), "--steps", "0",
+                                     "--energy-log", file("small.csv"), "--quiet"});
+    ASSERT_EQ(small.code, 0) << small.err;
+    EXPECT_EQ(small.out.find("potential"), std::string::npos) << small.out;
+    EXPECT_EQ(slurp(file("small.csv")).find("# potential:"), std::string::npos);
 }
 
 // In a forked child: `nbody args` under an address-space limit (ulimit -v), exiting with its status.

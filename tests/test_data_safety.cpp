@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "cli_run.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/io/snapshot_hdf5.hpp"
 #include "sim/platform/partial_file.hpp"
@@ -30,45 +31,12 @@ namespace fs = std::filesystem;
 namespace nbody {
 namespace {
 
-struct CliResult {
-    int code = 0;
-    std::string out, err;
-};
+using test::CliResult;
+using test::refused;
+using test::run_cli;
+using test::slurp;
 
-// Runs `nbody args...` in-process with std::cout / std::cerr captured.
-CliResult run_cli(const std::vector<std::string>& args) {
-    std::vector<const char*> argv{"nbody"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
-    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
-    CliResult r;
-    r.code = nbody_main(static_cast<int>(argv.size()), argv.data());
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-// One error line containing `what`, status 1.
-::testing::AssertionResult refused(const CliResult& r, const std::string& what) {
-    if (r.code != 1) return ::testing::AssertionFailure() << "status " << r.code << ", stderr: " << r.err;
-    if (std::count(r.err.begin(), r.err.end(), '\n') != 1 || r.err.rfind("nbody: error: ", 0) != 0)
-        return ::testing::AssertionFailure() << "not one error line: " << r.err;
-    if (r.err.find(what) == std::string::npos)
-        return ::testing::AssertionFailure() << "no '" << what << "' in: " << r.err;
-    return ::testing::AssertionSuccess();
-}
-
-class DataSafetyTest : public test::TempDirTest {
+class DataSafetyTest : public test::FilesTest {
   protected:
     // A small body CSV, written by nbody itself.
     std::string make_input(const std::string& name) {
@@ -77,11 +45,22 @@ class DataSafetyTest : public test::TempDirTest {
         return path;
     }
 
-    std::vector<std::string> listing(const std::string& d) const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
+    // A series of 16 bodies in `dir`: snap_000000.h5, snap_000005.h5, snap_000010.h5.
+    ::testing::AssertionResult make_series(const std::string& dir) {
+        const CliResult r = run_cli(
+            {"run", "--n", "16", "--steps", "10", "--snapshot-every", "5", "--snapshot-dir", dir, "--quiet"});
+        if (r.code == 0) return ::testing::AssertionSuccess();
+        return ::testing::AssertionFailure() << "status " << r.code << ": " << r.err;
+    }
+
+    // `nbody args` is refused in one line containing `what`, and `kept` still holds what it held.
+    ::testing::AssertionResult refused_keeping(const std::vector<std::string>& args, const std::string& what,
+                                               const std::string& kept) {
+        const std::string before = slurp(kept);
+        const ::testing::AssertionResult r = refused(run_cli(args), what);
+        if (!r) return r;
+        if (slurp(kept) != before) return ::testing::AssertionFailure() << kept << " changed";
+        return ::testing::AssertionSuccess();
     }
 };
 
@@ -102,14 +81,13 @@ TEST_F(DataSafetyTest, NoOutputMayBeTheInputUnderAnyName) {
     for (const auto& outputs : cases) {
         std::vector<std::string> args = {"run", "--input", in, "--steps", "2", "--quiet"};
         args.insert(args.end(), outputs.begin(), outputs.end());
-        EXPECT_TRUE(refused(run_cli(args), "is the same file as --input")) << outputs[0];
-        EXPECT_EQ(slurp(in), before) << outputs[0];
+        EXPECT_TRUE(refused_keeping(args, "is the same file as --input", in)) << outputs[0];
     }
     // A log whose growing file would be the input is refused too.
     fs::copy_file(in, file("e.csv.partial"));
-    EXPECT_TRUE(refused(run_cli({"run", "--input", file("e.csv.partial"), "--steps", "1", "--energy-log",
-                                 file("e.csv"), "--quiet"}),
-                        "is the same file as --input"));
+    EXPECT_TRUE(refused_keeping(
+        {"run", "--input", file("e.csv.partial"), "--steps", "1", "--energy-log", file("e.csv"), "--quiet"},
+        "is the same file as --input", file("e.csv.partial")));
     EXPECT_EQ(slurp(file("e.csv.partial")), before);
 }
 
@@ -117,25 +95,21 @@ TEST_F(DataSafetyTest, PlotNeverWritesOverItsInput) {
     const std::string in = make_input("in.csv");
     ASSERT_EQ(run_cli({"run", "--input", in, "--steps", "2", "--energy-log", file("e.csv"), "--quiet"}).code,
               0);
-    const std::string before = slurp(file("e.csv"));
     fs::create_symlink(file("e.csv"), file("e.png"));
-    EXPECT_TRUE(refused(run_cli({"plot", file("e.csv"), "-o", file("e.png")}), "is the same file as FILE"));
-    EXPECT_EQ(slurp(file("e.csv")), before);
+    EXPECT_TRUE(refused_keeping({"plot", file("e.csv"), "-o", file("e.png")}, "is the same file as FILE",
+                                file("e.csv")));
 }
 
 TEST_F(DataSafetyTest, AnEarlierSnapshotSeriesIsNeverMixedWithANewOne) {
     if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
     const std::string s = file("s");
-    ASSERT_EQ(run_cli({"run", "--n", "16", "--steps", "10", "--snapshot-every", "5", "--snapshot-dir", s,
-                       "--quiet"})
-                  .code,
-              0);
+    ASSERT_TRUE(make_series(s));
     const std::string first_step0 = slurp(s + "/snap_000000.h5");
     // Used to replace 000000 and 000005 and keep 000010 (item 2).
-    EXPECT_TRUE(refused(run_cli({"run", "--n", "16", "--seed", "2", "--steps", "5", "--snapshot-every", "5",
-                                 "--snapshot-dir", s, "--quiet"}),
-                        "already holds a snapshot series (snap_000000.h5 to snap_000010.h5, 3 files)"));
-    EXPECT_TRUE(slurp(s + "/snap_000000.h5") == first_step0);
+    EXPECT_TRUE(refused_keeping({"run", "--n", "16", "--seed", "2", "--steps", "5", "--snapshot-every", "5",
+                                 "--snapshot-dir", s, "--quiet"},
+                                "already holds a snapshot series (snap_000000.h5 to snap_000010.h5, 3 files)",
+                                s + "/snap_000000.h5"));
     // Asked for, it replaces what it writes.
     EXPECT_EQ(run_cli({"run", "--n", "16", "--seed", "2", "--steps", "5", "--snapshot-every", "5",
                        "--snapshot-dir", s, "--overwrite", "--quiet"})
@@ -156,29 +130,21 @@ TEST_F(DataSafetyTest, AnEarlierSnapshotSeriesIsNeverMixedWithANewOne) {
 TEST_F(DataSafetyTest, ARunNeverWritesItsSnapshotsOverItsInput) {
     if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
     const std::string s = file("s");
-    ASSERT_EQ(run_cli({"run", "--n", "16", "--steps", "10", "--snapshot-every", "5", "--snapshot-dir", s,
-                       "--quiet"})
-                  .code,
-              0);
+    ASSERT_TRUE(make_series(s));
     const std::string input = s + "/snap_000010.h5";
-    const std::string before = slurp(input);
     // Used to rewrite its own input: --input keeps the file's step, so its first snapshot is step 10.
     for (const bool overwrite : {false, true}) {
         std::vector<std::string> args = {"run", "--input",        input, "--steps", "5", "--snapshot-every",
                                          "5",   "--snapshot-dir", s,     "--quiet"};
         if (overwrite) args.push_back("--overwrite");
-        EXPECT_TRUE(refused(run_cli(args), "the run would write over its own input")) << overwrite;
-        EXPECT_TRUE(slurp(input) == before);
+        EXPECT_TRUE(refused_keeping(args, "the run would write over its own input", input)) << overwrite;
     }
 }
 
 TEST_F(DataSafetyTest, ARestartContinuesItsOwnSeriesAndNoOtherOne) {
     if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
     const std::string s = file("s");
-    ASSERT_EQ(run_cli({"run", "--n", "16", "--steps", "10", "--snapshot-every", "5", "--snapshot-dir", s,
-                       "--quiet"})
-                  .code,
-              0);
+    ASSERT_TRUE(make_series(s));
     // From its last snapshot: it goes on numbering where the series stopped.
     EXPECT_EQ(run_cli({"run", "--restart", s + "/snap_000010.h5", "--steps", "10", "--snapshot-every", "5",
                        "--snapshot-dir", s, "--quiet"})
@@ -187,11 +153,9 @@ TEST_F(DataSafetyTest, ARestartContinuesItsOwnSeriesAndNoOtherOne) {
     EXPECT_EQ(listing(s), (std::vector<std::string>{"snap_000000.h5", "snap_000005.h5", "snap_000010.h5",
                                                     "snap_000015.h5", "snap_000020.h5"}));
     // From an earlier one, it would replace the later ones: only when asked.
-    const std::string later = slurp(s + "/snap_000015.h5");
-    EXPECT_TRUE(refused(run_cli({"run", "--restart", s + "/snap_000005.h5", "--steps", "10",
-                                 "--snapshot-every", "5", "--snapshot-dir", s, "--quiet"}),
-                        "already holds snapshots beyond step 5"));
-    EXPECT_TRUE(slurp(s + "/snap_000015.h5") == later);
+    EXPECT_TRUE(refused_keeping({"run", "--restart", s + "/snap_000005.h5", "--steps", "10",
+                                 "--snapshot-every", "5", "--snapshot-dir", s, "--quiet"},
+                                "already holds snapshots beyond step 5", s + "/snap_000015.h5"));
     // Into another run's series: refused like any new series.
     const std::string other = file("other");
     ASSERT_EQ(run_cli({"run", "--n", "16", "--steps", "0", "--snapshot-every", "5", "--snapshot-dir", other,

@@ -236,6 +236,35 @@ TEST_F(IoTest, BadInputNamesLineAndProblem) {
     }
 }
 
+// A spreadsheet's tab-separated or UTF-16 export gets a hint in its one line (issue 26, item 13), not only
+// the strange cells it splits into.
+TEST_F(IoTest, TabSeparatedAndUtf16FilesGetAHint) {
+    const std::string p = file("bodies.csv");
+    const std::string tabs = "x\ty\tz\tvx\tvy\tvz\tm\n0\t0\t0\t0\t0\t0\t1\n";
+    std::string msg = read_error(tabs);
+    EXPECT_EQ(msg.rfind(p + ":1: missing column(s) x, y, z, vx, vy, vz, m in the header", 0), 0u) << msg;
+    EXPECT_NE(msg.find("; it looks tab-separated: nbody reads comma-separated values"), std::string::npos)
+        << msg;
+    // A comma header with a stray tab is no tab-separated file.
+    msg = read_error("x,y,z,vx,vy,vz\tm\n");
+    EXPECT_EQ(msg.find("tab-separated"), std::string::npos) << msg;
+
+    const std::string utf8 = "# N = 1\nx,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n";
+    std::string le = "\xFF\xFE", be = "\xFE\xFF", bare;
+    for (char c : utf8) {
+        le += c, le += '\0';
+        be += '\0', be += c;
+        bare += c, bare += '\0';
+    }
+    for (const std::string& text : {le, be, bare}) {
+        msg = read_error(text);
+        EXPECT_EQ(msg, p + ":1: looks UTF-16 (a byte order mark or NUL bytes): save it as UTF-8");
+    }
+    // The same bodies as UTF-8 read.
+    std::ofstream(p, std::ios::binary) << utf8;
+    EXPECT_EQ(read_bodies_csv(p).size(), 1u);
+}
+
 TEST_F(IoTest, ErrorsQuoteOnlyAnExcerptOfAHugeCell) {
     // Issue 10, 8.: a 10 MB cell used to be echoed whole into one 10 MB error line.
     const std::string header = "x,y,z,vx,vy,vz,m\n";

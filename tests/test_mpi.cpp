@@ -231,6 +231,14 @@ TEST_F(MpiTest, ProcessesStartedWithDifferentArgumentsStopWithOneLine) {
                          " run --backend serial --n 8 --steps 2 --quiet")
                   .code,
               0);
+    // Agreed by the values parsed, not the words: one number spelled two ways, a flag with '=', another
+    // order of the flags.
+    const Result same = run(1, "run --backend serial --n 8 --steps 2 --dt 0.01 --quiet : -np 1 " + nbody +
+                                   " run --quiet --steps=2 --backend serial --dt 1e-2 --n 8");
+    EXPECT_EQ(same.code, 0) << same.err;
+    expect_one_error(run(1, "run --backend serial --n 8 --steps 2 --dt 0.01 --quiet : -np 1 " + nbody +
+                                " run --backend serial --n 8 --steps 2 --dt 0.011 --quiet"),
+                     "the 2 processes were started with different arguments");
 }
 
 TEST_F(MpiTest, QuietMpirunLeavesExactlyOneLine) {
@@ -277,6 +285,38 @@ TEST_F(MpiTest, BenchSplitsTheBodiesAndPrintsOnce) {
     }
     EXPECT_EQ(header, 1) << r.out;
     EXPECT_EQ(rows, 1) << r.out;
+}
+
+// The potential of the last row of an energy log (its 4th column).
+double last_potential(const std::string& log) {
+    std::istringstream in(log);
+    std::string line, last;
+    while (std::getline(in, line))
+        if (!line.empty() && line[0] != '#') last = line;
+    std::istringstream row(last);
+    std::string cell;
+    for (int c = 0; c < 4; ++c) std::getline(row, cell, ',');
+    return std::strtod(cell.c_str(), nullptr);
+}
+
+// --steps 0 with an energy log: only rank 0 holds the log, so the others used to skip the potential that
+// rank 0 computed, and the two waited in different collectives forever. A large state's potential (the
+// tree's, summed on rank 0 from the gathered bodies) is the one-process run's.
+TEST_F(MpiTest, StepsZeroWithAnEnergyLogAndALargeStatesPotential) {
+    const Result small = run(
+        2, "run --backend openmp --threads 1 --n 100 --steps 0 --quiet --energy-log " + file("small.csv"));
+    EXPECT_EQ(small.code, 0) << small.err;
+    const std::string large =
+        "run --backend openmp --threads 1 --n 131073 --steps 0 --force tree --quiet "
+        "--energy-log ";
+    const Result one = run(0, large + file("one.csv"));
+    ASSERT_EQ(one.code, 0) << one.err;
+    const Result two = run(2, large + file("two.csv"));
+    ASSERT_EQ(two.code, 0) << two.err;
+    EXPECT_NE(two.out.find("(potential tree (theta"), std::string::npos) << two.out;
+    const double u1 = last_potential(slurp(file("one.csv"))), u2 = last_potential(slurp(file("two.csv")));
+    EXPECT_LT(u1, 0.0);
+    EXPECT_NEAR(u2, u1, 1e-12 * std::abs(u1));
 }
 
 // `mpirun -np 1` is the one-process run, bit for bit.

@@ -11,34 +11,18 @@
 #include <sstream>
 #include <string>
 
+#include "file_checks.hpp"
 #include "sim/error.hpp"
 #include "sim/platform/partial_file.hpp"
-#include "temp_dir.hpp"
 
 namespace nbody {
 namespace {
 
 namespace fs = std::filesystem;
 
-using PartialFileTest = test::TempDirTest;
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-// The message of the nbody::Error that f throws ("" if none).
-template <typename F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
+using PartialFileTest = test::FilesTest;  // as test_atomic_file's (file_checks.hpp)
+using test::error_of;
+using test::slurp;
 
 TEST_F(PartialFileTest, GrowsVisiblyAndIsRenamedOnCommit) {
     const std::string log = file("e.csv");

@@ -3,6 +3,7 @@
 // tests/fake_gnuplot, which writes the script it receives in place of the PNG.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -69,6 +70,25 @@ TEST_F(Plot, EnergyPanelsShareTheirTimeAxis) {
     std::string out;
     ASSERT_EQ(nbody("plot e.csv -o e.png", out), 0) << out;
     EXPECT_NE(read("e.png").find("set xrange [0:1]"), std::string::npos) << read("e.png");
+}
+
+// A log with NaN or Inf rows (a blow-up) is refused in one line naming the rows' line numbers, instead of
+// gnuplot's warnings and a plot that hides them.
+TEST_F(Plot, EnergyLogWithNonFiniteRowsIsRefusedNamingTheLines) {
+    write("bad.csv",
+          std::string(kEnergyLog) + "30,1.5,nan,-2.3,nan,nan,0,0,0\n40,2,1.3,-inf,-1,2e-6,0,0,0\n");
+    std::string out;
+    EXPECT_NE(nbody("plot bad.csv -o bad.png", out), 0);
+    EXPECT_NE(out.find("'bad.csv': NaN or Inf in 2 rows (lines 6, 7): nothing plotted"), std::string::npos)
+        << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_FALSE(std::ifstream(file("bad.png")).good());
+    write("one.csv", std::string(kEnergyLog) + "30,1.5,1.3,-2.3,-1,Inf,0,0,0\n");
+    EXPECT_NE(nbody("plot one.csv -o one.png", out), 0);
+    EXPECT_NE(out.find("NaN or Inf in 1 row (line 6)"), std::string::npos) << out;
+    // Finite logs still plot.
+    write("good.csv", kEnergyLog);
+    EXPECT_EQ(nbody("plot good.csv -o good.png", out), 0) << out;
 }
 
 TEST_F(Plot, BenchTicksEveryNAndShowsTheSpreadOfTheRepeats) {

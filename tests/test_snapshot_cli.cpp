@@ -14,6 +14,7 @@
 
 #include "app/cli/replay.hpp"
 #include "app/commands.hpp"
+#include "cli_run.hpp"
 #include "sim/error.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/io/snapshot.hpp"
@@ -24,26 +25,8 @@ namespace fs = std::filesystem;
 namespace nbody {
 namespace {
 
-struct CliResult {
-    int code = 0;
-    std::string out, err;
-};
-
-// Runs `nbody args...` in-process with std::cout / std::cerr captured.
-CliResult run_cli(const std::vector<std::string>& args) {
-    std::vector<const char*> argv{"nbody"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
-    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
-    CliResult r;
-    r.code = nbody_main(static_cast<int>(argv.size()), argv.data());
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
+using test::CliResult;
+using test::run_cli;
 
 class SnapshotCliTest : public test::TempDirTest {
   protected:

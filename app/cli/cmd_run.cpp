@@ -31,6 +31,7 @@
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/file_identity.hpp"
+#include "sim/potential_estimate.hpp"
 #include "sim/presets.hpp"
 #include "sim/run_settings.hpp"
 #include "sim/util.hpp"
@@ -188,7 +189,17 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
     RunFiles f;
     if (!o.output.empty()) f.output = std::make_unique<AtomicFile>(o.output);
     const bool collisions = sc.params.collisions != CollisionMode::off;
-    if (!o.energy_log.empty()) f.energy_log = std::make_unique<EnergyLog>(o.energy_log, preamble, collisions);
+    if (!o.energy_log.empty()) {
+        // A large state's potential is an estimate: the log says which, above its header.
+        std::string log_preamble = preamble;
+        const PotentialMethod m = potential_method(sc.state.size(), sc.params);
+        if (m != PotentialMethod::exact) {
+            log_preamble += "# potential: " + potential_method_text(m, sc.state.size(), sc.params) +
+                            ", an estimate (more than " + std::to_string(kExactPotentialMaxN) +
+                            " bodies: no exact pair sum)\n";
+        }
+        f.energy_log = std::make_unique<EnergyLog>(o.energy_log, log_preamble, collisions);
+    }
     if (!o.trajectory.empty()) f.trajectory = std::make_unique<TrajectoryLog>(o.trajectory, preamble);
     if (!o.collision_log.empty()) {
         if (!collisions)
@@ -241,6 +252,26 @@ void sample_encounter(const HostState& s, double G, Encounter& worst) {
     const double m = s.pos_mass[c.i].w + s.pos_mass[c.j].w;
     const double t = std::sqrt(c.distance * c.distance * c.distance / (G * m));
     if (t < worst.time_scale) worst = {c, t};
+}
+
+// The diagnostics of the backend's bodies. Above kExactPotentialMaxN bodies the potential comes from the
+// tree or a sample (sim/potential_estimate.hpp), summed on rank 0 from the gathered bodies with a progress
+// line, and shared with every process; small states ask the backend, exactly as before.
+Diagnostics run_diagnostics(Backend& backend, const Params& p, bool with_potential, bool quiet, Cluster& cl) {
+    const PotentialMethod m = potential_method(backend.size(), p);
+    if (!with_potential || m == PotentialMethod::exact) return backend.diagnostics(p, with_potential);
+    Diagnostics d = backend.diagnostics(p, false);
+    const HostState s = backend.get_state();  // the whole system on rank 0
+    if (cl.root()) {
+        const std::size_t total =
+            m == PotentialMethod::tree ? s.size() : std::min(s.size(), kPotentialSampleSize);
+        Progress progress("potential, " + potential_method_text(m, s.size(), p), std::int64_t(total), 0.0,
+                          progress_settings_from_environment(quiet), std::cerr);
+        progress.set_units("body", "bodies");
+        estimate_potential(d, s, p, m,
+                           [&](std::size_t done, std::size_t) { progress.update(std::int64_t(done)); });
+    }
+    return broadcast(cl, d);
 }
 
 struct RunOutcome {
@@ -297,8 +328,9 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     r.n_start = backend.size();
     // The potential is an O(N^2) sum (45 minutes at N = 3M): a --steps 0 conversion without an energy log
     // has no use for it, and |dE/E| over no steps is 0 by definition.
-    const bool potential = plan.steps > 0 || files.energy_log != nullptr;
-    const Diagnostics d0 = backend.diagnostics(sc.params, potential);
+    // Rank 0 alone holds the files: every process must ask alike (a collective either way).
+    const bool potential = broadcast(cl, plan.steps > 0 || files.energy_log != nullptr);
+    const Diagnostics d0 = run_diagnostics(backend, sc.params, potential, o.quiet, cl);
     const double e0 = d0.total();
     r.last = d0;
     if (files.energy_log) files.energy_log->write(0, sc.state.t, d0, 0.0);
@@ -362,7 +394,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
 
         const bool at_log = log_every > 0 && r.done % log_every == 0;
         if (at_log || r.done == plan.steps) {
-            r.last = backend.diagnostics(sc.params, true);
+            r.last = run_diagnostics(backend, sc.params, true, o.quiet, cl);
             last_diag_step = r.done;
             if (files.energy_log) {
                 files.energy_log->write(r.done, r.t, r.last,
@@ -380,9 +412,19 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     }
     progress.finish();
     // The end state always has its diagnostics (also for --steps 0), and the energy log its last row.
-    if (last_diag_step != r.done) r.last = backend.diagnostics(sc.params, true);
+    if (last_diag_step != r.done) r.last = run_diagnostics(backend, sc.params, true, o.quiet, cl);
     r.drift = relative_energy_drift(e0, r.last.total() + r.energy_lost);
     return r;
+}
+
+// How the energies' potential was found, where it was not the exact pair sum (after |dE/E|).
+std::string potential_note(const Diagnostics& d, std::size_t n, const Params& p) {
+    if (!d.has_potential || d.potential_method == PotentialMethod::exact) return "";
+    std::string note = " (potential " + potential_method_text(d.potential_method, n, p);
+    if (d.potential_method == PotentialMethod::sampled && d.potential != 0) {
+        note += ", each estimate +-" + format_g(100.0 * d.potential_error / std::abs(d.potential), 2) + "%";
+    }
+    return note + ": above " + std::to_string(kExactPotentialMaxN) + " bodies the energy is estimated)";
 }
 
 void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backend, const RunOutcome& r,
@@ -457,7 +499,7 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
     std::cout << "  |dE/E|          "
               << (r.last.has_potential ? format_g(r.drift, 4)
                                        : std::string("0 (no steps: the energy was not computed)"))
-              << '\n';
+              << potential_note(r.last, backend.size(), sc.params) << '\n';
 }
 
 // Warnings that teach: what went wrong physically and which flag to try. On stderr, after the summary.

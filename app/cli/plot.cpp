@@ -28,6 +28,7 @@ struct CsvTable {
     std::map<std::string, std::string> notes;
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;
+    std::vector<std::size_t> row_lines;  // the file's line number of each row
 
     int column(const std::string& name) const {
         const auto it = std::find(header.begin(), header.end(), name);
@@ -55,7 +56,9 @@ std::vector<std::string> split(const std::string& line) {
 
 CsvTable parse_table(std::istream& in, const std::string& what) {
     CsvTable t;
+    std::size_t line_no = 0;
     for (std::string line; std::getline(in, line);) {
+        ++line_no;
         const std::string text = trim(line);
         if (text.empty()) continue;
         if (text[0] == '#') {
@@ -67,6 +70,7 @@ CsvTable parse_table(std::istream& in, const std::string& what) {
             t.header = split(text);
         } else {
             t.rows.push_back(split(text));
+            t.row_lines.push_back(line_no);
         }
     }
     if (t.header.empty()) throw Error(what + ": empty file (expected an energy log or a bench CSV)");
@@ -297,6 +301,32 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
     return s;
 }
 
+// A cell that reads as a number but is NaN or Inf (a run's log up to a blow-up): gnuplot would skip
+// it with a warning and draw the rest as if nothing had happened.
+bool non_finite(const std::string& cell) {
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+    return ec == std::errc() && ptr == cell.data() + cell.size() && !std::isfinite(v);
+}
+
+// Refuses an energy log with NaN or Inf in any row, naming the rows' line numbers (the first few).
+void check_finite_rows(const LabeledTable& f) {
+    constexpr std::size_t kNamed = 8;
+    std::vector<std::size_t> bad;
+    for (std::size_t r = 0; r < f.table.rows.size(); ++r) {
+        const auto& row = f.table.rows[r];
+        if (std::any_of(row.begin(), row.end(), non_finite)) bad.push_back(f.table.row_lines[r]);
+    }
+    if (bad.empty()) return;
+    std::string lines;
+    for (std::size_t k = 0; k < std::min(bad.size(), kNamed); ++k)
+        lines += (k == 0 ? "" : ", ") + std::to_string(bad[k]);
+    if (bad.size() > kNamed) lines += " and " + std::to_string(bad.size() - kNamed) + " more";
+    throw Error(quote_excerpt(f.what) + ": NaN or Inf in " + std::to_string(bad.size()) +
+                (bad.size() == 1 ? " row (line " : " rows (lines ") + lines +
+                "): nothing plotted (remove those rows to plot the ones before them)");
+}
+
 bool is_energy_log(const CsvTable& t) {
     return t.column("rel_drift") >= 0 && t.column("t") >= 0;
 }
@@ -312,6 +342,7 @@ std::string script_for(const std::vector<LabeledTable>& in, const PlotRequest& r
         if (is_energy_log(f.table) != is_energy_log(in[0].table))
             throw Error(f.what + ": cannot overlay an energy log and a bench CSV (" + in[0].what +
                         ") in one plot");
+        if (is_energy_log(f.table)) check_finite_rows(f);
     }
     return is_energy_log(in[0].table) ? energy_script(in, r, tmp) : bench_script(in, r, tmp);
 }

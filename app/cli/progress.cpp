@@ -9,6 +9,7 @@
 #include <iostream>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "sim/platform/atomic_file.hpp"
 #include "sim/util.hpp"
@@ -79,17 +80,22 @@ Progress::~Progress() {
 
 std::string Progress::line(std::int64_t done, double elapsed_s) const {
     const double pct = 100.0 * static_cast<double>(done) / static_cast<double>(total_);
-    std::string text = label_ + ": step " + std::to_string(done) + "/" + std::to_string(total_) + " (" +
-                       fmt("%.0f", std::floor(pct)) + "%)";
+    std::string text = label_ + ": " + unit_ + " " + std::to_string(done) + "/" + std::to_string(total_) +
+                       " (" + fmt("%.0f", std::floor(pct)) + "%)";
     if (elapsed_s > 0 && done > 0) {
         const double steps_per_s = static_cast<double>(done) / elapsed_s;
-        text += ", " + fmt("%.3g", steps_per_s) + " steps/s, ";
+        text += ", " + fmt("%.3g", steps_per_s) + " " + units_ + "/s, ";
         // 0: the interactions per step vary (an adaptive integrator), none shown.
         if (interactions_per_step_ > 0)
             text += fmt("%.3g", steps_per_s * interactions_per_step_) + " interactions/s, ";
         text += "ETA " + duration_text(static_cast<double>(total_ - done) / steps_per_s);
     }
     return text;
+}
+
+void Progress::set_units(std::string one, std::string many) {
+    unit_ = std::move(one);
+    units_ = std::move(many);
 }
 
 void Progress::update(std::int64_t done) {

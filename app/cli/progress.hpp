@@ -30,6 +30,9 @@ class Progress {
     Progress(const Progress&) = delete;
     Progress& operator=(const Progress&) = delete;
 
+    // What the line counts, one and many ("body", "bodies"); "step", "steps" unless set.
+    void set_units(std::string one, std::string many);
+
     // `done` steps are complete; prints if the interval has passed. Cheap to call often.
     void update(std::int64_t done);
     // Ends the live line (a newline on a terminal) so the summary starts on its own line. Idempotent.
@@ -40,6 +43,7 @@ class Progress {
 
   private:
     std::string label_;
+    std::string unit_ = "step", units_ = "steps";
     std::int64_t total_;
     double interactions_per_step_;
     ProgressSettings settings_;

@@ -102,6 +102,12 @@ HostState read_bodies_csv(const std::string& path, BodySource* source, std::vect
         ++line_no;
         if (preamble && !have_header) preamble->push_back(line);
         std::string_view text = line;
+        // UTF-16 (Excel's "Unicode text", PowerShell's default): a byte order mark, or NUL bytes beside
+        // ASCII. Said at once rather than as the strange cells it would otherwise split into.
+        if (text.find('\0') != std::string_view::npos ||
+            (line_no == 1 && (text.starts_with("\xFF\xFE") || text.starts_with("\xFE\xFF")))) {
+            fail("looks UTF-16 (a byte order mark or NUL bytes): save it as UTF-8");
+        }
         if (line_no == 1 && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark
         if (const std::size_t hash = text.find('#'); hash != std::string_view::npos)
             text = text.substr(0, hash);
@@ -132,8 +138,13 @@ HostState read_bodies_csv(const std::string& path, BodySource* source, std::vect
                 if (!missing.empty()) missing += ", ";
                 missing += kColumns[k];
             }
-            if (!missing.empty())
-                fail("missing column(s) " + missing + " in the header (need " + kHeader + ")");
+            if (!missing.empty()) {
+                // A header of names between tabs and no comma: a spreadsheet's "tab-separated" export.
+                const bool tabs =
+                    text.find('\t') != std::string_view::npos && text.find(',') == std::string_view::npos;
+                fail("missing column(s) " + missing + " in the header (need " + kHeader + ")" +
+                     (tabs ? "; it looks tab-separated: nbody reads comma-separated values" : ""));
+            }
             header_cells = cells.size();
             have_header = true;
             continue;
@@ -178,7 +189,7 @@ HostState read_bodies_csv(const std::string& path, BodySource* source, std::vect
 // --- writing ----------------------------------------------------------------------------------------
 
 void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p) {
-    std::ofstream& out = file.stream();
+    std::ostream& out = file.stream();
     // Points only (every radius 0): the file is as it was before bodies had radii.
     const bool radii =
         std::any_of(s.vel.begin(), s.vel.end(), [](const Vec4<double>& v) { return v.w != 0; });

@@ -113,7 +113,8 @@ constexpr std::size_t kTempOverhead = 1 + 5 + 7 + 1 + 8;
 
 // Hidden, beside the target (so the rename cannot cross file systems), unique: pid, a counter and a
 // random draw, created with O_EXCL so a name already taken (another writer, a stale file) is skipped.
-std::string create_unique_temp(const fs::path& dir, const std::string& base, const std::string& suffix) {
+std::string create_unique_temp(const fs::path& dir, const std::string& base, const std::string& suffix,
+                               int& fd_out) {
     static std::atomic<unsigned> counter{0};
     static const unsigned salt = [] {
         std::random_device rd;
@@ -133,7 +134,7 @@ std::string create_unique_temp(const fs::path& dir, const std::string& base, con
         const std::string tmp = (dir / name).string();
         const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
-            ::close(fd);
+            fd_out = fd;
             return tmp;
         }
         // The temporary's name is ours, not the user's: never shown.
@@ -260,37 +261,47 @@ AtomicFile::AtomicFile(std::string path, Mode mode) : path_(std::move(path)) {
     const fs::path target(target_);
     // By name, another library may choose the format from the extension (ffmpeg does): keep it last.
     const std::string suffix = mode == Mode::by_name ? target.extension().string() : std::string();
-    tmp_ = create_unique_temp(directory_of(target), target.filename().string(), suffix);
+    int fd = -1;
+    tmp_ = create_unique_temp(directory_of(target), target.filename().string(), suffix, fd);
     cleanup_ = SignalCleanup(tmp_);
     // A replaced file keeps its permissions (a private 0600 output stays private).
     struct stat existing {};
-    if (::stat(target_.c_str(), &existing) == 0) ::chmod(tmp_.c_str(), existing.st_mode & 07777);
-    if (mode == Mode::by_name) return;
-    out_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!out_) {
-        const int err = errno;
-        std::remove(tmp_.c_str());
-        throw Error("cannot write '" + path_ + "': " + errno_text(err));
+    if (::stat(target_.c_str(), &existing) == 0) ::fchmod(fd, existing.st_mode & 07777);
+    if (mode == Mode::by_name) {
+        ::close(fd);  // another library or process opens it by its name
+        return;
     }
+    // Written through the descriptor of the exclusive create, never re-opened by a name that someone
+    // could have replaced in between.
+    buf_ = std::make_unique<__gnu_cxx::stdio_filebuf<char>>(fd, std::ios::out | std::ios::binary);
+    out_.rdbuf(buf_.get());
 }
 
 AtomicFile::~AtomicFile() {
-    if (!committed_) {
-        if (out_.is_open()) out_.close();
-        std::remove(tmp_.c_str());
-    }
+    close();
+    if (!committed_) std::remove(tmp_.c_str());
+}
+
+bool AtomicFile::close() {
+    if (!buf_) return true;
+    out_.rdbuf(nullptr);
+    const bool closed = buf_->close() != nullptr;  // closes the descriptor (a late write error shows here)
+    buf_.reset();
+    return closed;
 }
 
 void AtomicFile::finish() {
     if (finished_) return;
     if (failed_) throw Error("cannot write '" + path_ + "': an earlier write failed");
-    if (out_.is_open()) {
+    if (buf_) {
         out_.flush();
         const bool written = bool(out_);
-        out_.close();
-        if (!written || out_.fail()) {
+        const int write_errno = errno;  // of the write that failed, if one did (EFBIG, ENOSPC)
+        const bool closed = close();
+        if (!written || !closed) {
             failed_ = true;
-            throw Error("cannot write '" + path_ + "': " + errno_text(errno ? errno : EIO));
+            const int err = written ? errno : write_errno;
+            throw Error("cannot write '" + path_ + "': " + errno_text(err ? err : EIO));
         }
     }
     finished_ = true;  // only now: a failed file must never be renamed by a later commit()

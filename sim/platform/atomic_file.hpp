@@ -3,7 +3,10 @@
 // renames it onto the target on success; a temporary is removed when its writer is destroyed uncommitted
 // and, once remove_temp_files_on_signal() is installed, when the process is killed by a catchable signal.
 // Independent of any file format: CSV, PNG, HDF5, Tipsy writers all go through here.
+#include <ext/stdio_filebuf.h>
 #include <fstream>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -49,8 +52,9 @@ class SignalCleanup {
 // A file written under a temporary name and renamed onto `path` by commit(); destroyed uncommitted, the
 // temporary is removed and `path` is untouched. The temporary is hidden (".NAME.tmp.PID.XXXXXXXX") and
 // sits beside the file `path` resolves to (resolve_output_path), so the rename never crosses file
-// systems; it is created with O_EXCL, so two AtomicFiles never share one, and registered for
-// remove_temp_files_on_signal(). A committed file keeps the permission bits of the file it replaces.
+// systems; it is created with O_EXCL, so two AtomicFiles never share one, written through the descriptor
+// of that create (never re-opened by name), and registered for remove_temp_files_on_signal(). A committed
+// file keeps the permission bits of the file it replaces.
 class AtomicFile {
   public:
     // How the content is written: through stream(), or by another library that opens temp_path() by
@@ -65,7 +69,7 @@ class AtomicFile {
     ~AtomicFile();
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
-    std::ofstream& stream() { return out_; }  // closed in by_name mode
+    std::ostream& stream() { return out_; }  // no buffer (every write fails) in by_name mode
     void finish();  // flush and close the temporary; throws nbody::Error if anything failed to write
     void commit();  // finish, then rename onto path(); throws nbody::Error on failure
     const std::string& path() const { return path_; }           // as given
@@ -73,8 +77,11 @@ class AtomicFile {
     const std::string& temp_path() const { return tmp_; }
 
   private:
+    bool close();  // closes the descriptor; false if that failed
+
     std::string path_, target_, tmp_;
-    std::ofstream out_;
+    std::unique_ptr<__gnu_cxx::stdio_filebuf<char>> buf_;  // owns the descriptor of the exclusive create
+    std::ostream out_{nullptr};
     SignalCleanup cleanup_;
     bool finished_ = false;
     bool failed_ = false;  // finish() failed: never renamed

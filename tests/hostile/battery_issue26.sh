@@ -86,6 +86,10 @@ PY
 check pipe-stdin 0 "" -- bash -c "cat in.csv | \"$nbody\" run --input /dev/stdin --steps 1 --quiet"
 grep -q "dt = 0.002" out.txt && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL pipe lost the parameter lines"; }
 check pipe-procsub 0 "" -- bash -c "\"$nbody\" run --input <(cat in.csv) --steps 1 --quiet"
+# 8. a log with NaN rows is refused, naming them
+printf 'step,t,kinetic,potential,total,rel_drift,px,py,pz\n0,0,1,-2,-1,0,0,0,0\n10,1,nan,-2,nan,nan,0,0,0\n' >nan.csv
+check plot-nan-rows 1 "NaN or Inf in 1 row \\(line 3\\)" -- "$nbody" plot nan.csv -o nan.png
+[[ ! -e nan.png ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL plot-nan-rows wrote a PNG"; }
 # 10. wrong successes
 check theta-nan 1 "theta" -- "$nbody" bench --force tree --theta nan --n 64
 check progress-nan 0 "NBODY_PROGRESS_SECONDS" -- env NBODY_PROGRESS_SECONDS=nan "$nbody" run --n 8 --steps 1
@@ -99,10 +103,17 @@ check csv-neg-step 1 "step = -7" -- "$nbody" run --input neg.csv --steps 1
 check render-jpg 1 "PNG" -- "$nbody" render --n 16 --steps 1 --out x.jpg
 check restart-tree 0 "not the original run" -- "$nbody" run --restart run1/snap_000005.h5 --force tree --steps 1 --quiet
 check seed-input 0 "--seed has no effect" -- "$nbody" run --input in.csv --seed 5 --steps 1 --quiet
+# 11. a large state's potential: the tree or a sample, said so, with a progress line
+check potential-tree 0 "nbody potential, tree" -- env NBODY_PROGRESS_SECONDS=0 "$nbody" run --n 131073 --steps 0 --force tree --backend openmp --energy-log big.csv
+grep -q "(potential tree (theta" out.txt && grep -q "^# potential: tree" big.csv && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL potential-tree not said"; }
+check potential-sampled 0 "" -- "$nbody" run --n 131073 --steps 0 --backend openmp --energy-log big2.csv --quiet
+grep -q "(potential sampled (4096 of 131073 bodies)" out.txt && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL potential-sampled not said"; }
 # 7. MPI ranks that disagree
 if command -v mpirun >/dev/null; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     check mpi-dt-nan 1 "different arguments" -- mpirun -q --oversubscribe -np 1 "$nbody" run --n 8 --steps 2 : -np 1 "$nbody" run --n 8 --steps 2 --dt nan
+    check mpi-dt-spelled-twice 0 "" -- mpirun -q --oversubscribe -np 1 "$nbody" run --n 8 --steps 2 --dt 0.01 --quiet : -np 1 "$nbody" run --quiet --n 8 --steps=2 --dt 1e-2
+    check mpi-steps0-log 0 "" -- mpirun -q --oversubscribe -np 2 "$nbody" run --n 100 --steps 0 --energy-log m0.csv --quiet
     check mpi-log-every 1 "different arguments" -- mpirun -q --oversubscribe -np 1 "$nbody" run --n 8 --steps 4 --energy-log m.csv --log-every 1 : -np 1 "$nbody" run --n 8 --steps 4 --energy-log m.csv --log-every 2
 fi
 # 13. messages
@@ -111,5 +122,9 @@ check error-sample 1 "bodies whose force error" -- "$nbody" bench --error --erro
 long=$(printf 'a%.0s' $(seq 250)).csv
 check long-name 0 "" -- "$nbody" run --n 8 --steps 1 --output "$long" --quiet
 check escape-name 1 "\\\\x1B" -- "$nbody" run --input $'\e[31mred.csv'
+printf 'x\ty\tz\tvx\tvy\tvz\tm\n0\t0\t0\t0\t0\t0\t1\n' >tabs.csv
+check csv-tabs 1 "looks tab-separated: nbody reads comma-separated values" -- "$nbody" run --input tabs.csv --steps 1
+/usr/bin/python3 -c 'open("u16.csv","wb").write("x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n".encode("utf-16"))'
+check csv-utf16 1 "looks UTF-16 .*: save it as UTF-8" -- "$nbody" run --input u16.csv --steps 1
 echo "battery_issue26: $pass passed, $fail failed"
 [[ $fail == 0 ]]
