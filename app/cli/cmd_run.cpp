@@ -184,6 +184,15 @@ struct RunFiles {
     std::unique_ptr<CollisionLog> collision_log;
 };
 
+// How a run on `backend` finds its potential: a device backend sums it itself at any N (the exact pair sum
+// or, with --force tree, its tree on the device: 1M bodies' exact sum takes about a second on an H100),
+// so only a host backend's large state is estimated (sim/potential_estimate.hpp).
+PotentialMethod host_potential_method(const std::string& backend, std::size_t n, const Params& p) {
+    const BackendInfo* b = find_backend(backend);
+    if (b && b->residency == Residency::device) return PotentialMethod::exact;
+    return potential_method(n, p);
+}
+
 RunFiles open_files(const RunOptions& o, const Scenario& sc) {
     const std::string preamble = log_preamble(sc);
     RunFiles f;
@@ -192,7 +201,7 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
     if (!o.energy_log.empty()) {
         // A large state's potential is an estimate: the log says which, above its header.
         std::string log_preamble = preamble;
-        const PotentialMethod m = potential_method(sc.state.size(), sc.params);
+        const PotentialMethod m = host_potential_method(sc.backend, sc.state.size(), sc.params);
         if (m != PotentialMethod::exact) {
             log_preamble += "# potential: " + potential_method_text(m, sc.state.size(), sc.params) +
                             ", an estimate (more than " + std::to_string(kExactPotentialMaxN) +
@@ -258,7 +267,8 @@ void sample_encounter(const HostState& s, double G, Encounter& worst) {
 // tree or a sample (sim/potential_estimate.hpp), summed on rank 0 from the gathered bodies with a progress
 // line, and shared with every process; small states ask the backend, exactly as before.
 Diagnostics run_diagnostics(Backend& backend, const Params& p, bool with_potential, bool quiet, Cluster& cl) {
-    const PotentialMethod m = potential_method(backend.size(), p);
+    const PotentialMethod m = backend.residency() == Residency::device ? PotentialMethod::exact
+                                                                       : potential_method(backend.size(), p);
     if (!with_potential || m == PotentialMethod::exact) return backend.diagnostics(p, with_potential);
     Diagnostics d = backend.diagnostics(p, false);
     const HostState s = backend.get_state();  // the whole system on rank 0
