@@ -15,7 +15,7 @@ namespace nbody {
 // preset's BodyGroups); `accel` is |a| from the force solver (the buffers are then filled with the
 // accelerations, as for arrows); `density` draws every body in neutral light and colours the image by
 // the light piled up on each pixel (the projected density), in the tone-mapping pass.
-enum class ColorMode { speed, mass, white, group, accel, density };
+enum class ColorMode { speed, mass, white, group, accel, density, potential };
 
 // The ramp a quantity is mapped through: `ember` (deep red, orange, white, blue: the default, close to a
 // star's colour by temperature), `viridis` (dark violet to yellow, evenly bright steps: reads in grey and
@@ -92,6 +92,9 @@ struct BodyStats {
     // A typical acceleration for arrows: speed_scale^2 over the median distance from the centre of mass
     // (v^2 / r of an orbit; the accelerations themselves never visit the host on a GPU).
     float accel_scale = 1.0f;
+    // Colouring by potential: log(-phi) of the shallowest and deepest bodies (a low and a high
+    // percentile), set when the window computes the bodies' potentials.
+    float log_phi_shallow = 0.0f, log_phi_deep = 1.0f;
     BodyGroups groups;  // from the preset (compute_body_stats leaves one set: the caller knows the sets)
 };
 

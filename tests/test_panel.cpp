@@ -293,5 +293,22 @@ TEST_F(Panel, QuitPromptOffersSaveSnapshotAndQuit) {
     EXPECT_TRUE(found) << "no button in the Quit? prompt both saves and quits";
 }
 
+// Units everywhere (issue 23): the panel's numbers carry the scenario's units, and N-body units say so.
+TEST(PanelUnits, NumbersCarryTheScenarioUnits) {
+    PanelInfo info;
+    info.kinetic = 0.25;
+    info.potential = -0.5;
+    info.total = -0.25;
+    EXPECT_EQ(unit_text(info, Quantity::time), " (N-body)");
+    EXPECT_EQ(energy_text(info), "KE 0.25  PE -0.5  E -0.25 (N-body)");
+    info.length_unit = "kpc";
+    info.time_unit = "Myr";
+    info.mass_unit = "1e10 Msun";
+    EXPECT_EQ(unit_text(info, Quantity::time), " Myr");
+    EXPECT_EQ(unit_text(info, Quantity::length), " kpc");
+    EXPECT_EQ(unit_text(info, Quantity::speed), " kpc/Myr");
+    EXPECT_EQ(energy_text(info), "KE 0.25  PE -0.5  E -0.25 1e10 Msun kpc^2/Myr^2");
+}
+
 }  // namespace
 }  // namespace nbody

@@ -89,6 +89,8 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
         } else if (s.action == "potential") {
             model.potential = true;
             model.potential_res = std::stoi(s.value);
+        } else if (s.action == "color") {
+            model.particles.color = *parse_color_mode(s.value);
         } else if (s.action == "screenshot") {
             screenshot_ = s.value;
         } else if (s.action == "record") {

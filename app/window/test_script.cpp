@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "keys.hpp"
+#include "render/body_look.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/params.hpp"
@@ -46,6 +47,7 @@ const std::vector<ScriptAction>& script_actions() {
         {"vectors", "vectors (velocity arrows on)"},
         {"accelerations", "accelerations (acceleration arrows on)"},
         {"potential", "potential=RES turns the potential view on at RES x RES"},
+        {"color", "color=MODE colours the bodies by speed, mass, white, group, accel, density or potential"},
         {"screenshot", "screenshot=FILE.png saves this frame"},
         {"record", "record=FILE.mp4 starts recording a video, as the Record button does"},
         {"stop_record", "stop_record finishes the video"},
@@ -198,6 +200,10 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
             } catch (const std::exception&) {
             }
             if (used == 0 || used != v.size()) throw Error("--test-script item '" + item + "': bad value");
+        }
+        if (s.action == "color" && !parse_color_mode(s.value)) {
+            throw Error("--test-script item '" + item + "': no colour mode '" + s.value +
+                        "' (valid: " + color_mode_names() + ")");
         }
         if (s.action == "key" && key_code(s.value.c_str()) < 0) {
             throw Error("--test-script item '" + item + "': no key named '" + s.value + "'");
