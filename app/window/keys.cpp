@@ -108,6 +108,10 @@ void handle_keys(PanelModel& m, PanelActions& a, const PanelInfo& info) {
             ImGui::ClosePopupToLevel(0, true);
             m.ask_quit = false;  // cancels a confirmation too
             m.preset_choice.clear();
+        } else if (m.dialog_open) {
+            // The Open dialog is a window, not a popup: Esc closes it, even from its path field (it used to
+            // stay open, and a second Esc quit the program behind it).
+            a.close_dialog = true;
         } else if (io.WantCaptureKeyboard) {
             // A text field had the keyboard: ImGui takes Esc as "stop editing".
         } else if (m.show_help) {

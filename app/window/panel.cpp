@@ -678,7 +678,7 @@ void backend_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
 }
 
 void energy_section(const PanelInfo& info) {
-    if (!ImGui::CollapsingHeader("Energy", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!ImGui::CollapsingHeader(energy_header(info).c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
     if (!info.have_energy) {
         ImGui::TextDisabled("computing...");
         return;
@@ -825,7 +825,14 @@ std::string unit_text(const PanelInfo& info, Quantity q) {
 std::string energy_text(const PanelInfo& info) {
     char line[128];
     std::snprintf(line, sizeof line, "KE %.5g  PE %.5g  E %.7g", info.kinetic, info.potential, info.total);
-    return line + unit_text(info, Quantity::energy);
+    return line;
+}
+
+std::string energy_header(const PanelInfo& info) {
+    const std::string unit = unit_text(info, Quantity::energy);
+    // " (N-body)" already has its brackets; "###Energy" keeps the header's open state across unit changes.
+    return "Energy" + (unit.front() == ' ' && unit[1] == '(' ? unit : " (" + unit.substr(1) + ")") +
+           "###Energy";
 }
 
 std::string clock_text(const PanelInfo& info) {

@@ -65,6 +65,7 @@ struct PanelModel {
 
     // UI state carried between frames.
     bool ui_popup_open = false;  // a popup (combo, confirmation) was open at the end of the last frame
+    bool dialog_open = false;    // the Open dialog (a window of its own) is showing: Esc closes it
     bool ask_quit = false;       // Esc on a long run: the "Quit?" confirmation is showing
     float panel_width = 0;       // pixels the panel covers at the left (0 when hidden)
     int select_tab = -1;         // >= 0: bring this tab (kPanelTabs order) to the front next frame
@@ -85,6 +86,7 @@ struct PanelActions {
     bool quit = false;
     bool save_snapshot = false;   // Ctrl+S
     bool open_file = false;       // Ctrl+O: the open dialog
+    bool close_dialog = false;    // Esc while the open dialog shows
     bool toggle_record = false;   // Ctrl+R or the Record/Stop button
     bool start_record = false;    // --test-script record=FILE (model.record_path)
     bool stop_record = false;     // --test-script stop_record
@@ -170,8 +172,10 @@ std::string clock_text(const PanelInfo& info);
 enum class Quantity { time, length, speed, energy };
 std::string unit_text(const PanelInfo& info, Quantity q);
 
-// The Energy section's line: "KE 0.1  PE -0.5  E -0.4 Msun AU^2/yr^2".
+// The Energy section's line, "KE 0.1  PE -0.5  E -0.4", under its header with the unit: "Energy (Msun
+// AU^2/yr^2)###Energy", "Energy (N-body)###Energy" (the unit in the header keeps the line in the panel).
 std::string energy_text(const PanelInfo& info);
+std::string energy_header(const PanelInfo& info);
 
 // Handles the keys, draws the panel (if model.show_panel), the "? help" hint and the help overlay (if
 // model.show_help). Returns what the user asked for.

@@ -415,6 +415,7 @@ void WindowApp::apply(const PanelActions& a) {
         }
     }
     if (a.open_file) open_dialog.visible = true;
+    if (a.close_dialog) open_dialog.visible = false;
 }
 
 // New bodies from the preset: with its own dt, softening, G and damping (a preset choice) or keeping the
@@ -1144,6 +1145,7 @@ int run_window_app(const WindowOptions& o) {
             ImGui_ImplGlfw_NewFrame();
             app.feed_script_input();
             ImGui::NewFrame();
+            app.model.dialog_open = app.open_dialog.visible;
             app.apply(draw_panel(app.model, app.info));
             quit_by_user = glfwWindowShouldClose(app.window);
             if (auto path = draw_open_dialog(app.open_dialog)) app.open_file(*path, true);
