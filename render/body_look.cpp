@@ -133,10 +133,11 @@ struct Named {
     const char* name;
     int value;
 };
-constexpr Named kColorModes[] = {{"speed", int(ColorMode::speed)},    {"mass", int(ColorMode::mass)},
-                                 {"white", int(ColorMode::white)},    {"group", int(ColorMode::group)},
-                                 {"accel", int(ColorMode::accel)},    {"density", int(ColorMode::density)},
-                                 {"classic", int(ColorMode::classic)}};
+constexpr Named kColorModes[] = {
+    {"speed", int(ColorMode::speed)},     {"mass", int(ColorMode::mass)},
+    {"white", int(ColorMode::white)},     {"group", int(ColorMode::group)},
+    {"accel", int(ColorMode::accel)},     {"density", int(ColorMode::density)},
+    {"classic", int(ColorMode::classic)}, {"potential", int(ColorMode::potential)}};
 constexpr Named kColorMaps[] = {
     {"ember", int(ColorMap::ember)}, {"viridis", int(ColorMap::viridis)}, {"ice", int(ColorMap::ice)}};
 }  // namespace
@@ -166,7 +167,7 @@ std::optional<ColorMap> parse_color_map(const std::string& s) {
 }
 
 const char* color_mode_names() {
-    return "speed, mass, white, group, accel, density, classic";
+    return "speed, mass, white, group, accel, density, classic, potential";
 }
 
 const char* to_string(Look l) {
@@ -224,6 +225,7 @@ ColorRange color_range(const ParticleSettings& s, const BodyStats& stats) {
     if (s.color == ColorMode::mass) {
         return {std::log(std::max(stats.min_mass, 1e-30f)), std::log(std::max(stats.max_mass, 1e-30f))};
     }
+    if (s.color == ColorMode::potential) return {stats.log_phi_shallow, stats.log_phi_deep};
     if (s.color == ColorMode::accel) {
         // Two and a half decades around the typical |a|: the core's pull and the outskirts' both show.
         const float a = std::log(std::max(stats.accel_scale, 1e-30f));

@@ -15,8 +15,9 @@ namespace nbody {
 // preset's BodyGroups); `accel` is |a| from the force solver (the buffers are then filled with the
 // accelerations, as for arrows); `density` draws every body in neutral light and colours the image by
 // the light piled up on each pixel (the projected density), in the tone-mapping pass; `classic` is one warm
-// orange for every body, as NVIDIA's CUDA nbody sample draws them (Look::classic).
-enum class ColorMode { speed, mass, white, group, accel, density, classic };
+// orange for every body, as NVIDIA's CUDA nbody sample draws them (Look::classic); `potential` each body's
+// depth in the potential well (the window computes it now and then: app/window/sim_session).
+enum class ColorMode { speed, mass, white, group, accel, density, classic, potential };
 
 // The whole picture's style. `nbody`: float accumulation, the tone curve with automatic exposure, bloom,
 // colour by ColorMode. `classic` imitates NVIDIA's CUDA nbody sample (cuda-samples 5_Domain_Specific/nbody):
@@ -106,6 +107,9 @@ struct BodyStats {
     // A typical acceleration for arrows: speed_scale^2 over the median distance from the centre of mass
     // (v^2 / r of an orbit; the accelerations themselves never visit the host on a GPU).
     float accel_scale = 1.0f;
+    // Colouring by potential: log(-phi) of the shallowest and deepest bodies (a low and a high
+    // percentile), set when the window computes the bodies' potentials.
+    float log_phi_shallow = 0.0f, log_phi_deep = 1.0f;
     BodyGroups groups;  // from the preset (compute_body_stats leaves one set: the caller knows the sets)
 };
 

@@ -23,6 +23,7 @@ struct OverlaySettings {
     float accel_scale = 1.0f;    // world units of arrow per unit of acceleration
     float accel_cap = 0.0f;      // > 0: acceleration arrows saturate softly at this length (world units)
     bool potential = false;      // blend SceneRenderer::potential's last grid over the picture
+    float grid_spacing = 0.0f;   // > 0: the reference grid (render/grid_renderer), lines this far apart
 
     // Takes the lengths and light computed for the view (render/overlay_scale).
     void set_scale(const OverlayScale& s) {

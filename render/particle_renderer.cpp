@@ -25,7 +25,23 @@ void ParticleRenderer::init() {
         glVertexArrayAttribFormat(vao, a, 4, GL_FLOAT, GL_FALSE, 0);
         glVertexArrayAttribBinding(vao, a, a);
     }
+    glCreateBuffers(1, &phi_buf);
+    label_object(GL_BUFFER, phi_buf, "particle.phi");
+    upload_potentials({});
     check_gl("particle renderer init");
+}
+
+void ParticleRenderer::upload_potentials(const std::vector<float>& phi) {
+    // One zero when there are none: a bound buffer of length 1 that reads as "not computed".
+    const float none = 0.0f;
+    const float* data = phi.empty() ? &none : phi.data();
+    const std::size_t n = phi.empty() ? 1 : phi.size();
+    glNamedBufferData(phi_buf, GLsizeiptr(n * sizeof(float)), data, GL_DYNAMIC_DRAW);
+    check_gl("uploading the bodies' potentials");
+}
+
+void ParticleRenderer::bind_potentials() const {
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, phi_buf);
 }
 
 void ParticleRenderer::resize(std::size_t n) {
@@ -136,6 +152,7 @@ void ParticleRenderer::shutdown() {
     if (pos_vbo) glDeleteBuffers(1, &pos_vbo);
     if (vel_vbo) glDeleteBuffers(1, &vel_vbo);
     if (acc_vbo) glDeleteBuffers(1, &acc_vbo);
+    if (phi_buf) glDeleteBuffers(1, &phi_buf);
     if (vao) glDeleteVertexArrays(1, &vao);
     if (program) glDeleteProgram(program);
     *this = ParticleRenderer{};

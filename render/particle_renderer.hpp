@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "body_look.hpp"
 #include "camera.hpp"
@@ -29,6 +30,7 @@ struct ParticleRenderer {
     // buffer names, so a CUDA registration must be keyed on this, not on the ids.
     std::uint64_t generation = 0;
     BodyStats stats;
+    GLuint phi_buf = 0;  // each body's potential for colouring by potential (0s: none computed)
 
     // Compiles the sprite program and creates the vertex array. Throws nbody::Error.
     void init();
@@ -41,6 +43,10 @@ struct ParticleRenderer {
     // Draws `count` bodies into the bound framebuffer (additive, no depth test), viewport w x h pixels;
     // with discs_only, just the bodies drawn as discs of their radius (after the compute splat).
     void draw(const Camera& cam, const ParticleSettings& s, int w, int h, bool discs_only = false) const;
+    // Replaces the bodies' potentials (one float each, in body order; empty: none).
+    void upload_potentials(const std::vector<float>& phi);
+    // Binds them where body_look.glsl reads them (storage buffer 4); every body-drawing pass calls it.
+    void bind_potentials() const;
     void shutdown();
 };
 

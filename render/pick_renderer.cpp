@@ -48,6 +48,7 @@ std::int64_t PickRenderer::pick(const ParticleRenderer& bodies, const Camera& ca
     glDisable(GL_BLEND);
     glEnable(GL_PROGRAM_POINT_SIZE);
     set_body_look_uniforms(program, cam, s, bodies.stats, w, h);
+    bodies.bind_potentials();
     glProgramUniform1f(program, pick_loc::min_px, min_px);
     glUseProgram(program);
     glBindVertexArray(bodies.vao);

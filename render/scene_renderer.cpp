@@ -9,9 +9,11 @@ void SceneRenderer::init() {
     overlays.init();
     picker.init();
     potential.init();
+    grid.init();
 }
 
 void SceneRenderer::shutdown() {
+    grid.shutdown();
     potential.shutdown();
     picker.shutdown();
     overlays.shutdown();
@@ -23,6 +25,7 @@ void SceneRenderer::shutdown() {
 void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const ToneSettings& ts,
                          GLuint target, int w, int h, const OverlaySettings& os) {
     tone.begin(w, h);
+    particles.bind_potentials();
     if (uses_compute_splat(ps)) {
         splat.draw(particles, camera, ps, tone);
         // The splat leaves bodies drawn as discs to the sprites, which have no footprint cap.
@@ -39,6 +42,7 @@ void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const
     look.round_bloom = ps.draw_radii;
     tone.resolve(target, look);
     if (os.potential) potential.draw(target, w, h);
+    if (os.grid_spacing > 0) grid.draw(camera, os.grid_spacing, target, w, h);
 }
 
 }  // namespace nbody

@@ -4,6 +4,7 @@
 #include <epoxy/gl.h>
 
 #include "camera.hpp"
+#include "grid_renderer.hpp"
 #include "overlay_renderer.hpp"
 #include "particle_renderer.hpp"
 #include "pick_renderer.hpp"
@@ -20,6 +21,7 @@ struct SceneRenderer {
     OverlayRenderer overlays;  // trails, velocity arrows
     PickRenderer picker;
     PotentialView potential;  // the potential-field view (its grid comes from the force solver)
+    GridRenderer grid;        // the optional reference grid and axes
 
     // Needs a current GL 4.5 context. Throws nbody::Error on a shader failure.
     void init();

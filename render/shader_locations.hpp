@@ -52,6 +52,15 @@ inline constexpr GLint filled = 35;
 inline constexpr GLint light = 36;
 }  // namespace trail_loc
 
+// shaders/grid.vert (a program of its own).
+namespace grid_loc {
+inline constexpr GLint view = 0;
+inline constexpr GLint proj = 1;
+inline constexpr GLint center = 2;
+inline constexpr GLint spacing = 3;
+inline constexpr GLint half = 4;
+}  // namespace grid_loc
+
 // shaders/vector.vert (after body_look's).
 namespace vector_loc {
 inline constexpr GLint scale = 40;

@@ -14,7 +14,7 @@ packages=(
     libcli11-dev libgtest-dev
     libglfw3-dev libglm-dev libimgui-dev libepoxy-dev libstb-dev
     libegl-dev libgl-dev libegl1-mesa-dev libegl-mesa0 libgl1-mesa-dri
-    xvfb xauth fonts-dejavu-core
+    xvfb xauth xdotool fonts-dejavu-core
     gnuplot-nox clang-format
     ffmpeg
     libhdf5-dev hdf5-tools python3-h5py

@@ -9,8 +9,10 @@ layout(location = 2) uniform float u_size_px;      // diameter of a mean-mass bo
 layout(location = 3) uniform float u_focus_dist;   // camera distance to its target (world units)
 layout(location = 4) uniform float u_median_mass;  // typical (median) mass
 layout(location = 5) uniform float u_brightness;
-layout(location = 6) uniform int u_color_mode;     // ColorMode: 0 speed, 1 mass, 2 white, 3 group, 4 accel, 5 density, 6 classic
-layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass, accel: (log lo, log hi)
+layout(location = 6) uniform int u_color_mode;     // ColorMode: 0 speed, 1 mass, 2 white, 3 group, 4 accel, 5 density,
+                                                   // 6 classic, 7 potential
+layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass, accel: (log lo, log hi);
+                                                   // potential: (log -phi shallow, log -phi deep)
 layout(location = 8) uniform vec2 u_px_limits;     // smallest and largest sprite diameter in pixels
 
 layout(location = 16) uniform vec3 u_ramp[5];     // the colour ramp's stops (render/body_look.cpp)
@@ -22,6 +24,9 @@ layout(location = 23) uniform float u_disc_max_px;  // largest disc diameter (th
 layout(location = 48) uniform uint u_group_starts[8];  // first body of each set (BodyGroups), ascending
 layout(location = 56) uniform int u_group_count;
 layout(location = 57) uniform vec3 u_group_colors[8];
+// Each body's potential phi (G included), for colouring by potential (ParticleRenderer::phi_buf, bound by
+// ParticleRenderer::bind_potentials); 0 where none was computed (phi < 0 wherever there is mass).
+layout(std430, binding = 4) readonly restrict buffer BodyPhi { float body_phi[]; };
 
 vec3 ramp(float t) {
     t = clamp(t, 0.0, 1.0) * 4.0;
@@ -68,6 +73,10 @@ BodyLook body_look(vec4 pos_mass, vec3 vel, vec3 acc, uint index, vec4 view_pos)
         t = (log(max(mass, 1e-30)) - u_color_range.x) / log_range;
     } else if (u_color_mode == 4) {
         t = (log(max(length(acc), 1e-30)) - u_color_range.x) / log_range;
+    } else if (u_color_mode == 7) {
+        // Deeper in the well is hotter: log(-phi) from the shallow end (0) to the deep end (1).
+        float phi = index < uint(body_phi.length()) ? body_phi[index] : 0.0;
+        if (phi < 0.0) t = (log(-phi) - u_color_range.x) / log_range;
     }
     if (u_color_mode == 6) {
         // The CUDA sample's single warm orange (kClassicOrange), heavy bodies included: nothing stands out.

@@ -33,14 +33,28 @@ Params au_params(double dt) {
     return preset_params(dt, 0.0, kGAuYrMsun);
 }
 
+// Kiloparsecs, megayears and 10^10 solar masses: G = 4.50e-2 (classroom_presets.hpp says from what).
+Params galaxy_params(double dt, double softening) {
+    return preset_params(dt, softening, kGKpcMyr);
+}
+
+// The unit systems a preset can be in; N-body units leave PresetInfo's unit strings empty.
+enum class Units { nbody, au, galaxy };
+
 PresetInfo classroom(std::string name, std::string description, Params p, std::size_t natural_n, bool fixed,
-                     std::string look_for, bool au = true) {
+                     std::string look_for, Units units = Units::au) {
     PresetInfo info{std::move(name), std::move(description), p, fixed ? natural_n : 1, natural_n,
                     fixed,           std::move(look_for)};
-    if (au) {
+    if (units == Units::au) {
         info.units = "AU, years, solar masses (G = 4 pi^2)";
         info.length_unit = "AU";
         info.time_unit = "yr";
+        info.mass_unit = "Msun";
+    } else if (units == Units::galaxy) {
+        info.units = "kpc, Myr, 1e10 solar masses (G = 4.50e-2)";
+        info.length_unit = "kpc";
+        info.time_unit = "Myr";
+        info.mass_unit = "1e10 Msun";
     }
     return info;
 }
@@ -249,6 +263,20 @@ HostState make_collision(std::size_t n, Rng& rng) {
     return s;
 }
 
+// The collision's bodies in kpc, Myr and 10^10 solar masses: lengths times kGalaxyLength, masses times
+// kGalaxyMass, speeds times the unit of speed sqrt(G M / L) so that every orbit is the N-body one, slower by
+// the time unit. (The disk speeds come from the N-body softening 0.1, which is the preset's 1 kpc.)
+HostState make_two_galaxies(std::size_t n, Rng& rng) {
+    HostState s = make_collision(n, rng);
+    const double speed = std::sqrt(kGKpcMyr * kGalaxyMass / kGalaxyLength);
+    for (std::size_t i = 0; i < n; ++i) {
+        s.pos_mass[i] = {s.pos_mass[i].x * kGalaxyLength, s.pos_mass[i].y * kGalaxyLength,
+                         s.pos_mass[i].z * kGalaxyLength, s.pos_mass[i].w * kGalaxyMass};
+        s.vel[i] = {s.vel[i].x * speed, s.vel[i].y * speed, s.vel[i].z * speed, s.vel[i].w * kGalaxyLength};
+    }
+    return s;
+}
+
 // --- solar ----------------------------------------------------------------------------------------
 
 constexpr double kSolarSoftening = 0.01;
@@ -393,6 +421,25 @@ HostState make_impact(std::size_t n, Rng& rng) {
     return s;
 }
 
+// The collision preset in galaxy units. Its N-body time unit is 47.1 Myr: the collision's dt 0.005 would be
+// 0.236 Myr, rounded down to 0.2; its softening 0.1 is 1 kpc. First passage at about 140 Myr; the demo's
+// 1400 steps (280 Myr) show the tidal tails, as the collision's 1200 do.
+PresetInfo two_galaxies() {
+    PresetInfo info = classroom(
+        "two-galaxies",
+        "two disk galaxies (10^11 solar masses each, 10 kpc across) colliding, in kpc, Myr and 10^10 solar "
+        "masses",
+        galaxy_params(0.2, 0.1 * kGalaxyLength), 0, false,
+        "Two spinning disk galaxies fall towards each other; one is tilted. Watch the first close pass "
+        "(about 140 Myr): the stars on the near sides are flung out into long curved tidal tails and "
+        "bridges, while the centres swing round and fall back to merge. Colour by set (View tab) to see "
+        "which stars came from which galaxy. The speeds are a few hundred km/s (0.2 kpc/Myr is 196 km/s).",
+        Units::galaxy);
+    info.min_n = 2;
+    info.demo_steps = 1400;
+    return info;
+}
+
 using Generator = HostState (*)(std::size_t, Rng&);
 
 struct PresetEntry {
@@ -456,7 +503,7 @@ const std::vector<PresetEntry>& entries() {
              "Three equal stars share a single path and never collide: a choreography found by computer "
              "in 1993. Turn trails on (T) to see the figure-eight; one lap takes t = 6.33. Press B to "
              "run time backwards: the stars retrace their steps exactly.",
-             false),
+             Units::nbody),
          make_figure_eight},
         {classroom("sun-earth", "the Sun and the Earth (e = 0.0167) in AU and years", au_params(0.001), 2,
                    true,
@@ -505,7 +552,7 @@ const std::vector<PresetEntry>& entries() {
              "Nothing moves at first; gravity pulls everything to the centre at once (t ~ 1.1), the ball "
              "bounces and settles into a round, hot cluster with a halo: violent relaxation, how star "
              "clusters and galaxies may form. Kinetic energy rises from zero as potential energy falls.",
-             false),
+             Units::nbody),
          make_cold_collapse},
         {classroom(
              "solar-system", "the Sun and the eight planets on circular orbits at their real distances",
@@ -514,6 +561,7 @@ const std::vector<PresetEntry>& entries() {
              "third law, P^2 = a^3 in years and AU). Zoom in (wheel) to see the inner planets, out to "
              "see the giants."),
          make_solar_system},
+        {two_galaxies(), make_two_galaxies},
     };
     return list;
 }
@@ -543,7 +591,7 @@ std::vector<std::string> preset_names() {
 
 std::vector<std::size_t> preset_group_starts(std::string_view name, std::size_t n) {
     // The same splits as make_collision and fill_disk.
-    if (name == "collision" && n >= 2) return {0, (n + 1) / 2};
+    if ((name == "collision" || name == "two-galaxies") && n >= 2) return {0, (n + 1) / 2};
     if ((name == "disk" || name == "solar") && n >= 2) return {0, 1};
     return {0};
 }

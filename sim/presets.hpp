@@ -21,12 +21,14 @@ struct PresetInfo {
     std::size_t natural_n = 0;
     bool fixed_n = false;    // a system of exactly natural_n bodies (the figure-eight's 3)
     std::string look_for{};  // for a class: what to watch for, one paragraph
-    std::string units{};     // "AU, yr, solar masses (G = 4 pi^2)"; empty: N-body units, G = 1
+    std::string units{};     // "AU, years, solar masses (G = 4 pi^2)"; empty: N-body units (G = 1)
     // Units of length and time for the numbers shown ("AU", "yr"); empty: N-body units.
     std::string length_unit{}, time_unit{};
     // Steps `nbody render` takes when --steps is not given, so a first image shows the interesting part
     // (the collision: after first passage, tails thrown out); 0: the command's own default.
     std::int64_t demo_steps = 0;
+    // Unit of mass for the numbers shown ("Msun", "1e10 Msun"); empty: N-body units.
+    std::string mass_unit{};
 };
 
 // All presets in a fixed order; the first is the default scenario.

@@ -221,6 +221,40 @@ TEST_F(CliTest, UnitsAreInTheSummaryAndTheLogs) {
     EXPECT_EQ(plain.out.find("units"), std::string::npos) << plain.out;
 }
 
+// The energy log's t (issue 23): summed step by step it is 2.9999999999999583 after 600 steps of 0.005;
+// printed to a thousandth of the step it reads 3, and every row's t differs from the one before.
+TEST_F(CliTest, EnergyLogTimesAreRoundedToTheStep) {
+    const std::string log = file("times.csv"), traj = file("traj.csv");
+    const CliResult r = run_cli({"run", "--preset", "figure-eight", "--steps", "600", "--energy-log", log,
+                                 "--log-every", "100", "--trajectory", traj, "--trajectory-every", "300"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("(t = 0 -> 3)"), std::string::npos) << r.out;
+    std::ifstream in(log);
+    std::string line;
+    std::vector<std::string> times;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#' || line.rfind("step,", 0) == 0) continue;
+        const auto a = line.find(','), b = line.find(',', a + 1);
+        times.push_back(line.substr(a + 1, b - a - 1));
+    }
+    EXPECT_EQ(times, (std::vector<std::string>{"0", "0.5", "1", "1.5", "2", "2.5", "3"}));
+    std::ifstream tin(traj);
+    std::stringstream ttext;
+    ttext << tin.rdbuf();
+    EXPECT_NE(ttext.str().find("\n600,3,0,"), std::string::npos) << ttext.str();
+    // Rows a step apart stay distinct at a step of 1e-7.
+    const std::string fine = file("fine.csv");
+    ASSERT_EQ(run_cli({"run", "--preset", "figure-eight", "--steps", "3", "--dt", "1e-7", "--energy-log",
+                       fine, "--log-every", "1", "--quiet"})
+                  .code,
+              0);
+    std::ifstream fin(fine);
+    std::stringstream ftext;
+    ftext << fin.rdbuf();
+    EXPECT_NE(ftext.str().find("\n1,1e-07,"), std::string::npos) << ftext.str();
+    EXPECT_NE(ftext.str().find("\n3,3e-07,"), std::string::npos) << ftext.str();
+}
+
 // ... in bench too (issue 23: `bench --theta` without the tree in --force was silently ignored).
 TEST_F(CliTest, BenchSaysASettingNoCaseTakes) {
     const CliResult r = run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--warmup", "0",

@@ -161,6 +161,12 @@ TEST_F(Panel, EscapeQuitsOnlyWhenNothingIsOpen) {
     a = press(kEscape);
     EXPECT_FALSE(a.quit);
     EXPECT_FALSE(model.show_help);
+    // The Open dialog (a window, not a popup): Esc closes it and does not quit.
+    model.dialog_open = true;
+    a = press(kEscape);
+    EXPECT_FALSE(a.quit);
+    EXPECT_TRUE(a.close_dialog);
+    model.dialog_open = false;
     // Nothing open: Esc quits.
     EXPECT_TRUE(press(kEscape).quit);
 }
@@ -291,6 +297,24 @@ TEST_F(Panel, QuitPromptOffersSaveSnapshotAndQuit) {
         }
     }
     EXPECT_TRUE(found) << "no button in the Quit? prompt both saves and quits";
+}
+
+// Units everywhere (issue 23): the panel's numbers carry the scenario's units, and N-body units say so.
+TEST(PanelUnits, NumbersCarryTheScenarioUnits) {
+    PanelInfo info;
+    info.kinetic = 0.25;
+    info.potential = -0.5;
+    info.total = -0.25;
+    EXPECT_EQ(unit_text(info, Quantity::time), " (N-body)");
+    EXPECT_EQ(energy_text(info), "KE 0.25  PE -0.5  E -0.25");
+    EXPECT_EQ(energy_header(info), "Energy (N-body)###Energy");
+    info.length_unit = "kpc";
+    info.time_unit = "Myr";
+    info.mass_unit = "1e10 Msun";
+    EXPECT_EQ(unit_text(info, Quantity::time), " Myr");
+    EXPECT_EQ(unit_text(info, Quantity::length), " kpc");
+    EXPECT_EQ(unit_text(info, Quantity::speed), " kpc/Myr");
+    EXPECT_EQ(energy_header(info), "Energy (1e10 Msun kpc^2/Myr^2)###Energy");
 }
 
 }  // namespace

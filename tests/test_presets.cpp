@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/classroom_presets.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
 #include "sim/rng.hpp"
@@ -324,8 +325,9 @@ TEST(Presets, CudaSampleConfigurationsHaveTheirShapes) {
 // The classroom scenarios (issue 23): each at its natural N, valid, named by the CLI, with a description
 // and what to look for; a fixed system refuses another N; the physics they claim.
 TEST(Presets, ClassroomScenariosAreWhatTheySay) {
-    for (const char* name : {"figure-eight", "sun-earth", "sun-earth-moon", "comet", "binary-planet",
-                             "binary-planet-unstable", "trojans", "cold-collapse", "solar-system"}) {
+    for (const char* name :
+         {"figure-eight", "sun-earth", "sun-earth-moon", "comet", "binary-planet", "binary-planet-unstable",
+          "trojans", "cold-collapse", "solar-system", "two-galaxies"}) {
         SCOPED_TRACE(name);
         const PresetInfo* info = find_preset(name);
         ASSERT_NE(info, nullptr);
@@ -338,8 +340,14 @@ TEST(Presets, ClassroomScenariosAreWhatTheySay) {
         if (info->fixed_n) {
             EXPECT_THROW(make_preset(name, n + 1, 1), Error);
         }
-        if (!info->units.empty()) {
+        if (info->length_unit == "AU") {
             EXPECT_NEAR(info->params.G, 4 * M_PI * M_PI, 1e-12);
+        } else if (info->length_unit == "kpc") {
+            EXPECT_EQ(info->time_unit, "Myr");
+            EXPECT_EQ(info->mass_unit, "1e10 Msun");
+        } else {
+            EXPECT_TRUE(info->units.empty());
+            EXPECT_EQ(info->params.G, 1.0);
         }
     }
     // The Earth at perihelion: 0.9833 AU from the Sun at 6.389 AU/yr (2 pi sqrt((1 + e) / (1 - e))).
@@ -357,6 +365,39 @@ TEST(Presets, ClassroomScenariosAreWhatTheySay) {
 
 namespace nbody {
 namespace {
+
+// G in kpc, Myr and 10^10 solar masses, checked against the textbook G = 4.30091e-6 kpc (km/s)^2 / Msun
+// and 1 km/s = 1.02271e-3 kpc/Myr.
+TEST(GalaxyUnits, GravitationalConstant) {
+    const double g = 4.30091e-6 * 1.02271e-3 * 1.02271e-3 * 1e10;
+    EXPECT_NEAR(kGKpcMyr / g, 1.0, 1e-4);
+    EXPECT_NEAR(kGKpcMyr, 4.50e-2, 5e-4);
+}
+
+// two-galaxies is the collision preset in other units: lengths x10 kpc, masses x10^11 Msun, and speeds
+// scaled so that each orbit is the same one (v^2 r / (G m) unchanged), its softening 1 kpc; the same sets.
+TEST(GalaxyUnits, TwoGalaxiesIsTheCollisionScaled) {
+    const PresetInfo* gal = find_preset("two-galaxies");
+    const PresetInfo* col = find_preset("collision");
+    ASSERT_NE(gal, nullptr);
+    ASSERT_NE(col, nullptr);
+    EXPECT_EQ(gal->params.G, kGKpcMyr);
+    EXPECT_NEAR(gal->params.softening, col->params.softening * kGalaxyLength, 1e-12);
+    // Its dt is no longer than the collision's dt in Myr (the N-body time unit).
+    const double time_unit =
+        std::sqrt(kGalaxyLength * kGalaxyLength * kGalaxyLength / (kGKpcMyr * kGalaxyMass));
+    EXPECT_NEAR(time_unit, 47.1, 0.1);
+    EXPECT_LE(gal->params.dt, col->params.dt * time_unit);
+    EXPECT_GE(gal->params.dt, 0.8 * col->params.dt * time_unit);
+    const HostState g = make_preset("two-galaxies", 101, 3), c = make_preset("collision", 101, 3);
+    const double speed = kGalaxyLength / time_unit;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        EXPECT_NEAR(g.pos_mass[i].x, c.pos_mass[i].x * kGalaxyLength, 1e-12);
+        EXPECT_NEAR(g.pos_mass[i].w, c.pos_mass[i].w * kGalaxyMass, 1e-12);
+        EXPECT_NEAR(g.vel[i].y, c.vel[i].y * speed, 1e-12);
+    }
+    EXPECT_EQ(preset_group_starts("two-galaxies", 101), preset_group_starts("collision", 101));
+}
 
 // Colour by set needs each preset's sets as index ranges that match how it fills the bodies: the
 // collision's second galaxy starts where its second central mass sits.

@@ -273,6 +273,13 @@ TEST(SimSession, PotentialsComeFromTheBackendsFieldEvaluation) {
             EXPECT_NEAR(*e, want, 1e-12 * std::abs(want)) << backend << " body " << i;
         }
         EXPECT_FALSE(session.body_potential_energy(300).has_value());
+        // Every body's potential at once (colouring by potential): each leaves itself out.
+        const std::vector<double> all = session.body_potentials();
+        ASSERT_EQ(all.size(), s.size()) << backend;
+        for (std::size_t i : {0u, 7u, 299u}) {
+            const double want = reference_potential(s, s.pos_mass[i], p);
+            EXPECT_NEAR(all[i], want, 1e-12 * std::abs(want)) << backend << " body " << i;
+        }
         EXPECT_TRUE(session.potentials_at({}).empty());
     }
     // float: the body's own position rounds to itself, so it is still left out (no -G m / eps term).
@@ -282,6 +289,26 @@ TEST(SimSession, PotentialsComeFromTheBackendsFieldEvaluation) {
     ASSERT_TRUE(e.has_value());
     const double want = s.pos_mass[3].w * reference_potential(s, s.pos_mass[3], p);
     EXPECT_NEAR(*e, want, 1e-5 * std::abs(want));
+}
+
+// Colouring by potential on a GPU: the bodies' potentials come from the cuda backend's field kernel at
+// the bodies' own positions, as on the CPU (float: to float's precision). Skips without a device.
+TEST(SimSession, BodyPotentialsOnTheGpuMatchTheCpu) {
+    const BackendInfo* cuda = find_backend("cuda");
+    if (!cuda || !cuda->available)
+        GTEST_SKIP() << "cuda backend not available here: "
+                     << (cuda ? cuda->unavailable_reason : "not built");
+    const HostState s = test::random_bodies(2000, 6);
+    Params p;
+    p.softening = 0.05;
+    SimSession gpu(s, p, "cuda", Precision::f32);
+    gpu.set_paused(true);
+    const std::vector<double> phi = gpu.body_potentials();
+    ASSERT_EQ(phi.size(), s.size());
+    for (std::size_t i = 0; i < s.size(); i += 97) {
+        const double want = reference_potential(s, s.pos_mass[i], p);
+        EXPECT_NEAR(phi[i], want, 1e-5 * std::abs(want)) << "body " << i;
+    }
 }
 
 // A field request is applied between steps like any other: asked while a step runs (the GPU-like draw

@@ -138,7 +138,13 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
 namespace {
 
 ColorMode parse_color(const std::string& s) {
-    if (auto m = parse_color_mode(s)) return *m;
+    if (auto m = parse_color_mode(s)) {
+        if (*m == ColorMode::potential)
+            throw Error(
+                "--color potential is the window's (it computes the bodies' potentials as it runs); "
+                "render has: speed, mass, white, group, accel, density");
+        return *m;
+    }
     throw Error("unknown --color '" + s + "' (valid: " + color_mode_names() + ")");
 }
 

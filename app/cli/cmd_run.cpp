@@ -198,6 +198,8 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
     RunFiles f;
     if (!o.output.empty()) f.output = std::make_unique<AtomicFile>(o.output);
     const bool collisions = sc.params.collisions != CollisionMode::off;
+    // Times with the digits that resolve a thousandth of the step, not the summation's rounding noise.
+    const double resolution = std::abs(sc.params.dt) / 1000;
     if (!o.energy_log.empty()) {
         // A large state's potential is an estimate: the log says which, above its header.
         std::string log_preamble = preamble;
@@ -207,13 +209,14 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
                             ", an estimate (more than " + std::to_string(kExactPotentialMaxN) +
                             " bodies: no exact pair sum)\n";
         }
-        f.energy_log = std::make_unique<EnergyLog>(o.energy_log, log_preamble, collisions);
+        f.energy_log = std::make_unique<EnergyLog>(o.energy_log, log_preamble, collisions, resolution);
     }
-    if (!o.trajectory.empty()) f.trajectory = std::make_unique<TrajectoryLog>(o.trajectory, preamble);
+    if (!o.trajectory.empty())
+        f.trajectory = std::make_unique<TrajectoryLog>(o.trajectory, preamble, resolution);
     if (!o.collision_log.empty()) {
         if (!collisions)
             throw Error("--collision-log records collisions: give --collisions merge or bounce too");
-        f.collision_log = std::make_unique<CollisionLog>(o.collision_log, preamble);
+        f.collision_log = std::make_unique<CollisionLog>(o.collision_log, preamble, resolution);
     }
     return f;
 }
@@ -477,7 +480,8 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
     if (const PresetInfo* preset = find_preset(sc.preset); preset && !preset->units.empty())
         std::cout << "  units           " << preset->units << '\n';
     std::cout << "  " << (adaptive ? "max steps       " : "steps           ") << r.done
-              << " (t = " << format_g(sc.state.t, 9) << " -> " << format_g(r.t, 9) << ")\n";
+              << " (t = " << format_time(sc.state.t, std::abs(sc.params.dt) / 1000) << " -> "
+              << format_time(r.t, std::abs(sc.params.dt) / 1000) << ")\n";
     if (adaptive) {
         // Each block evaluates its active bodies against all N: body_updates of them in all (every body at
         // each (re)start included), i.e. this many full N^2 evaluations' worth.

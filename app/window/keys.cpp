@@ -31,6 +31,7 @@ enum : int {
     kKeyS = 83,
     kKeyT = 84,
     kKeyV = 86,
+    kKeyX = 88,
     kKeyEscape = 256,
     kKeyHome = 268,
     kKeyF1 = 290,
@@ -61,6 +62,8 @@ const std::vector<KeyBinding>& key_bindings() {
          [](PanelModel& m, PanelActions&) { m.accel_vectors = !m.accel_vectors; }},
         {kKeyG, false, "G", "potential-field view on / off",
          [](PanelModel& m, PanelActions&) { m.potential = !m.potential; }},
+        {kKeyX, false, "X", "grid and axes on / off (spacing: the scale bar)",
+         [](PanelModel& m, PanelActions&) { m.grid = !m.grid; }},
         {kKeyK, false, "K", "add a camera-path key from the view (View tab: Camera path)",
          [](PanelModel&, PanelActions& a) { a.add_camera_key = true; }},
         {kKeyH, false, "H", "hide / show the panel",
@@ -105,6 +108,10 @@ void handle_keys(PanelModel& m, PanelActions& a, const PanelInfo& info) {
             ImGui::ClosePopupToLevel(0, true);
             m.ask_quit = false;  // cancels a confirmation too
             m.preset_choice.clear();
+        } else if (m.dialog_open) {
+            // The Open dialog is a window, not a popup: Esc closes it, even from its path field (it used to
+            // stay open, and a second Esc quit the program behind it).
+            a.close_dialog = true;
         } else if (io.WantCaptureKeyboard) {
             // A text field had the keyboard: ImGui takes Esc as "stop editing".
         } else if (m.show_help) {

@@ -272,16 +272,17 @@ void collision_controls(PanelModel& m, const PanelInfo& info) {
 
 void physics_tab(PanelModel& m, const PanelInfo& info) {
     if (integrator_info(m.params.integrator).adaptive) {
-        log_slider("max dt", m.params.dt, kMinDt, kMaxDt, "%.2e");
+        log_slider("max dt", m.params.dt, kMinDt, kMaxDt, ("%.2e" + unit_text(info, Quantity::time)).c_str());
         tooltip_for_last(
             "The longest step any body takes (logarithmic); each body's own step is dt / 2^level, chosen "
             "by eta. Block times are exact fractions of it, so every body meets the others at each max "
             "step.");
     } else {
-        log_slider("dt", m.params.dt, kMinDt, kMaxDt, "%.2e");
+        log_slider("dt", m.params.dt, kMinDt, kMaxDt, ("%.2e" + unit_text(info, Quantity::time)).c_str());
         tooltip_for_last("Time step (logarithmic). Too large and close encounters blow up: watch |dE/E|.");
     }
-    log_slider("softening", m.params.softening, 1e-4, kMaxSoftening, "%.4f", true);
+    log_slider("softening", m.params.softening, 1e-4, kMaxSoftening,
+               ("%.4f" + unit_text(info, Quantity::length)).c_str(), true);
     tooltip_for_last("Plummer softening length: smooths close encounters (far left: 0).");
     slider_double("damping", m.params.damping, kMinDamping, kMaxDamping, "%.5f");
     tooltip_for_last("Velocity factor applied once per step (1 = none).");
@@ -415,9 +416,11 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
         return;
     }
     if (p.radius > 0)
-        ImGui::Text("body %lld  m %.4g  r %.4g", static_cast<long long>(p.index), p.mass, p.radius);
+        ImGui::Text("body %lld  m %.4g%s%s  r %.4g", static_cast<long long>(p.index), p.mass,
+                    info.mass_unit.empty() ? "" : " ", info.mass_unit.c_str(), p.radius);
     else
-        ImGui::Text("body %lld  m %.4g", static_cast<long long>(p.index), p.mass);
+        ImGui::Text("body %lld  m %.4g%s%s", static_cast<long long>(p.index), p.mass,
+                    info.mass_unit.empty() ? "" : " ", info.mass_unit.c_str());
     ImGui::SameLine();
     ImGui::Checkbox("follow (L)", &m.follow_selected);
     ImGui::SameLine();
@@ -425,14 +428,17 @@ void picked_section(PanelModel& m, const PanelInfo& info) {
         m.selected = -1;
         m.follow_selected = false;
     }
-    ImGui::Text("x (%.4g, %.4g, %.4g) %s", p.pos[0], p.pos[1], p.pos[2], info.length_unit.c_str());
+    const double dist = std::sqrt(p.pos[0] * p.pos[0] + p.pos[1] * p.pos[1] + p.pos[2] * p.pos[2]);
+    ImGui::Text("x (%.4g, %.4g, %.4g)  |x| %.4g%s", p.pos[0], p.pos[1], p.pos[2], dist,
+                unit_text(info, Quantity::length).c_str());
+    tooltip_for_last("Position; |x| is the distance from the origin, the centre of mass of a preset.");
     double speed = std::sqrt(p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1] + p.vel[2] * p.vel[2]);
-    const std::string v_unit = info.length_unit.empty() ? "" : info.length_unit + "/" + info.time_unit;
-    ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g %s", p.vel[0], p.vel[1], p.vel[2], speed, v_unit.c_str());
+    ImGui::Text("v (%.4g, %.4g, %.4g)  |v| %.4g%s", p.vel[0], p.vel[1], p.vel[2], speed,
+                unit_text(info, Quantity::speed).c_str());
     if (p.have_potential) {
-        ImGui::Text("KE %.4g  PE %.4g", p.kinetic, p.potential);
+        ImGui::Text("KE %.4g  PE %.4g%s", p.kinetic, p.potential, unit_text(info, Quantity::energy).c_str());
     } else {
-        ImGui::Text("KE %.4g", p.kinetic);
+        ImGui::Text("KE %.4g%s", p.kinetic, unit_text(info, Quantity::energy).c_str());
     }
 }
 
@@ -488,6 +494,17 @@ void color_legend(const PanelModel& m, const PanelInfo& info) {
         color_bar(ramp, 0, 1, "light per pixel (log, 1 = white point)");
         return;
     }
+    if (mode == ColorMode::potential) {
+        // log(-phi) from the shallow end to the deep end; the bar's ends are phi itself.
+        const ColorRange r = color_range(m.particles, info.stats);
+        color_bar(ramp, -std::exp(double(r.lo)), -std::exp(double(r.hi)), "phi (log depth)");
+        ImGui::TextDisabled("%s", info.phi_note.empty() ? "computing potentials..." : info.phi_note.c_str());
+        tooltip_for_last(
+            "Each body's potential from all the others (G included), by the force solver the run uses, "
+            "where the bodies live. Recomputed at most every half second, and less often when one "
+            "evaluation is slow (at least 20 times its duration apart); between them the colours lag.");
+        return;
+    }
     ColorRange r = color_range(m.particles, info.stats);
     const bool log_scale = mode == ColorMode::mass || mode == ColorMode::accel;
     double lo = log_scale ? std::exp(double(r.lo)) : double(r.lo),
@@ -503,12 +520,13 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     // In ColorMode's order.
     ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.6f);  // the colour map's combo shares the line
     ImGui::Combo("colour", &color,
-                 "by speed\0by mass\0white\0by set\0by |a|\0by density\0orange (classic)\0");
+                 "by speed\0by mass\0white\0by set\0by |a|\0by density\0orange (classic)\0by potential\0");
     ImGui::PopItemWidth();
     m.particles.color = ColorMode(std::clamp(color, 0, 6));
     tooltip_for_last(
         "set: each galaxy or body set its own hue; |a|: the force solver's accelerations; density: the "
-        "light piled up on each pixel (the projected density), coloured after drawing.");
+        "light piled up on each pixel (the projected density), coloured after drawing; potential: how deep "
+        "each body sits in the others' potential well (computed a few times a second, not every frame).");
     int map = int(m.particles.colormap);
     ImGui::SameLine();
     ImGui::PushItemWidth(ImGui::GetFontSize() * 5);
@@ -534,6 +552,11 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     ImGui::PopItemWidth();
     m.trail_length = std::clamp(m.trail_length, 2, 512);
     tooltip_for_last("Positions kept per body (a ring buffer on the GPU), one per drawn update.");
+    ImGui::SameLine();
+    ImGui::Checkbox("grid (X)", &m.grid);
+    tooltip_for_last(
+        "A grid in the plane z = 0 with the x (red) and y (green) axes. Its lines are one scale bar apart: "
+        "the bar in the lower right corner names the spacing, in the scenario's units.");
     ImGui::Checkbox("velocity (V)", &m.vectors);
     tooltip_for_last("Velocity arrows, in each body's colour.");
     ImGui::SameLine();
@@ -667,12 +690,12 @@ void backend_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
 }
 
 void energy_section(const PanelInfo& info) {
-    if (!ImGui::CollapsingHeader("Energy", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!ImGui::CollapsingHeader(energy_header(info).c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
     if (!info.have_energy) {
         ImGui::TextDisabled("computing...");
         return;
     }
-    ImGui::Text("KE %.5g  PE %.5g  E %.7g", info.kinetic, info.potential, info.total);
+    ImGui::TextUnformatted(energy_text(info).c_str());
     plot("|dE/E|", info.drift, "%.2e", true,
          "Relative energy change since the state was loaded (log scale); measured a few times per second "
          "(the potential costs N^2).");
@@ -794,6 +817,35 @@ void simulation_sections(PanelModel& m, PanelActions& a, PanelInfo& info) {
 }
 
 }  // namespace
+
+std::string unit_text(const PanelInfo& info, Quantity q) {
+    if (info.length_unit.empty() || info.time_unit.empty()) return " (N-body)";
+    switch (q) {
+        case Quantity::time:
+            return " " + info.time_unit;
+        case Quantity::length:
+            return " " + info.length_unit;
+        case Quantity::speed:
+            return " " + info.length_unit + "/" + info.time_unit;
+        case Quantity::energy:
+            return " " + (info.mass_unit.empty() ? std::string("M") : info.mass_unit) + " " +
+                   info.length_unit + "^2/" + info.time_unit + "^2";
+    }
+    return {};
+}
+
+std::string energy_text(const PanelInfo& info) {
+    char line[128];
+    std::snprintf(line, sizeof line, "KE %.5g  PE %.5g  E %.7g", info.kinetic, info.potential, info.total);
+    return line;
+}
+
+std::string energy_header(const PanelInfo& info) {
+    const std::string unit = unit_text(info, Quantity::energy);
+    // " (N-body)" already has its brackets; "###Energy" keeps the header's open state across unit changes.
+    return "Energy" + (unit.front() == ' ' && unit[1] == '(' ? unit : " (" + unit.substr(1) + ")") +
+           "###Energy";
+}
 
 std::string clock_text(const PanelInfo& info) {
     // Each body of an adaptive integrator on its own clock: a "step" is a max step.

@@ -45,6 +45,7 @@ struct PanelModel {
     bool vectors = false;        // velocity arrows
     bool accel_vectors = false;  // acceleration arrows (with or without the velocity ones)
     float vector_scale = 1.0f;   // arrow length over the nominal one (a typical |v| or |a|: 1/10 view)
+    bool grid = false;           // the reference grid and axes (X), one scale bar apart
     bool potential = false;
     int potential_res = 128;     // grid points per side
     double add_mass = 0.0;       // mass of a body dropped by Shift+drag; 0 = the median mass
@@ -65,6 +66,7 @@ struct PanelModel {
 
     // UI state carried between frames.
     bool ui_popup_open = false;  // a popup (combo, confirmation) was open at the end of the last frame
+    bool dialog_open = false;    // the Open dialog (a window of its own) is showing: Esc closes it
     bool ask_quit = false;       // Esc on a long run: the "Quit?" confirmation is showing
     float panel_width = 0;       // pixels the panel covers at the left (0 when hidden)
     int select_tab = -1;         // >= 0: bring this tab (kPanelTabs order) to the front next frame
@@ -86,6 +88,7 @@ struct PanelActions {
     bool quit = false;
     bool save_snapshot = false;   // Ctrl+S
     bool open_file = false;       // Ctrl+O: the open dialog
+    bool close_dialog = false;    // Esc while the open dialog shows
     bool toggle_record = false;   // Ctrl+R or the Record/Stop button
     bool start_record = false;    // --test-script record=FILE (model.record_path)
     bool stop_record = false;     // --test-script stop_record
@@ -124,6 +127,7 @@ struct PanelInfo {
     bool reversed = false;               // time runs backwards (B): t and the step index count down
     double dt = 0;                       // the step, for reading t
     std::string length_unit, time_unit;  // the scenario's units ("AU", "yr"); empty: N-body units
+    std::string mass_unit;               // "Msun", "1e10 Msun"; empty: N-body units
     bool adaptive = false;               // an adaptive integrator: steps_total counts max steps
     std::int64_t blocks_total = 0;       // its blocks and force+jerk evaluations (SessionStats)
     std::uint64_t body_updates_total = 0;
@@ -137,6 +141,7 @@ struct PanelInfo {
     BodyStats stats;  // for the colour legend
     PickedBody picked;
     std::string potential_note;  // what the potential view shows (range, cost) or why it is off
+    std::string phi_note;        // colouring by potential: how often the bodies' potentials are computed
     double potential_min = 0, potential_max = 0;  // the grid's whole range: the colour bar's ends
     bool potential_log = true;                    // colours follow log(-phi) (else phi)
     std::string ui_font;                          // "DejaVu Sans 30 px": the font the panel is drawn with
@@ -163,6 +168,16 @@ struct PanelInfo {
 
 // The panel's clock line: "N 3  t 1.25  250 steps  60 steps/s", with "reversed" while time runs back.
 std::string clock_text(const PanelInfo& info);
+
+// The units of the panel's numbers in the scenario's unit system: " yr", " AU/yr", " Msun AU^2/yr^2"; in
+// N-body units each says so (" (N-body)"). The argument picks the quantity.
+enum class Quantity { time, length, speed, energy };
+std::string unit_text(const PanelInfo& info, Quantity q);
+
+// The Energy section's line, "KE 0.1  PE -0.5  E -0.4", under its header with the unit: "Energy (Msun
+// AU^2/yr^2)###Energy", "Energy (N-body)###Energy" (the unit in the header keeps the line in the panel).
+std::string energy_text(const PanelInfo& info);
+std::string energy_header(const PanelInfo& info);
 
 // Handles the keys, draws the panel (if model.show_panel), the "? help" hint and the help overlay (if
 // model.show_help). Returns what the user asked for.

@@ -96,6 +96,8 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
             const auto x = s.value.find('x');  // checked by parse_script
             const int rw = std::stoi(s.value.substr(0, x)), rh = std::stoi(s.value.substr(x + 1));
             if (!w.resize_window(rw, rh)) fail("the window did not take the size " + s.value);
+        } else if (s.action == "color") {
+            model.particles.color = *parse_color_mode(s.value);
         } else if (s.action == "screenshot") {
             screenshot_ = s.value;
         } else if (s.action == "record") {

@@ -138,6 +138,15 @@ std::optional<double> SimSession::body_potential_energy(std::size_t i) {
     return e.front();
 }
 
+std::vector<double> SimSession::body_potentials() {
+    Request r;
+    r.all_bodies = true;
+    r.answer = std::make_shared<std::promise<std::vector<double>>>();
+    std::future<std::vector<double>> f = r.answer->get_future();
+    enqueue(std::move(r));
+    return wait_for_answer(f);
+}
+
 void SimSession::set_draw_accelerations(bool on) {
     if (want_acc_.exchange(on) == on || !on) return;
     // The snapshot has none yet: publish again between steps (also while paused).
@@ -832,6 +841,12 @@ void SimSession::apply_field(Request& r) {
                 const FieldSample f = backend_->field_at(p, {b.pos_mass}, true);
                 out.push_back(b.pos_mass.w * f.potential.at(0));
             }
+        } else if (r.all_bodies) {
+            // The targets are the bodies themselves (a GPU copies them back once, then evaluates them
+            // as it does the potential view's grid, on the device).
+            const HostState s = backend_->get_state();
+            std::vector<Vec4<double>> points(s.pos_mass.begin(), s.pos_mass.end());
+            if (!points.empty()) out = backend_->field_at(p, points, true).potential;
         } else {
             out = backend_->field_at(p, r.points, true).potential;
         }

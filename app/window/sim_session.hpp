@@ -115,6 +115,9 @@ class SimSession {
     // exact position (one body read from the backend, not the state). nullopt if there is no body i.
     // Blocks like potentials_at.
     std::optional<double> body_potential_energy(std::size_t i);
+    // Every body's potential phi(x_i) from all the others, in body order, by the same solver (the targets
+    // are the bodies' own positions, so each leaves itself out). Blocks like potentials_at.
+    std::vector<double> body_potentials();
     // Whether drawing wants the accelerations too (acceleration arrows): host backends then copy them
     // into the snapshot with the positions (computing them if the step left none for these positions).
     void set_draw_accelerations(bool on);
@@ -203,6 +206,7 @@ class SimSession {
         std::optional<Params> params;             // load: the parameters that come with them
         std::optional<std::size_t> body;          // body i's potential energy instead of potentials at points
         bool republish = false;                   // only publish the bodies again (accelerations now wanted)
+        bool all_bodies = false;                  // every body's potential instead of potentials at points
         std::optional<std::size_t> resume_entry;  // load: timeline entry the state came from (resume)
         std::shared_ptr<const KeptState> kept;    // load (resume): that entry's kept state, not `state`
     };

@@ -47,6 +47,7 @@ const std::vector<ScriptAction>& script_actions() {
         {"vectors", "vectors (velocity arrows on)"},
         {"accelerations", "accelerations (acceleration arrows on)"},
         {"potential", "potential=RES turns the potential view on at RES x RES"},
+        {"color", "color=MODE colours the bodies by speed, mass, white, group, accel, density or potential"},
         {"screenshot", "screenshot=FILE.png saves this frame"},
         {"resize", "resize=WxH resizes the window, as dragging its border does"},
         {"look", "look=nbody|classic sets the picture's style, as the panel's look combo does"},
@@ -213,6 +214,10 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
                 std::stoll(s.value.substr(x + 1)) > 16384) {
                 throw Error("--test-script item '" + item + "': resize needs WxH (e.g. 640x360)");
             }
+        }
+        if (s.action == "color" && !parse_color_mode(s.value)) {
+            throw Error("--test-script item '" + item + "': no colour mode '" + s.value +
+                        "' (valid: " + color_mode_names() + ")");
         }
         if (s.action == "key" && key_code(s.value.c_str()) < 0) {
             throw Error("--test-script item '" + item + "': no key named '" + s.value + "'");

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -128,6 +129,8 @@ struct WindowApp final : ScriptWindow {
     OpenDialog open_dialog;
     FileActions files;
     PotentialJob potential_job;
+    BodyPotentialJob body_phi_job;  // colouring by potential
+    bool phi_announced = false;     // its first result printed since the mode was chosen
     PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
     Recorder recorder;
@@ -164,9 +167,11 @@ struct WindowApp final : ScriptWindow {
     void draw();
     void update_picked();
     void update_potential(int fw, int fh);
+    void update_body_potentials();
     void update_info(double frame_ms);
     void update_clock(const SessionStats& st);
     OverlaySettings overlay_settings() const;
+    ScaleBar view_scale_bar(int fh) const;
     bool save_screenshot(const std::string& path);
     void start_recording();
     void camera_path_actions(const PanelActions& a);
@@ -422,6 +427,7 @@ void WindowApp::apply(const PanelActions& a) {
         }
     }
     if (a.open_file) open_dialog.visible = true;
+    if (a.close_dialog) open_dialog.visible = false;
 }
 
 // New bodies from the preset: with its own dt, softening, G and damping (a preset choice) or keeping the
@@ -563,6 +569,7 @@ void WindowApp::take_results() {
             model.n = model.n_edit = *r.n;
             apply_default_look(std::size_t(*r.n));
             scene.particles.stats = r.stats;
+            scene.particles.upload_potentials({});  // other bodies: the next evaluation colours them
             float shift = camera.shift_x;
             camera = r.camera;
             camera.shift_x = shift;
@@ -659,6 +666,41 @@ void WindowApp::update_potential(int fw, int fh) {
     potential_job.start(*session, potential_grid_points(camera, cols, rows, fw, fh), cols, rows);
 }
 
+// Colouring by potential: every body's phi from the session's force solver where the bodies live (the
+// direct sum or the tree, as the forces; on a GPU the field kernel), waited for off this thread and
+// refreshed as BodyPotentialJob allows (the panel says how often). The colours span the 1st to 99th
+// percentile of log(-phi), so one deep central mass does not wash out the rest.
+void WindowApp::update_body_potentials() {
+    if (std::optional<BodyPotentials> p = body_phi_job.take_finished()) {
+        if (!p->error.empty()) {
+            info.phi_note = p->error;
+        } else if (p->phi.size() == scene.particles.count && !p->phi.empty()) {
+            scene.particles.upload_potentials(p->phi);
+            std::vector<float> depth;
+            depth.reserve(p->phi.size());
+            for (const float phi : p->phi)
+                if (phi < 0) depth.push_back(std::log(-phi));
+            if (!depth.empty()) {
+                std::sort(depth.begin(), depth.end());
+                const float lo = depth[depth.size() / 100], hi = depth[depth.size() - 1 - depth.size() / 100];
+                scene.particles.stats.log_phi_shallow = lo;
+                scene.particles.stats.log_phi_deep = std::max(hi, lo + 1e-3f);
+            }
+            char buf[192];
+            std::snprintf(buf, sizeof buf,
+                          "potentials of %zu bodies every %.1f s (last took %.0f ms, %s on %s)",
+                          p->phi.size(), body_phi_job.interval_s(), p->ms, to_string(model.params.force),
+                          model.backend.c_str());
+            info.phi_note = buf;
+            if (!phi_announced) std::cout << "nbody: colour by potential: " << buf << std::endl;
+            phi_announced = true;
+        }
+    }
+    if (model.particles.color != ColorMode::potential) phi_announced = false;
+    if (model.particles.color != ColorMode::potential || !body_phi_job.due()) return;
+    body_phi_job.start(*session);
+}
+
 OverlaySettings WindowApp::overlay_settings() const {
     OverlaySettings os;
     os.potential = model.potential;
@@ -667,7 +709,21 @@ OverlaySettings WindowApp::overlay_settings() const {
     os.vectors = model.vectors;
     os.accelerations = model.accel_vectors;
     os.set_scale(overlay_scale(camera, scene.particles.count, info.stats, model.vector_scale));
+    if (model.grid) {
+        int fw = 0, fh = 0;
+        glfwGetFramebufferSize(window, &fw, &fh);
+        os.grid_spacing = float(view_scale_bar(fh).length);
+    }
     return os;
+}
+
+// The scale bar for a framebuffer fh pixels tall: at most 15% of the window's width, in the scenario's units.
+ScaleBar WindowApp::view_scale_bar(int fh) const {
+    int w = 0, h = 0;
+    glfwGetWindowSize(window, &w, &h);
+    const float px_per_fb = float(h) / float(std::max(fh, 1));
+    return nice_scale_bar(double(camera.units_per_pixel(fh)) / double(px_per_fb), 0.15f * float(w),
+                          info.length_unit);
 }
 
 // The selected body's numbers: one body read back from the vertex buffers (32 bytes, every backend).
@@ -714,16 +770,16 @@ void WindowApp::draw() {
     }
     update_picked();
     update_potential(fw, fh);
+    update_body_potentials();
     scene.draw(camera, model.particles, model.tone, 0, fw, fh, overlay_settings());
     capture_video_frame(false);
-    if (model.show_panel) {
+    if (model.show_panel || model.grid) {
         // A scale bar in the lower right corner, in the scenario's units (above a replay's timeline); H
-        // hides it with the panel, for a clean picture.
+        // hides it with the panel, for a clean picture, unless the grid is on: then it names the spacing.
         int w, h;
         glfwGetWindowSize(window, &w, &h);
-        const float px_per_fb = float(h) / float(std::max(fh, 1));
-        const ScaleBar bar = nice_scale_bar(double(camera.units_per_pixel(fh)) / double(px_per_fb),
-                                            0.15f * float(w), info.length_unit);
+        ScaleBar bar = view_scale_bar(fh);
+        if (model.grid) bar.label = "grid " + bar.label;
         draw_scale_bar(bar, float(w) - 20.0f, float(h) - (files.replaying() ? 90.0f : 20.0f));
     }
     if (info.picked.valid) {
@@ -753,6 +809,7 @@ void WindowApp::update_clock(const SessionStats& st) {
     const PresetInfo* preset = model.bodies_from_preset ? find_preset(model.preset) : nullptr;
     info.length_unit = preset ? preset->length_unit : std::string();
     info.time_unit = preset ? preset->time_unit : std::string();
+    info.mass_unit = preset ? preset->mass_unit : std::string();
     info.adaptive = integrator_info(model.params.integrator).adaptive;
 }
 
@@ -986,6 +1043,7 @@ void WindowApp::capture_video_frame(bool panel_drawn) {
 void WindowApp::close() {
     if (recorder.active()) stop_recording();
     potential_job.wait();  // these read the session
+    body_phi_job.wait();
     pick_job.wait();
     session.reset();  // stop the simulation thread before its backend's context goes away
     feed.shutdown();
@@ -1129,6 +1187,7 @@ int run_window_app(const WindowOptions& o) {
             ImGui_ImplGlfw_NewFrame();
             app.feed_script_input();
             ImGui::NewFrame();
+            app.model.dialog_open = app.open_dialog.visible;
             app.apply(draw_panel(app.model, app.info));
             quit_by_user = glfwWindowShouldClose(app.window);
             if (auto path = draw_open_dialog(app.open_dialog)) app.open_file(*path, true);

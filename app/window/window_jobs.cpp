@@ -80,6 +80,38 @@ void PotentialJob::wait() {
     if (job_.valid()) job_.wait();
 }
 
+std::optional<BodyPotentials> BodyPotentialJob::take_finished() {
+    if (!ready(job_)) return std::nullopt;
+    BodyPotentials p = job_.get();
+    interval_ = std::max(0.5, 20e-3 * p.ms);
+    return p;
+}
+
+bool BodyPotentialJob::due() const {
+    return !job_.valid() && now_s() - launched_ >= interval_;
+}
+
+void BodyPotentialJob::start(SimSession& session) {
+    SimSession* s = &session;
+    launched_ = now_s();
+    job_ = std::async(std::launch::async, [s] {
+        BodyPotentials out;
+        const double t0 = now_s();
+        try {
+            const std::vector<double> phi = s->body_potentials();
+            out.phi.assign(phi.begin(), phi.end());
+        } catch (const std::exception& e) {
+            out.error = e.what();
+        }
+        out.ms = 1e3 * (now_s() - t0);
+        return out;
+    });
+}
+
+void BodyPotentialJob::wait() {
+    if (job_.valid()) job_.wait();
+}
+
 std::optional<PickEnergy> PickJob::take_finished() {
     if (!ready(job_)) return std::nullopt;
     return job_.get();

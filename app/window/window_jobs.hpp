@@ -77,6 +77,28 @@ class PotentialJob {
     double launched_ = -1e9, interval_ = 0.4;
 };
 
+// Every body's potential, for colouring by potential.
+struct BodyPotentials {
+    std::vector<float> phi;  // body order
+    double ms = 0;
+    std::string error;
+};
+
+// The bodies' potentials for the colours, one evaluation at a time: at most every half second, and less
+// often when one is slow (at least 20 times its own duration apart, so it takes under 5% of the run).
+class BodyPotentialJob {
+  public:
+    std::optional<BodyPotentials> take_finished();
+    bool due() const;
+    void start(SimSession& session);
+    void wait();
+    double interval_s() const { return interval_; }
+
+  private:
+    std::future<BodyPotentials> job_;
+    double launched_ = -1e9, interval_ = 0.5;
+};
+
 // The selected body's potential energy, evaluated the same way.
 struct PickEnergy {
     std::int64_t index = -1;

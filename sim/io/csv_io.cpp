@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <string_view>
@@ -226,8 +227,28 @@ void write_bodies_csv(const std::string& path, const HostState& s, Precision p) 
 
 // --- logs -------------------------------------------------------------------------------------------
 
-EnergyLog::EnergyLog(const std::string& path, const std::string& preamble, bool energy_lost)
-    : file_(path), energy_lost_(energy_lost) {
+std::string format_time(double t, double resolution) {
+    if (t == 0) return "0";
+    if (!(resolution > 0) || !std::isfinite(resolution) || !std::isfinite(t)) {
+        char buf[64];
+        return std::string(format_shortest(buf, sizeof buf, t));
+    }
+    const int digits = int(std::floor(std::log10(std::abs(t)))) - int(std::floor(std::log10(resolution))) + 1;
+    return format_g(t, std::clamp(digits, 1, 17));
+}
+
+std::string TimeText::operator()(double t) {
+    std::string text = format_time(t, resolution_);
+    if (any_ && text == last_text_ && t != last_) text = format_time(t, 0);
+    any_ = true;
+    last_ = t;
+    last_text_ = text;
+    return text;
+}
+
+EnergyLog::EnergyLog(const std::string& path, const std::string& preamble, bool energy_lost,
+                     double time_resolution)
+    : file_(path), energy_lost_(energy_lost), time_text_(time_resolution) {
     file_.stream() << preamble << "step,t,kinetic,potential,total,rel_drift,px,py,pz"
                    << (energy_lost ? ",e_lost" : "") << "\n";
     file_.end_record();
@@ -241,7 +262,8 @@ void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double 
         row += ',';
         row += format_shortest(buf, sizeof buf, v);
     };
-    put(t);
+    row += ',';
+    row += time_text_(t);
     put(d.kinetic);
     // Without a potential the energy columns are left empty rather than filled with a wrong number.
     if (d.has_potential) {
@@ -260,7 +282,8 @@ void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double 
     file_.end_record();
 }
 
-CollisionLog::CollisionLog(const std::string& path, const std::string& preamble) : file_(path) {
+CollisionLog::CollisionLog(const std::string& path, const std::string& preamble, double time_resolution)
+    : file_(path), time_text_(time_resolution) {
     file_.stream() << preamble << "step,t,i,j,mi,mj,speed,energy_lost,kind\n";
     file_.end_record();
 }
@@ -272,7 +295,7 @@ void CollisionLog::write(std::int64_t step, const std::vector<CollisionEvent>& e
     for (const CollisionEvent& e : events) {
         rows += std::to_string(step);
         rows += ',';
-        rows += format_shortest(buf, sizeof buf, e.t);
+        rows += time_text_(e.t);
         rows += ',' + std::to_string(e.i) + ',' + std::to_string(e.j);
         for (const double v : {e.mi, e.mj, e.speed, e.energy_lost}) {
             rows += ',';
@@ -284,7 +307,8 @@ void CollisionLog::write(std::int64_t step, const std::vector<CollisionEvent>& e
     file_.end_record();
 }
 
-TrajectoryLog::TrajectoryLog(const std::string& path, const std::string& preamble) : file_(path) {
+TrajectoryLog::TrajectoryLog(const std::string& path, const std::string& preamble, double time_resolution)
+    : file_(path), time_text_(time_resolution) {
     file_.stream() << preamble << "step,t,body,x,y,z\n";
     file_.end_record();
 }
@@ -292,7 +316,7 @@ TrajectoryLog::TrajectoryLog(const std::string& path, const std::string& preambl
 void TrajectoryLog::write(std::int64_t step, const HostState& s) {
     char buf[64];
     std::string prefix = std::to_string(step) + ",";
-    prefix += format_shortest(buf, sizeof buf, s.t);
+    prefix += time_text_(s.t);
     prefix += ',';
     std::string row;
     for (std::size_t i = 0; i < s.size(); ++i) {

@@ -35,10 +35,33 @@ void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p);
 // flushed at every row, so it can be followed during a run; commit() renames it to PATH. With collisions
 // a last column e_lost holds the energy the collisions so far removed (rel_drift then compares
 // total + e_lost with the start).
+// A simulated time t with the significant digits that resolve `resolution` (callers pass a thousandth of
+// the step), at most 17, or the shortest text that reads back exactly when resolution is not positive. t is
+// summed step by step, so it carries rounding noise (2.9999999999999583 after 600 steps of 0.005): this
+// prints it as 3 while times a step apart stay distinct. Only the text is rounded, never the clock.
+std::string format_time(double t, double resolution);
+
+// The t column of a log: format_time at a resolution, falling back to every digit where that would repeat
+// the previous row's text for another time (a --t-end run's shortened last step).
+class TimeText {
+  public:
+    explicit TimeText(double resolution = 0) : resolution_(resolution) {}
+    std::string operator()(double t);
+
+  private:
+    double resolution_;
+    bool any_ = false;
+    double last_ = 0;
+    std::string last_text_;
+};
+
 class EnergyLog {
   public:
     // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
-    explicit EnergyLog(const std::string& path, const std::string& preamble = "", bool energy_lost = false);
+    // `time_resolution`: t is printed with the digits that resolve it (sim/util.hpp format_time; a
+    // thousandth of the step), but never the same as the row before unless it is; 0: every digit.
+    explicit EnergyLog(const std::string& path, const std::string& preamble = "", bool energy_lost = false,
+                       double time_resolution = 0);
     void write(std::int64_t step, double t, const Diagnostics& d, double rel_drift, double energy_lost = 0);
     void commit() { file_.commit(); }
     PartialFile& file() { return file_; }
@@ -46,6 +69,7 @@ class EnergyLog {
   private:
     PartialFile file_;
     bool energy_lost_;
+    TimeText time_text_;
 };
 
 // Collision log CSV, header "step,t,i,j,mi,mj,speed,energy_lost,kind": one row per resolved contact
@@ -53,7 +77,8 @@ class EnergyLog {
 // Written as PATH.partial, flushed after each batch of rows; commit() renames it to PATH.
 class CollisionLog {
   public:
-    explicit CollisionLog(const std::string& path, const std::string& preamble = "");
+    explicit CollisionLog(const std::string& path, const std::string& preamble = "",
+                          double time_resolution = 0);
     // `step`: the global step count at the end of the steps that produced `events`.
     void write(std::int64_t step, const std::vector<CollisionEvent>& events);
     void commit() { file_.commit(); }
@@ -61,6 +86,7 @@ class CollisionLog {
 
   private:
     PartialFile file_;
+    TimeText time_text_;
 };
 
 // Trajectory CSV for plotting: header "step,t,body,x,y,z"; one row per body per recorded step. Written as
@@ -68,13 +94,15 @@ class CollisionLog {
 class TrajectoryLog {
   public:
     // `preamble`: comment lines written before the header (the run's parameters, see run_metadata.hpp).
-    explicit TrajectoryLog(const std::string& path, const std::string& preamble = "");
+    explicit TrajectoryLog(const std::string& path, const std::string& preamble = "",
+                           double time_resolution = 0);
     void write(std::int64_t step, const HostState& s);
     void commit() { file_.commit(); }
     PartialFile& file() { return file_; }
 
   private:
     PartialFile file_;
+    TimeText time_text_;
 };
 
 }  // namespace nbody
