@@ -133,11 +133,15 @@ struct Named {
     const char* name;
     int value;
 };
-constexpr Named kColorModes[] = {
-    {"speed", int(ColorMode::speed)},     {"mass", int(ColorMode::mass)},
-    {"white", int(ColorMode::white)},     {"group", int(ColorMode::group)},
-    {"accel", int(ColorMode::accel)},     {"density", int(ColorMode::density)},
-    {"classic", int(ColorMode::classic)}, {"potential", int(ColorMode::potential)}};
+constexpr Named kColorModes[] = {{"speed", int(ColorMode::speed)},
+                                 {"mass", int(ColorMode::mass)},
+                                 {"white", int(ColorMode::white)},
+                                 {"group", int(ColorMode::group)},
+                                 {"accel", int(ColorMode::accel)},
+                                 {"density", int(ColorMode::density)},
+                                 {"classic", int(ColorMode::classic)},
+                                 {"potential", int(ColorMode::potential)},
+                                 {"local_density", int(ColorMode::local_density)}};
 constexpr Named kColorMaps[] = {
     {"ember", int(ColorMap::ember)}, {"viridis", int(ColorMap::viridis)}, {"ice", int(ColorMap::ice)}};
 }  // namespace
@@ -167,7 +171,7 @@ std::optional<ColorMap> parse_color_map(const std::string& s) {
 }
 
 const char* color_mode_names() {
-    return "speed, mass, white, group, accel, density, classic, potential";
+    return "speed, mass, white, group, accel, density, classic, potential, local_density";
 }
 
 const char* to_string(Look l) {
@@ -226,6 +230,7 @@ ColorRange color_range(const ParticleSettings& s, const BodyStats& stats) {
         return {std::log(std::max(stats.min_mass, 1e-30f)), std::log(std::max(stats.max_mass, 1e-30f))};
     }
     if (s.color == ColorMode::potential) return {stats.log_phi_shallow, stats.log_phi_deep};
+    if (s.color == ColorMode::local_density) return {stats.log_rho_low, stats.log_rho_high};
     if (s.color == ColorMode::accel) {
         // Two and a half decades around the typical |a|: the core's pull and the outskirts' both show.
         const float a = std::log(std::max(stats.accel_scale, 1e-30f));

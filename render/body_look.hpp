@@ -17,7 +17,8 @@ namespace nbody {
 // the light piled up on each pixel (the projected density), in the tone-mapping pass; `classic` is one warm
 // orange for every body, as NVIDIA's CUDA nbody sample draws them (Look::classic); `potential` each body's
 // depth in the potential well (the window computes it now and then: app/window/sim_session).
-enum class ColorMode { speed, mass, white, group, accel, density, classic, potential };
+// `local_density` each body's 3D local density (sim/local_density.hpp, computed now and then by the window).
+enum class ColorMode { speed, mass, white, group, accel, density, classic, potential, local_density };
 
 // The whole picture's style. `nbody`: float accumulation, the tone curve with automatic exposure, bloom,
 // colour by ColorMode. `classic` imitates NVIDIA's CUDA nbody sample (cuda-samples 5_Domain_Specific/nbody):
@@ -110,6 +111,8 @@ struct BodyStats {
     // Colouring by potential: log(-phi) of the shallowest and deepest bodies (a low and a high
     // percentile), set when the window computes the bodies' potentials.
     float log_phi_shallow = 0.0f, log_phi_deep = 1.0f;
+    // Colouring by local density: log(rho) of the sparse and the crowded end (percentiles), likewise.
+    float log_rho_low = 0.0f, log_rho_high = 1.0f;
     BodyGroups groups;  // from the preset (compute_body_stats leaves one set: the caller knows the sets)
 };
 

@@ -10,7 +10,7 @@ layout(location = 3) uniform float u_focus_dist;   // camera distance to its tar
 layout(location = 4) uniform float u_median_mass;  // typical (median) mass
 layout(location = 5) uniform float u_brightness;
 layout(location = 6) uniform int u_color_mode;     // ColorMode: 0 speed, 1 mass, 2 white, 3 group, 4 accel, 5 density,
-                                                   // 6 classic, 7 potential
+                                                   // 6 classic, 7 potential, 8 local density
 layout(location = 7) uniform vec2 u_color_range;   // speed: (0, v_max); mass, accel: (log lo, log hi);
                                                    // potential: (log -phi shallow, log -phi deep)
 layout(location = 8) uniform vec2 u_px_limits;     // smallest and largest sprite diameter in pixels
@@ -77,6 +77,10 @@ BodyLook body_look(vec4 pos_mass, vec3 vel, vec3 acc, uint index, vec4 view_pos)
         // Deeper in the well is hotter: log(-phi) from the shallow end (0) to the deep end (1).
         float phi = index < uint(body_phi.length()) ? body_phi[index] : 0.0;
         if (phi < 0.0) t = (log(-phi) - u_color_range.x) / log_range;
+    } else if (u_color_mode == 8) {
+        // Local density (the same per-body buffer): log(rho) from the sparse end (0) to the crowded (1).
+        float rho = index < uint(body_phi.length()) ? body_phi[index] : 0.0;
+        if (rho > 0.0) t = (log(rho) - u_color_range.x) / log_range;
     }
     if (u_color_mode == 6) {
         // The CUDA sample's single warm orange (kClassicOrange), heavy bodies included: nothing stands out.

@@ -1,13 +1,16 @@
 // Diagnostics against hand-computed values and a float64 double loop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "reference.hpp"
 #include "sim/diagnostics.hpp"
+#include "sim/local_density.hpp"
 #include "sim/potential_estimate.hpp"
 #include "sim/presets.hpp"
+#include "sim/rng.hpp"
 
 namespace nbody {
 namespace {
@@ -156,6 +159,57 @@ TEST(PotentialEstimate, SampleIsWithinItsStatedError) {
 TEST(Diagnostics, RelativeDrift) {
     EXPECT_NEAR(relative_energy_drift(-0.25, -0.2475), 0.01, 1e-15);
     EXPECT_DOUBLE_EQ(relative_energy_drift(0.0, 0.5), 0.5);
+}
+
+// The local density colour's estimate: a uniform cube reads its density inside, and a Plummer sphere's
+// bodies read its profile rho(r) = 3 M / (4 pi a^3) (1 + r^2 / a^2)^(-5/2) within a factor of 2 over the
+// radii where the grid's cells resolve it.
+TEST(LocalDensity, UniformCubeAndPlummerProfile) {
+    // 64,000 bodies of mass 1 / 64,000 uniformly at random in the unit cube: density 1, each estimate a
+    // count of about kLocalDensityNeighbours bodies (Poisson: 1 / sqrt(64) = 12.5%).
+    HostState cube;
+    Rng rng(5);
+    for (int b = 0; b < 64000; ++b) {
+        cube.pos_mass.push_back({rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0, 1), 1.0 / 64000});
+        cube.vel.push_back({0, 0, 0, 0});
+    }
+    const std::vector<double> rc = local_densities(cube);
+    int inside = 0, within = 0;
+    double sum = 0;
+    for (std::size_t b = 0; b < cube.size(); ++b) {
+        const auto& p = cube.pos_mass[b];
+        if (p.x < 0.2 || p.x > 0.8 || p.y < 0.2 || p.y > 0.8 || p.z < 0.2 || p.z > 0.8) continue;
+        sum += rc[b];
+        within += std::fabs(rc[b] - 1.0) < 0.5;
+        ++inside;
+    }
+    EXPECT_GT(inside, 10000);
+    EXPECT_NEAR(sum / inside, 1.0, 0.03);
+    EXPECT_GT(within, 0.99 * inside);
+
+    const HostState plummer = make_preset("plummer", 65536, 2);
+    const std::vector<double> rp = local_densities(plummer);
+    const double a = 3 * 3.14159265358979 / 16;  // the preset's scale length (N-body units, M = 1)
+    // Per radial shell, the median of estimate / profile (single estimates are counts: noisy).
+    const double edges[] = {0.1, 0.3, 0.6, 1.0};
+    for (int shell = 0; shell < 3; ++shell) {
+        std::vector<double> ratio;
+        for (std::size_t b = 0; b < plummer.size(); ++b) {
+            const auto& p = plummer.pos_mass[b];
+            const double r = std::sqrt(p.x * p.x + p.y * p.y + p.z * p.z);
+            if (r < edges[shell] || r >= edges[shell + 1]) continue;
+            const double rho = 3 / (4 * 3.14159265358979 * a * a * a) * std::pow(1 + r * r / (a * a), -2.5);
+            ratio.push_back(rp[b] / rho);
+        }
+        ASSERT_GT(ratio.size(), 1000u);
+        std::nth_element(ratio.begin(), ratio.begin() + std::ptrdiff_t(ratio.size() / 2), ratio.end());
+        const double median = ratio[ratio.size() / 2];
+        EXPECT_GT(median, 0.6) << "shell " << shell;
+        EXPECT_LT(median, 1.6) << "shell " << shell;
+    }
+    HostState bad = cube;
+    bad.pos_mass[7].x = std::nan("");
+    EXPECT_EQ(local_densities(bad)[7], 0.0);
 }
 
 }  // namespace

@@ -139,10 +139,11 @@ namespace {
 
 ColorMode parse_color(const std::string& s) {
     if (auto m = parse_color_mode(s)) {
-        if (*m == ColorMode::potential)
+        if (*m == ColorMode::potential || *m == ColorMode::local_density)
             throw Error(
-                "--color potential is the window's (it computes the bodies' potentials as it runs); "
-                "render has: speed, mass, white, group, accel, density");
+                "--color " + s +
+                " is the window's (it computes it for the bodies as it runs); render has: speed, mass, "
+                "white, group, accel, density, classic");
         return *m;
     }
     throw Error("unknown --color '" + s + "' (valid: " + color_mode_names() + ")");

@@ -505,6 +505,17 @@ void color_legend(const PanelModel& m, const PanelInfo& info) {
             "evaluation is slow (at least 20 times its duration apart); between them the colours lag.");
         return;
     }
+    if (mode == ColorMode::local_density) {
+        const ColorRange r = color_range(m.particles, info.stats);
+        color_bar(ramp, std::exp(double(r.lo)), std::exp(double(r.hi)), "mass / volume (log)");
+        ImGui::TextDisabled("%s", info.phi_note.empty() ? "computing densities..." : info.phi_note.c_str());
+        tooltip_for_last(
+            "Each body's 3D local density: the mass in the 3x3x3 cells of a grid around it over their "
+            "volume, the cells sized so a body in the bulk has about 64 neighbours there. Recomputed like "
+            "the "
+            "potential colours; 'by density' instead shows the light piled on each pixel.");
+        return;
+    }
     ColorRange r = color_range(m.particles, info.stats);
     const bool log_scale = mode == ColorMode::mass || mode == ColorMode::accel;
     double lo = log_scale ? std::exp(double(r.lo)) : double(r.lo),
@@ -520,7 +531,8 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     // In ColorMode's order.
     ImGui::PushItemWidth(ImGui::CalcItemWidth() * 0.6f);  // the colour map's combo shares the line
     ImGui::Combo("colour", &color,
-                 "by speed\0by mass\0white\0by set\0by |a|\0by density\0orange (classic)\0by potential\0");
+                 "by speed\0by mass\0white\0by set\0by |a|\0by density\0orange (classic)\0by potential\0"
+                 "by local density\0");
     ImGui::PopItemWidth();
     m.particles.color = ColorMode(std::clamp(color, 0, 6));
     tooltip_for_last(

@@ -12,6 +12,7 @@
 #include "sim/gravity/backend_force_error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
+#include "sim/local_density.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/run_settings.hpp"
 #include "sim/util.hpp"
@@ -136,6 +137,15 @@ std::optional<double> SimSession::body_potential_energy(std::size_t i) {
     std::vector<double> e = wait_for_answer(f);
     if (e.empty()) return std::nullopt;
     return e.front();
+}
+
+std::vector<double> SimSession::body_densities() {
+    Request r;
+    r.densities = true;
+    r.answer = std::make_shared<std::promise<std::vector<double>>>();
+    std::future<std::vector<double>> f = r.answer->get_future();
+    enqueue(std::move(r));
+    return wait_for_answer(f);
 }
 
 std::vector<double> SimSession::body_potentials() {
@@ -834,7 +844,9 @@ void SimSession::apply_field(Request& r) {
     const Params p = params();
     try {
         std::vector<double> out;
-        if (r.body) {
+        if (r.densities) {
+            out = local_densities(backend_->get_state());
+        } else if (r.body) {
             if (*r.body < backend_->size()) {
                 // At the body's exact position the solver leaves the body itself out (Backend::field_at).
                 const BodyValues b = backend_->body(*r.body);

@@ -118,6 +118,9 @@ class SimSession {
     // Every body's potential phi(x_i) from all the others, in body order, by the same solver (the targets
     // are the bodies' own positions, so each leaves itself out). Blocks like potentials_at.
     std::vector<double> body_potentials();
+    // Every body's local density (sim/local_density.hpp) from a host copy of the bodies, in body order.
+    // Blocks like potentials_at.
+    std::vector<double> body_densities();
     // Whether drawing wants the accelerations too (acceleration arrows): host backends then copy them
     // into the snapshot with the positions (computing them if the step left none for these positions).
     void set_draw_accelerations(bool on);
@@ -207,6 +210,7 @@ class SimSession {
         std::optional<std::size_t> body;          // body i's potential energy instead of potentials at points
         bool republish = false;                   // only publish the bodies again (accelerations now wanted)
         bool all_bodies = false;                  // every body's potential instead of potentials at points
+        bool densities = false;                   // every body's local density instead
         std::optional<std::size_t> resume_entry;  // load: timeline entry the state came from (resume)
         std::shared_ptr<const KeptState> kept;    // load (resume): that entry's kept state, not `state`
     };

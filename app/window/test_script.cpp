@@ -47,7 +47,9 @@ const std::vector<ScriptAction>& script_actions() {
         {"vectors", "vectors (velocity arrows on)"},
         {"accelerations", "accelerations (acceleration arrows on)"},
         {"potential", "potential=RES turns the potential view on at RES x RES"},
-        {"color", "color=MODE colours the bodies by speed, mass, white, group, accel, density, classic or potential"},
+        {"color",
+         "color=MODE colours the bodies by speed, mass, white, group, accel, density, classic, potential or "
+         "local_density"},
         {"screenshot", "screenshot=FILE.png saves this frame"},
         {"resize", "resize=WxH resizes the window, as dragging its border does"},
         {"look", "look=nbody|classic sets the picture's style, as the panel's look combo does"},

@@ -129,7 +129,8 @@ struct WindowApp final : ScriptWindow {
     OpenDialog open_dialog;
     FileActions files;
     PotentialJob potential_job;
-    BodyPotentialJob body_phi_job;  // colouring by potential
+    BodyPotentialJob body_phi_job;  // colouring by potential or local density
+    bool phi_densities = false;     // what the last colours asked for were (a switch announces again)
     bool phi_announced = false;     // its first result printed since the mode was chosen
     PickJob pick_job;
     bool accel_drawn = false;  // acceleration arrows were on last frame
@@ -666,39 +667,58 @@ void WindowApp::update_potential(int fw, int fh) {
     potential_job.start(*session, potential_grid_points(camera, cols, rows, fw, fh), cols, rows);
 }
 
-// Colouring by potential: every body's phi from the session's force solver where the bodies live (the
-// direct sum or the tree, as the forces; on a GPU the field kernel), waited for off this thread and
-// refreshed as BodyPotentialJob allows (the panel says how often). The colours span the 1st to 99th
-// percentile of log(-phi), so one deep central mass does not wash out the rest.
+// Colouring by potential or by local density: every body's phi from the session's force solver where
+// the bodies live (the direct sum or the tree, as the forces; on a GPU the field kernel), or its local
+// density (sim/local_density.hpp, from a host copy), waited for off this thread and refreshed as
+// BodyPotentialJob allows (the panel says how often). The colours span the 1st to 99th percentile of
+// log(-phi) or log(rho), so one deep central mass or one dense knot does not wash out the rest.
 void WindowApp::update_body_potentials() {
+    const bool densities = model.particles.color == ColorMode::local_density;
+    const bool wanted = densities || model.particles.color == ColorMode::potential;
     if (std::optional<BodyPotentials> p = body_phi_job.take_finished()) {
         if (!p->error.empty()) {
             info.phi_note = p->error;
-        } else if (p->phi.size() == scene.particles.count && !p->phi.empty()) {
+        } else if (p->densities == densities && p->phi.size() == scene.particles.count && !p->phi.empty()) {
             scene.particles.upload_potentials(p->phi);
-            std::vector<float> depth;
-            depth.reserve(p->phi.size());
-            for (const float phi : p->phi)
-                if (phi < 0) depth.push_back(std::log(-phi));
-            if (!depth.empty()) {
-                std::sort(depth.begin(), depth.end());
-                const float lo = depth[depth.size() / 100], hi = depth[depth.size() - 1 - depth.size() / 100];
-                scene.particles.stats.log_phi_shallow = lo;
-                scene.particles.stats.log_phi_deep = std::max(hi, lo + 1e-3f);
+            std::vector<float> logs;
+            logs.reserve(p->phi.size());
+            for (const float v : p->phi) {
+                const float x = densities ? v : -v;
+                if (x > 0) logs.push_back(std::log(x));
+            }
+            if (!logs.empty()) {
+                std::sort(logs.begin(), logs.end());
+                const float lo = logs[logs.size() / 100], hi = logs[logs.size() - 1 - logs.size() / 100];
+                float& low =
+                    densities ? scene.particles.stats.log_rho_low : scene.particles.stats.log_phi_shallow;
+                float& high =
+                    densities ? scene.particles.stats.log_rho_high : scene.particles.stats.log_phi_deep;
+                low = lo;
+                high = std::max(hi, lo + 1e-3f);
             }
             char buf[192];
-            std::snprintf(buf, sizeof buf,
-                          "potentials of %zu bodies every %.1f s (last took %.0f ms, %s on %s)",
-                          p->phi.size(), body_phi_job.interval_s(), p->ms, to_string(model.params.force),
-                          model.backend.c_str());
+            if (densities) {
+                std::snprintf(buf, sizeof buf,
+                              "local densities of %zu bodies every %.1f s (last took %.0f ms, host grid)",
+                              p->phi.size(), body_phi_job.interval_s(), p->ms);
+            } else {
+                std::snprintf(buf, sizeof buf,
+                              "potentials of %zu bodies every %.1f s (last took %.0f ms, %s on %s)",
+                              p->phi.size(), body_phi_job.interval_s(), p->ms, to_string(model.params.force),
+                              model.backend.c_str());
+            }
             info.phi_note = buf;
-            if (!phi_announced) std::cout << "nbody: colour by potential: " << buf << std::endl;
+            if (!phi_announced) {
+                std::cout << "nbody: colour by " << (densities ? "local density" : "potential") << ": " << buf
+                          << std::endl;
+            }
             phi_announced = true;
         }
     }
-    if (model.particles.color != ColorMode::potential) phi_announced = false;
-    if (model.particles.color != ColorMode::potential || !body_phi_job.due()) return;
-    body_phi_job.start(*session);
+    if (!wanted || densities != phi_densities) phi_announced = false;
+    phi_densities = densities;
+    if (!wanted || !body_phi_job.due()) return;
+    body_phi_job.start(*session, densities);
 }
 
 OverlaySettings WindowApp::overlay_settings() const {

@@ -91,14 +91,15 @@ bool BodyPotentialJob::due() const {
     return !job_.valid() && now_s() - launched_ >= interval_;
 }
 
-void BodyPotentialJob::start(SimSession& session) {
+void BodyPotentialJob::start(SimSession& session, bool densities) {
     SimSession* s = &session;
     launched_ = now_s();
-    job_ = std::async(std::launch::async, [s] {
+    job_ = std::async(std::launch::async, [s, densities] {
         BodyPotentials out;
+        out.densities = densities;
         const double t0 = now_s();
         try {
-            const std::vector<double> phi = s->body_potentials();
+            const std::vector<double> phi = densities ? s->body_densities() : s->body_potentials();
             out.phi.assign(phi.begin(), phi.end());
         } catch (const std::exception& e) {
             out.error = e.what();

@@ -79,6 +79,7 @@ class PotentialJob {
 
 // Every body's potential, for colouring by potential.
 struct BodyPotentials {
+    bool densities = false;  // local densities (sim/local_density.hpp) instead of potentials
     std::vector<float> phi;  // body order
     double ms = 0;
     std::string error;
@@ -90,7 +91,8 @@ class BodyPotentialJob {
   public:
     std::optional<BodyPotentials> take_finished();
     bool due() const;
-    void start(SimSession& session);
+    // densities: every body's local density instead of its potential.
+    void start(SimSession& session, bool densities = false);
     void wait();
     double interval_s() const { return interval_; }
 
