@@ -97,6 +97,10 @@ class Backend {
     // backend runs them; a backend with its own overrides this (the host backends do). nullptr: none can
     // run here (a distributed run whose backend has no block steps of its own).
     virtual BlockSteps* block_steps();
+    // The block steps a step with p runs on: block_steps(), unless p.collisions is on and those do not
+    // resolve contacts (the cuda backend's device ones): then the generic host-copy ones, which do (the
+    // openmp backend's results, bit for bit, without the device's speed for that combination).
+    BlockSteps* block_steps_for(const Params& p);
     // Between steps every body is already at the same time (an adaptive integrator's max step ends with
     // all of them); this also drops what an adaptive integrator keeps beside the bodies, so that the next
     // step starts from the bodies alone, exactly as a run restarted from a snapshot of them does. Call it

@@ -593,16 +593,6 @@ int run_run_command(const RunOptions& o) {
             throw Error("--collisions " + std::string(to_string(sc.params.collisions)) +
                         " does not run under mpirun yet (contacts across processes are not searched): run it "
                         "in one process");
-        // Hermite resolves contacts at every block where its block steps do (serial, openmp): said now,
-        // not at the first step.
-        if (sc.params.collisions != CollisionMode::off && integrator_info(sc.params.integrator).adaptive &&
-            backend->block_steps() && !backend->block_steps()->resolves_collisions()) {
-            throw Error("--collisions " + std::string(to_string(sc.params.collisions)) +
-                        " with --integrator " + to_string(sc.params.integrator) +
-                        " runs on --backend serial or openmp; the " + backend->name() +
-                        " backend's block steps do not resolve contacts yet (use "
-                        "--integrator leapfrog there)");
-        }
     });
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
 

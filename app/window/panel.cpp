@@ -234,29 +234,21 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
 
 // Collisions: off / merge / bounce, the restitution for bounce, and what they did so far.
 void collision_controls(PanelModel& m, const PanelInfo& info) {
-    // Hermite's block steps resolve contacts at every block on the host backends only.
-    const bool unavailable = integrator_info(m.params.integrator).adaptive && m.backend == "cuda";
-    if (unavailable) m.params.collisions = CollisionMode::off;
-    ImGui::BeginDisabled(unavailable);
     if (ImGui::BeginCombo("collisions", to_string(m.params.collisions))) {
         for (const CollisionMode c : {CollisionMode::off, CollisionMode::merge, CollisionMode::bounce}) {
             if (ImGui::Selectable(to_string(c), c == m.params.collisions)) m.params.collisions = c;
         }
         ImGui::EndCombo();
     }
-    ImGui::EndDisabled();
-    if (unavailable) {
-        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip(
-                "Off with %s on cuda: its block steps resolve contacts on serial and openmp only. "
-                "Choose leapfrog, or a host backend.",
-                to_string(m.params.integrator));
-    } else {
-        tooltip_for_last(
-            "What touching bodies do: pass through (off), merge into one (mass, momentum and centre of mass "
-            "kept, volumes added) or bounce as hard spheres. Bodies without a radius get one from their mass "
-            "and the density.");
-    }
+    tooltip_for_last(
+        integrator_info(m.params.integrator).adaptive && m.backend == "cuda"
+            ? "What touching bodies do: off, merge or bounce. With hermite on cuda, collisions run the block "
+              "steps on host copies of the bodies (OpenMP, the openmp backend's results), not on the device."
+            : "What touching bodies do: pass through (off), merge into one (mass, momentum and centre of "
+              "mass "
+              "kept, volumes added) or bounce as hard spheres. Bodies without a radius get one from their "
+              "mass "
+              "and the density.");
     if (m.params.collisions == CollisionMode::bounce) {
         slider_double("restitution", m.params.restitution, 0.0, 1.0, "%.2f");
         tooltip_for_last("The share of the approach speed kept after a bounce: 1 elastic, 0 they stick.");

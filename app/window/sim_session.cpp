@@ -527,7 +527,7 @@ void SimSession::diagnostics_locked(bool reset_e0) {
     last_diag_wall_ = t1;
     std::vector<std::size_t> counts;
     if (integrator_info(p.integrator).adaptive) {
-        if (BlockSteps* blocks = backend_->block_steps()) {
+        if (BlockSteps* blocks = backend_->block_steps_for(p)) {
             for (int level : blocks->levels()) {
                 if (level < 0) continue;
                 if (std::size_t(level) >= counts.size()) counts.resize(std::size_t(level) + 1, 0);

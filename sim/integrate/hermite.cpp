@@ -33,12 +33,19 @@ BlockSteps* Backend::block_steps() {
     return host_copy_block_steps_.get();
 }
 
+BlockSteps* Backend::block_steps_for(const Params& p) {
+    BlockSteps* own = block_steps();
+    if (!own || p.collisions == CollisionMode::off || own->resolves_collisions()) return own;
+    if (!host_copy_block_steps_) host_copy_block_steps_ = make_host_copy_block_steps(*this);
+    return host_copy_block_steps_.get();
+}
+
 void Backend::synchronize() {
     if (host_copy_block_steps_) host_copy_block_steps_->invalidate();
 }
 
 void advance_hermite(Backend& b, const Params& p) {
-    BlockSteps* s = b.block_steps();
+    BlockSteps* s = b.block_steps_for(p);
     if (!s) {
         throw Error("the hermite integrator needs block time steps, which the " + b.name() +
                     " backend does not offer here (serial and openmp do)");

@@ -19,15 +19,15 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
     StepReport r;
     const double t0 = time_;
     // An adaptive integrator's work, from its block steps' counters.
-    BlockSteps* blocks = integrator.adaptive ? block_steps() : nullptr;
+    BlockSteps* blocks = integrator.adaptive ? block_steps_for(p) : nullptr;
     const BlockCounters before = blocks ? blocks->counters() : BlockCounters{};
     // Collisions are checked after every step, and only when asked for: off costs one branch a step. An
     // adaptive integrator's block steps find them at every block instead.
     const bool collisions = p.collisions != CollisionMode::off;
     if (collisions && blocks && !blocks->resolves_collisions()) {
-        throw Error("collisions with the " + std::string(to_string(p.integrator)) +
-                    " integrator run on the " + "serial and openmp backends; the " + name() +
-                    " backend's block steps do not resolve contacts yet (use leapfrog or yoshida4 there)");
+        throw Error("collisions with the " + std::string(to_string(p.integrator)) + " integrator: the " +
+                    name() +
+                    " backend's block steps do not resolve contacts (use leapfrog or yoshida4 there)");
     }
     while (r.steps_done < steps && r.finite) {
         const std::int64_t batch = std::min(kMaxBatch, steps - r.steps_done);
