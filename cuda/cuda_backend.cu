@@ -155,9 +155,10 @@ class CudaBackend final : public Backend {
         if (blocks_) blocks_->invalidate();
     }
 
-    // The block time steps of --integrator hermite on the device (hermite_steps.hpp): per block one
-    // 24-byte read-back, nothing else leaves the GPU. A distributed run's slice gets the generic host copy
-    // instead, which the distributed backend refuses (these would need the gathered predicted bodies).
+    // The block time steps of --integrator hermite on the device (hermite_steps.hpp): the blocks run as
+    // replayed CUDA graphs, one small read-back per batch of blocks, nothing else leaves the GPU. A
+    // distributed run's slice gets the generic host copy instead, which the distributed backend refuses
+    // (these would need the gathered predicted bodies).
     BlockSteps* block_steps() override {
         if (exchange_) return Backend::block_steps();
         flush();  // queued kicks, drifts and dampings belong to the bodies the blocks start from

@@ -4,10 +4,11 @@
 // current block, live in device memory beside the backend's bodies; the physics is
 // sim/integrate/hermite.hpp's, called from the kernels in hermite_steps.cu. No CUDA headers here.
 //
-// Per block the host reads back one NextBlock (block time, active count, failure flag: 24 bytes) and
-// nothing else: the earliest due time is a CUB min-reduction over the bodies' due ticks, the active set a
-// CUB DeviceSelect of the due bodies' indices, both left in device memory for the kernels that follow
-// (predict all, force+jerk of the active set, correct the active set).
+// No host round trip per block: each block's kernels read its time and active count from a block clock
+// in device memory (the earliest due tick by a min-reduction, the active list appended by the bodies
+// due), the force+jerk launch is planned for every active count in advance (jerk_kernels.hpp), so a batch
+// of blocks is one fixed sequence of launches, captured once as a CUDA graph and replayed; the host reads
+// the clock back once per batch (16 blocks while many remain in the max step, 2 near its end).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -50,11 +51,11 @@ std::unique_ptr<DeviceBlockSteps> make_device_block_steps(std::function<DeviceBo
 
 // The timing of one block for the benchmark: `active` of n random bodies due (spread evenly over the
 // indices), the rest not, every body's state on the device. block_ms: the median wall time of a whole
-// block (next_block with its read-back, predict all, evaluate, correct); evaluate_ms: the median of the
-// force+jerk evaluation alone (CUDA events). interactions/s = active n / (ms / 1000).
+// block as a max step runs it (a graph of one block's kernels, then the clock's read-back); evaluate_ms:
+// the median of the force+jerk evaluation alone (CUDA events). interactions/s = active n / (ms / 1000).
 struct HermiteBlockTiming {
     double block_ms = 0, evaluate_ms = 0;
-    std::string launch;  // the force+jerk launch shape used, e.g. "K=2 block=128 splits=911"
+    std::string launch;  // the force+jerk plan used, e.g. "K=2 block=128 splits=911"
 };
 HermiteBlockTiming time_hermite_block(std::size_t n, std::size_t active, Precision p, int repeats,
                                       const JerkLaunch& launch = {});

@@ -49,24 +49,24 @@ __device__ __forceinline__ void sum_tile(const Vec4<T>* __restrict__ sx, const V
     }
 }
 
-// Block (bx, by): targets [bx B K, (bx + 1) B K) of the list (thread t owns entries bx B K + t + k B, so
-// the gathers and stores stay coalesced), against the sources [by per_split, (by + 1) per_split) in tiles
-// of B, each staged in shared memory (position+mass, then velocity). The next tile is loaded into
-// registers while the current one is summed. Out-of-range targets compute on a copy of the last one and
-// store nothing. Outputs: G-scaled sums (gridDim.y == 1) or raw partial sums at [by][m].
+// Item (bx, by) of an evaluation: targets [bx B K, (bx + 1) B K) of the list (thread t owns entries
+// bx B K + t + k B, so the gathers and stores stay coalesced), against the sources [by per_split,
+// (by + 1) per_split) in tiles of B = blockDim.x, each staged in `smem` (position+mass, then velocity).
+// The next tile is loaded into registers while the current one is summed. Out-of-range targets compute
+// on a copy of the last one and store nothing. Outputs: G-scaled sums (`scaled`: one split) or raw
+// partial sums at [by][m]. Ends with a barrier, so a block may run another item on the same `smem`.
 template <typename T, int K>
-__global__ void __launch_bounds__(kMaxJerkBlock)
-    jerk_kernel(const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp, std::size_t n,
-                std::size_t per_split, const std::uint32_t* __restrict__ targets, std::size_t m, T G, T eps2,
-                Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
-                const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
-    extern __shared__ __align__(32) unsigned char smem_raw[];
-    if (bad && *bad < bad_before) return;  // the same for the whole block: no barrier is skipped by half
+__device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool scaled,
+                                          const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp,
+                                          std::size_t n, std::size_t per_split,
+                                          const std::uint32_t* __restrict__ targets, std::size_t m, T G,
+                                          T eps2, Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
+                                          unsigned char* smem_raw) {
     const unsigned B = blockDim.x;
     Vec4<T>* sx = reinterpret_cast<Vec4<T>*>(smem_raw);
     Vec4<T>* sv = sx + B;
 
-    const std::size_t base = std::size_t(blockIdx.x) * B * K + threadIdx.x;
+    const std::size_t base = bx * B * K + threadIdx.x;
     std::uint32_t self[K];
     T xi[K], yi[K], zi[K], vxi[K], vyi[K], vzi[K];
     T ax[K], ay[K], az[K], jx[K], jy[K], jz[K];
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(kMaxJerkBlock)
         ax[k] = ay[k] = az[k] = jx[k] = jy[k] = jz[k] = T(0);
     }
 
-    const std::size_t begin = std::size_t(blockIdx.y) * per_split;
+    const std::size_t begin = by * per_split;
     const std::size_t end = n - begin < per_split ? n : begin + per_split;
     Vec4<T> next_x{}, next_v{};
     auto load = [&](std::size_t t) {
@@ -115,8 +115,8 @@ __global__ void __launch_bounds__(kMaxJerkBlock)
         __syncthreads();
     }
 
-    const T scale = gridDim.y == 1 ? G : T(1);
-    const std::size_t slot = std::size_t(blockIdx.y) * m;
+    const T scale = scaled ? G : T(1);
+    const std::size_t slot = by * m;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         const std::size_t e = base + std::size_t(k) * B;
@@ -127,51 +127,229 @@ __global__ void __launch_bounds__(kMaxJerkBlock)
     }
 }
 
-// The split sums of kSumTargets targets per block, each over kLanes lanes: lane l adds the splits l,
-// l + kLanes, ... in order, then a fixed tree adds the lanes' sums, and the result is scaled by G. The
-// order is fixed by the launch alone (no atomics): the same bits on every run. A block of 256 targets
-// among a million sources has thousands of splits to add, so it takes 64 lanes a target; their loads
-// are independent of the sums, so each lane keeps several in flight.
-constexpr unsigned kSumTargets = 8;
+// An item for a few targets (K = 1) with L threads per target: B / L targets per block, thread t owning
+// target bx B / L + t % (B / L) and the (t / (B / L))-th part of every tile. The L partial sums of a target
+// are added in part order at the end (the same bits on every run; not the same order as jerk_item, so not
+// its bits). Lanes of a small block that would idle in jerk_item share the tiles' pairs instead, so a
+// block of 16 targets runs 8x shorter chains per tile.
+template <typename T>
+__device__ __forceinline__ void jerk_item_lanes(std::size_t bx, std::size_t by, bool scaled, unsigned L,
+                                                const Vec4<T>* __restrict__ xp,
+                                                const Vec4<T>* __restrict__ vp, std::size_t n,
+                                                std::size_t per_split,
+                                                const std::uint32_t* __restrict__ targets, std::size_t m, T G,
+                                                T eps2, Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
+                                                unsigned char* smem_raw) {
+    const unsigned B = blockDim.x, per_block = B / L, part = B / L;
+    const unsigned q = threadIdx.x / per_block;
+    const std::size_t e = bx * per_block + threadIdx.x % per_block;
+    Vec4<T>* sx = reinterpret_cast<Vec4<T>*>(smem_raw);
+    Vec4<T>* sv = sx + B;
+    const std::uint32_t self[1] = {targets[e < m ? e : m - 1]};
+    T xi[1], yi[1], zi[1], vxi[1], vyi[1], vzi[1];
+    T ax[1] = {T(0)}, ay[1] = {T(0)}, az[1] = {T(0)}, jx[1] = {T(0)}, jy[1] = {T(0)}, jz[1] = {T(0)};
+    {
+        const Vec4<T> x = xp[self[0]], v = vp[self[0]];
+        xi[0] = x.x, yi[0] = x.y, zi[0] = x.z;
+        vxi[0] = v.x, vyi[0] = v.y, vzi[0] = v.z;
+    }
+    const std::size_t begin = by * per_split;
+    const std::size_t end = n - begin < per_split ? n : begin + per_split;
+    Vec4<T> next_x{}, next_v{};
+    auto load = [&](std::size_t t) {
+        const std::size_t j = t + threadIdx.x;
+        if (j < end) {
+            next_x = xp[j], next_v = vp[j];
+        } else {
+            next_x = next_v = Vec4<T>{T(0), T(0), T(0), T(0)};
+        }
+    };
+    load(begin);
+    for (std::size_t t = begin; t < end; t += B) {
+        sx[threadIdx.x] = next_x;
+        sv[threadIdx.x] = next_v;
+        __syncthreads();
+        if (t + B < end) load(t + B);
+        const auto t0 = std::uint32_t(t) + q * part;
+        const unsigned count = end - t < B ? unsigned(end - t) : B;
+        const unsigned mine = count > q * part ? min(part, count - q * part) : 0u;
+        if (mine < part || self[0] - t0 < part) {
+            sum_tile<T, 1, true>(sx + q * part, sv + q * part, mine, t0, self, xi, yi, zi, vxi, vyi, vzi,
+                                 eps2, ax, ay, az, jx, jy, jz);
+        } else {
+            sum_tile<T, 1, false>(sx + q * part, sv + q * part, part, t0, self, xi, yi, zi, vxi, vyi, vzi,
+                                  eps2, ax, ay, az, jx, jy, jz);
+        }
+        __syncthreads();
+    }
+    // The parts' sums through shared memory (the tiles are done with it), added in part order.
+    T* sums = reinterpret_cast<T*>(smem_raw);
+    const T mine[6] = {ax[0], ay[0], az[0], jx[0], jy[0], jz[0]};
+#pragma unroll
+    for (int c = 0; c < 6; ++c) sums[c * B + threadIdx.x] = mine[c];
+    __syncthreads();
+    if (q == 0 && e < m) {
+        T total[6];
+#pragma unroll
+        for (int c = 0; c < 6; ++c) {
+            total[c] = sums[c * B + threadIdx.x];
+            for (unsigned r = 1; r < L; ++r) total[c] += sums[c * B + r * per_block + threadIdx.x];
+        }
+        const T scale = scaled ? G : T(1);
+        const std::size_t slot = by * m;
+        acc[slot + e] = Vec4<T>{scale * total[0], scale * total[1], scale * total[2], T(0)};
+        jerk[slot + e] = Vec4<T>{scale * total[3], scale * total[4], scale * total[5], T(0)};
+    }
+    __syncthreads();
+}
 
-template <typename T, unsigned kLanes>
-__global__ void __launch_bounds__(kSumTargets* kLanes)
+// The host-shaped launch: block (bx, by) runs item (bx, by).
+template <typename T, int K>
+__global__ void __launch_bounds__(kMaxJerkBlock)
+    jerk_kernel(const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp, std::size_t n,
+                std::size_t per_split, const std::uint32_t* __restrict__ targets, std::size_t m, T G, T eps2,
+                Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
+                const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
+    extern __shared__ __align__(32) unsigned char smem_raw[];
+    if (bad && *bad < bad_before) return;  // the same for the whole block: no barrier is skipped by half
+    jerk_item<T, K>(blockIdx.x, blockIdx.y, gridDim.y == 1, xp, vp, n, per_split, targets, m, G, eps2, acc,
+                    jerk, smem_raw);
+}
+
+// Resident blocks of 128 threads for the planned kernel, which keeps its item loop's bounds and pointers
+// in registers too (and, at K = 1, the code for threads sharing a target): the host-shaped kernel's
+// occupancy where that costs no spills (float K = 4: 5 blocks, 96 registers; double K = 2: 4), fewer
+// where holding it would spill (float K = 1, 2: 9 and 6 against 10 and 7; double K = 1: 5 against 7;
+// double K = 4, which only an explicit request uses: 2).
+template <typename T, int K>
+constexpr int kPlannedMinBlocks = sizeof(T) == 4 ? (K == 1   ? 9
+                                                    : K == 2 ? 6
+                                                             : 5)
+                                                 : (K == 1   ? 5
+                                                    : K == 2 ? 4
+                                                             : 2);
+
+// The plan of this evaluation, chosen on the device from the count: one warp looks at the table entries
+// in parallel (a lane every 32nd) and takes the first whose m_max >= *active; the item counter restarts.
+__global__ void choose_plan_kernel(const JerkPlan* __restrict__ plans, unsigned count,
+                                   const std::uint32_t* __restrict__ active,
+                                   JerkChosen* __restrict__ chosen) {
+    const std::uint32_t m = *active;
+    unsigned first = count - 1;
+    for (unsigned base = 0; base < count; base += 32) {
+        const unsigned e = base + threadIdx.x;
+        const unsigned hit = __ballot_sync(0xffffffffu, e < count && plans[e].m_max >= m);
+        if (hit) {
+            first = base + unsigned(__ffs(hit) - 1);
+            break;
+        }
+    }
+    if (threadIdx.x == 0) {
+        const JerkPlan e = plans[first];
+        chosen->m = m;
+        chosen->bodies_per_thread = e.bodies_per_thread;
+        chosen->splits = e.splits;
+        chosen->per_split = e.per_split;
+        chosen->lanes = e.lanes;
+        chosen->next_item = 0;
+    }
+}
+
+// The device-planned launch: the count and its plan are read on the device, so the launch itself (a
+// fixed grid of resident blocks) never changes and can be replayed in a CUDA graph. Each K instantiation
+// the table uses is launched; only the one the plan names does anything. Its blocks take the items in
+// the order of a shared counter, as the hardware hands out the blocks of a grid (a fixed assignment lost
+// 9% on 65,536 bodies: the blocks done early stayed idle); an item's sums do not depend on which block
+// runs it.
+template <typename T, int K>
+__global__ void __launch_bounds__(kMaxJerkBlock, kPlannedMinBlocks<T, K>)
+    planned_jerk_kernel(JerkChosen* __restrict__ chosen, const Vec4<T>* __restrict__ xp,
+                        const Vec4<T>* __restrict__ vp, std::size_t n,
+                        const std::uint32_t* __restrict__ targets, T G, T eps2, Vec4<T>* __restrict__ acc,
+                        Vec4<T>* __restrict__ jerk, Vec4<T>* __restrict__ scratch) {
+    extern __shared__ __align__(32) unsigned char smem_raw[];
+    __shared__ unsigned item;
+    const JerkChosen l = *chosen;
+    const std::size_t m = l.m;
+    if (m == 0 || l.bodies_per_thread != K) return;
+    // Counts below 2^32 (the backend refuses N >= 2^32), and items fewer than that too.
+    const unsigned L = K == 1 ? unsigned(l.lanes) : 1u;
+    const std::size_t per_block = std::size_t(blockDim.x) * K / L;
+    const unsigned x_blocks = unsigned((m + per_block - 1) / per_block);
+    const unsigned items = x_blocks * l.splits;
+    Vec4<T>* a = l.splits > 1 ? scratch : acc;
+    Vec4<T>* j = l.splits > 1 ? scratch + std::size_t(l.splits) * m : jerk;
+#pragma unroll 1
+    for (;;) {
+        if (threadIdx.x == 0) item = atomicAdd(&chosen->next_item, 1u);
+        __syncthreads();
+        const unsigned it = item;
+        if (it >= items) break;
+        if (K == 1 && L > 1) {
+            jerk_item_lanes<T>(it % x_blocks, it / x_blocks, l.splits == 1, L, xp, vp, n, l.per_split,
+                               targets, m, G, eps2, a, j, smem_raw);
+        } else {
+            jerk_item<T, K>(it % x_blocks, it / x_blocks, l.splits == 1, xp, vp, n, l.per_split, targets, m,
+                            G, eps2, a, j, smem_raw);
+        }
+        __syncthreads();  // every thread has read `item` before thread 0 takes the next
+    }
+}
+
+// The split sums of one target per warp: lane l adds the splits l, l + 32, ... in order, then a fixed
+// butterfly adds the lanes' sums, and the result is scaled by G. The order is fixed by the split count
+// alone (no atomics): the same bits on every run, by either launch. A block of 256 targets among a
+// million sources has thousands of splits to add; each lane's loads are independent of its sums, so it
+// keeps several in flight.
+constexpr unsigned kSumBlock = 256;
+
+template <typename T>
+__device__ __forceinline__ void sum_splits_of(std::size_t i, unsigned splits, std::size_t m, T G,
+                                              const Vec4<T>* __restrict__ part_acc,
+                                              const Vec4<T>* __restrict__ part_jerk,
+                                              Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk) {
+    const unsigned lane = threadIdx.x % 32;
+    T s[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
+#pragma unroll 8
+    for (unsigned p = lane; p < splits; p += 32) {
+        const Vec4<T> pa = part_acc[std::size_t(p) * m + i], pj = part_jerk[std::size_t(p) * m + i];
+        s[0] += pa.x, s[1] += pa.y, s[2] += pa.z;
+        s[3] += pj.x, s[4] += pj.y, s[5] += pj.z;
+    }
+#pragma unroll
+    for (unsigned o = 16; o > 0; o /= 2) {
+#pragma unroll
+        for (int c = 0; c < 6; ++c) s[c] += __shfl_xor_sync(0xffffffffu, s[c], o);
+    }
+    if (lane == 0) {
+        acc[i] = Vec4<T>{G * s[0], G * s[1], G * s[2], T(0)};
+        jerk[i] = Vec4<T>{G * s[3], G * s[4], G * s[5], T(0)};
+    }
+}
+
+// The host-shaped sum: warp w of the grid adds target w.
+template <typename T>
+__global__ void __launch_bounds__(kSumBlock)
     sum_jerk_splits(const Vec4<T>* __restrict__ part_acc, const Vec4<T>* __restrict__ part_jerk,
                     unsigned splits, std::size_t m, T G, Vec4<T>* __restrict__ acc,
                     Vec4<T>* __restrict__ jerk, const unsigned long long* __restrict__ bad,
                     unsigned long long bad_before) {
-    __shared__ Vec4<T> sums[2][kLanes][kSumTargets];
     if (bad && *bad < bad_before) return;
-    const unsigned tx = threadIdx.x % kSumTargets, lane = threadIdx.x / kSumTargets;
-    const std::size_t i = std::size_t(blockIdx.x) * kSumTargets + tx;
-    Vec4<T> a{T(0), T(0), T(0), T(0)}, j{T(0), T(0), T(0), T(0)};
-    if (i < m) {
-#pragma unroll 8
-        for (unsigned p = lane; p < splits; p += kLanes) {
-            const Vec4<T> pa = part_acc[std::size_t(p) * m + i], pj = part_jerk[std::size_t(p) * m + i];
-            a.x += pa.x, a.y += pa.y, a.z += pa.z;
-            j.x += pj.x, j.y += pj.y, j.z += pj.z;
-        }
-    }
-    sums[0][lane][tx] = a;
-    sums[1][lane][tx] = j;
-    __syncthreads();
-#pragma unroll
-    for (unsigned half = kLanes / 2; half > 0; half /= 2) {
-        if (lane < half) {
-            Vec4<T>& sa = sums[0][lane][tx];
-            Vec4<T>& sj = sums[1][lane][tx];
-            const Vec4<T> oa = sums[0][lane + half][tx], oj = sums[1][lane + half][tx];
-            sa.x += oa.x, sa.y += oa.y, sa.z += oa.z;
-            sj.x += oj.x, sj.y += oj.y, sj.z += oj.z;
-        }
-        __syncthreads();
-    }
-    if (lane != 0 || i >= m) return;
-    a = sums[0][0][tx];
-    j = sums[1][0][tx];
-    acc[i] = Vec4<T>{G * a.x, G * a.y, G * a.z, T(0)};
-    jerk[i] = Vec4<T>{G * j.x, G * j.y, G * j.z, T(0)};
+    const std::size_t i = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    if (i < m) sum_splits_of(i, splits, m, G, part_acc, part_jerk, acc, jerk);
+}
+
+// The device-planned sum: the warps of a fixed grid take the targets in turn (nothing to do with one split).
+template <typename T>
+__global__ void __launch_bounds__(kSumBlock)
+    planned_sum_kernel(const JerkChosen* __restrict__ chosen, const Vec4<T>* __restrict__ scratch, T G,
+                       Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk) {
+    const std::size_t m = chosen->m;
+    const unsigned splits = chosen->splits;
+    if (m == 0 || splits <= 1) return;
+    const std::size_t warps = std::size_t(gridDim.x) * blockDim.x / 32;
+    for (std::size_t i = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; i < m; i += warps)
+        sum_splits_of(i, splits, m, G, scratch, scratch + std::size_t(splits) * m, acc, jerk);
 }
 
 template <typename T, int K>
@@ -194,63 +372,77 @@ std::size_t used_splits(const JerkLaunch& l, std::size_t n) {
     return (tiles + per - 1) / per;
 }
 
-template <typename T>
+// Resident blocks per SM of kernel<T, K> at `block` threads with its tiles in shared memory.
+template <typename T, template <typename, int> class Kernel>
 int occupancy(int K, int block) {
     int blocks = 0;
     const std::size_t shared = 2 * std::size_t(block) * sizeof(Vec4<T>);
     switch (K) {
         case 1:
             CUDA_CHECK(
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, jerk_kernel<T, 1>, block, shared));
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel<T, 1>::get(), block, shared));
             break;
         case 2:
             CUDA_CHECK(
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, jerk_kernel<T, 2>, block, shared));
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel<T, 2>::get(), block, shared));
             break;
         default:
             CUDA_CHECK(
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, jerk_kernel<T, 4>, block, shared));
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel<T, 4>::get(), block, shared));
             break;
     }
     return std::max(blocks, 1);
 }
+template <typename T, int K>
+struct HostShaped {
+    static auto get() { return jerk_kernel<T, K>; }
+};
+template <typename T, int K>
+struct Planned {
+    static auto get() { return planned_jerk_kernel<T, K>; }
+};
 
-}  // namespace
+int device_sms() {
+    int dev = 0, sms = 1;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms;
+}
 
-JerkLaunch resolve_jerk_launch(JerkLaunch req, std::size_t m, std::size_t n, Precision p) {
+void check_request(const JerkLaunch& req) {
     const int k = req.bodies_per_thread;
     if (k != 0 && k != 1 && k != 2 && k != 4) throw Error("jerk kernel: bodies per thread must be 1, 2 or 4");
     if (req.block != 0 && req.block != 32 && req.block != 64 && req.block != 128) {
         throw Error("jerk kernel: block size must be 32, 64 or 128");
     }
     if (req.splits < 0) throw Error("jerk kernel: splits must be >= 0");
-    JerkLaunch l = req;
-    // Fewer targets than lanes leave lanes idle: smaller blocks first (a warp computes for its idle lanes
-    // too), then fewer targets per thread.
-    if (l.block == 0) l.block = m <= 32 ? 32 : m <= 64 ? 64 : 128;
-    int dev = 0, sms = 1;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    // Blocks the device runs at once with K targets per thread.
-    auto slots_for = [&](int K) {
-        return double(sms) *
-               (p == Precision::f32 ? occupancy<float>(K, l.block) : occupancy<double>(K, l.block));
-    };
+}
+
+// resolve_jerk_launch's choice with the block size already set, given the blocks the device runs at once
+// with K targets per thread (slots_for(K)).
+// `two_ks`: the automatic K takes only the largest value and 1 (the planned launch's, one kernel fewer);
+// `lanes`: threads per target at K = 1 (a block then serves block / lanes targets).
+template <typename SlotsFor>
+JerkLaunch resolve_with(JerkLaunch l, std::size_t m, std::size_t n, Precision p, SlotsFor slots_for,
+                        bool two_ks = false, int lanes = 1) {
+    const int largest = p == Precision::f32 ? 4 : 2;
+    auto lower = [&](int K) { return two_ks ? 1 : K / 2; };
     const std::size_t tiles = std::max<std::size_t>(1, (n + l.block - 1) / l.block);
     auto x_blocks_for = [&](int K) {
-        return std::max<std::size_t>(1, (m + std::size_t(l.block) * K - 1) / (std::size_t(l.block) * K));
+        const std::size_t per = K == 1 ? std::size_t(l.block) / lanes : std::size_t(l.block) * K;
+        return std::max<std::size_t>(1, (m + per - 1) / per);
     };
     if (l.bodies_per_thread == 0) {
-        l.bodies_per_thread = p == Precision::f32 ? 4 : 2;
+        l.bodies_per_thread = largest;
         while (l.bodies_per_thread > 1 && std::size_t(l.block) * l.bodies_per_thread > m)
-            l.bodies_per_thread /= 2;
+            l.bodies_per_thread = lower(l.bodies_per_thread);
         // A mid-sized block (hundreds to a few thousand targets among 65,536 sources) cannot fill the
         // device with K = 4 even at one source tile per block: fewer targets per thread give more blocks
         // (and, with fewer registers, more of them resident). Measured on the H200 (docs/PERFORMANCE.md,
         // issue 21): 819 targets among 65,536 in float took 0.145 ms at K=4 and 0.093 ms at K=1.
         while (l.bodies_per_thread > 1 &&
                double(x_blocks_for(l.bodies_per_thread) * tiles) < kMinWaves * slots_for(l.bodies_per_thread))
-            l.bodies_per_thread /= 2;
+            l.bodies_per_thread = lower(l.bodies_per_thread);
     }
     if (l.splits == 0) {
         // The split count whose blocks fill whole waves of the device best (all blocks do nearly the same
@@ -276,6 +468,91 @@ JerkLaunch resolve_jerk_launch(JerkLaunch req, std::size_t m, std::size_t n, Pre
         }
     }
     return l;
+}
+
+// The active counts the planned tables distinguish: every count up to 32, then steps of about 9%
+// (2^(1/8)) with 64 among them, then n. A count uses the plan of the first bound at or above it: at most 9%
+// more blocks along the targets than its own plan would count, which only the last wave's fill feels.
+std::vector<std::size_t> plan_bounds(std::size_t n) {
+    std::vector<std::size_t> v;
+    for (std::size_t m = 1; m <= n;) {
+        v.push_back(m);
+        m = m < 32 ? m + 1 : std::max(m + 1, std::size_t(std::ceil(double(m) * 1.0905077326652577)));
+    }
+    if (v.empty() || v.back() != n) v.push_back(n);
+    // The counts where the plans' threads per target change (make_jerk_plans) are bounds themselves.
+    if (n > 64) v.push_back(64);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
+}  // namespace
+
+JerkLaunch resolve_jerk_launch(JerkLaunch req, std::size_t m, std::size_t n, Precision p) {
+    check_request(req);
+    JerkLaunch l = req;
+    // Fewer targets than lanes leave lanes idle: smaller blocks first (a warp computes for its idle lanes
+    // too), then fewer targets per thread.
+    if (l.block == 0) l.block = m <= 32 ? 32 : m <= 64 ? 64 : 128;
+    const int sms = device_sms();
+    return resolve_with(l, m, n, p, [&](int K) {
+        return double(sms) * (p == Precision::f32 ? occupancy<float, HostShaped>(K, l.block)
+                                                  : occupancy<double, HostShaped>(K, l.block));
+    });
+}
+
+JerkPlans make_jerk_plans(const JerkLaunch& requested, std::size_t n, Precision p) {
+    check_request(requested);
+    JerkPlans out;
+    // One block size for every count: the grid is fixed. Idle lanes of a small block cost little there,
+    // since a few targets leave most of the device idle anyway.
+    out.block = requested.block != 0 ? requested.block : kMaxJerkBlock;
+    const int sms = device_sms();
+    int slots[3] = {};
+    for (int e = 0; e < 3; ++e) {
+        const int K = 1 << e;
+        slots[e] = sms * (p == Precision::f32 ? occupancy<float, Planned>(K, out.block)
+                                              : occupancy<double, Planned>(K, out.block));
+    }
+    auto slot_index = [](int K) { return K == 1 ? 0 : K == 2 ? 1 : 2; };
+    JerkLaunch req = requested;
+    req.block = out.block;
+    const std::size_t tiles = std::max<std::size_t>(1, (n + out.block - 1) / out.block);
+    for (const std::size_t m : plan_bounds(n)) {
+        // A few targets: instead of the smaller blocks resolve_jerk_launch would launch, 2, 4 or 8 threads
+        // a target in blocks of 128 (at K = 1, which so few targets get anyway), so that no lane idles.
+        const int lanes = requested.bodies_per_thread > 1 || out.block < 128 ? 1
+                          : m <= 16                                          ? 8
+                          : m <= 32                                          ? 4
+                          : m <= 64                                          ? 2
+                                                                             : 1;
+        const JerkLaunch l = resolve_with(
+            req, m, n, p, [&](int K) { return double(slots[slot_index(K)]); }, true, lanes);
+        // The splits launched, each of the fewest whole tiles that still gives that many: exactly what
+        // launch_jerks launches for a JerkLaunch of this K, block and split count.
+        const std::size_t used = used_splits(l, n);
+        const std::size_t per = (tiles + used - 1) / used;
+        JerkPlan e;
+        e.m_max = std::uint32_t(m);
+        e.bodies_per_thread = l.bodies_per_thread;
+        e.splits = std::uint32_t(used);
+        e.per_split = std::uint64_t(per) * out.block;
+        e.lanes = l.bodies_per_thread == 1 ? lanes : 1;
+        out.entries.push_back(e);
+        out.grid[slot_index(l.bodies_per_thread)] = slots[slot_index(l.bodies_per_thread)];
+        if (e.splits > 1) {
+            out.summed = true;
+            out.scratch = std::max(out.scratch, 2 * std::size_t(e.splits) * m);
+        }
+    }
+    out.sum_grid = sms * 2;
+    return out;
+}
+
+std::string to_string(const JerkPlan& e, int block) {
+    return "K=" + std::to_string(e.bodies_per_thread) + " block=" + std::to_string(block) +
+           " splits=" + std::to_string(e.splits) + (e.lanes > 1 ? " lanes=" + std::to_string(e.lanes) : "");
 }
 
 std::string to_string(const JerkLaunch& l) {
@@ -311,15 +588,30 @@ void launch_jerks(const JerkLaunch& l, const Vec4<T>* xp, const Vec4<T>* vp, std
             throw Error("jerk kernel: bodies per thread must be 1, 2 or 4");
     }
     if (splits > 1) {
-        // Few splits (many targets): 8 lanes a target; many: 64 (32 KiB of shared memory in double).
-        const dim3 grid(blocks_for(m, kSumTargets));
-        if (splits < 64) {
-            launch_kernel(sum_jerk_splits<T, 8>, grid, dim3(kSumTargets * 8), 0, s, a, j, unsigned(splits), m,
-                          G, acc, jerk, bad, bad_before);
-        } else {
-            launch_kernel(sum_jerk_splits<T, 64>, grid, dim3(kSumTargets * 64), 0, s, a, j, unsigned(splits),
-                          m, G, acc, jerk, bad, bad_before);
-        }
+        launch_kernel(sum_jerk_splits<T>, dim3(blocks_for(m * 32, kSumBlock)), dim3(kSumBlock), 0, s, a, j,
+                      unsigned(splits), m, G, acc, jerk, bad, bad_before);
+    }
+}
+
+template <typename T>
+void launch_planned_jerks(const JerkPlans& plans, const JerkPlan* device_plans, JerkChosen* chosen,
+                          const Vec4<T>* xp, const Vec4<T>* vp, std::size_t n, const std::uint32_t* targets,
+                          const std::uint32_t* active, T G, T eps2, Vec4<T>* acc, Vec4<T>* jerk,
+                          Vec4<T>* scratch, void* stream) {
+    const auto s = static_cast<cudaStream_t>(stream);
+    launch_kernel(choose_plan_kernel, dim3(1), dim3(32), 0, s, device_plans, unsigned(plans.entries.size()),
+                  active, chosen);
+    const std::size_t shared = 2 * std::size_t(plans.block) * sizeof(Vec4<T>);
+    const dim3 block(unsigned(plans.block));
+    launch_kernel(planned_jerk_kernel<T, 1>, dim3(unsigned(plans.grid[0])), block, shared, s, chosen, xp, vp,
+                  n, targets, G, eps2, acc, jerk, scratch);
+    launch_kernel(planned_jerk_kernel<T, 2>, dim3(unsigned(plans.grid[1])), block, shared, s, chosen, xp, vp,
+                  n, targets, G, eps2, acc, jerk, scratch);
+    launch_kernel(planned_jerk_kernel<T, 4>, dim3(unsigned(plans.grid[2])), block, shared, s, chosen, xp, vp,
+                  n, targets, G, eps2, acc, jerk, scratch);
+    if (plans.summed) {
+        launch_kernel(planned_sum_kernel<T>, dim3(unsigned(plans.sum_grid)), dim3(kSumBlock), 0, s, chosen,
+                      scratch, G, acc, jerk);
     }
 }
 
@@ -330,5 +622,14 @@ template void launch_jerks<double>(const JerkLaunch&, const Vec4<double>*, const
                                    const std::uint32_t*, std::size_t, double, double, Vec4<double>*,
                                    Vec4<double>*, Vec4<double>*, const unsigned long long*,
                                    unsigned long long, void*);
+
+template void launch_planned_jerks<float>(const JerkPlans&, const JerkPlan*, JerkChosen*, const Vec4<float>*,
+                                          const Vec4<float>*, std::size_t, const std::uint32_t*,
+                                          const std::uint32_t*, float, float, Vec4<float>*, Vec4<float>*,
+                                          Vec4<float>*, void*);
+template void launch_planned_jerks<double>(const JerkPlans&, const JerkPlan*, JerkChosen*,
+                                           const Vec4<double>*, const Vec4<double>*, std::size_t,
+                                           const std::uint32_t*, const std::uint32_t*, double, double,
+                                           Vec4<double>*, Vec4<double>*, Vec4<double>*, void*);
 
 }  // namespace nbody

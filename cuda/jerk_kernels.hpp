@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/state.hpp"
 
@@ -47,5 +48,56 @@ void launch_jerks(const JerkLaunch& l, const Vec4<T>* xp, const Vec4<T>* vp, std
                   const std::uint32_t* targets, std::size_t m, T G, T eps2, Vec4<T>* acc, Vec4<T>* jerk,
                   Vec4<T>* scratch, const unsigned long long* bad, unsigned long long bad_before,
                   void* stream);
+
+// ---- The device-planned launch, for the block loop that runs with no host round trip per block
+// (hermite_steps.cu): the active count is known only on the device when its kernels start, so the launch
+// is fixed (one wave of resident blocks per K, replayable in a CUDA graph) and each kernel reads the count
+// and its plan from device memory. An item (a group of B K targets against one split of the sources) sums
+// exactly as the host-shaped launch's block does, so for the same K, B and splits both give the same bits.
+
+// The plan for every active count up to m_max (and above the previous entry's).
+struct JerkPlan {
+    std::uint32_t m_max = 0;
+    std::int32_t bodies_per_thread = 1;  // K
+    std::uint32_t splits = 1;            // source ranges launched (whole tiles each)
+    std::uint64_t per_split = 0;         // sources per range, a multiple of the block
+    std::int32_t lanes = 1;              // K = 1 only: threads per target, each summing its part of a tile
+};
+
+// The table for n sources: entries ascending in m_max, the last at n; their plans are resolve_jerk_launch's
+// choice at m_max with the block fixed and the planned kernels' occupancy.
+struct JerkPlans {
+    std::vector<JerkPlan> entries;
+    int block = 0;            // threads per block, the same for every count
+    int grid[3] = {0, 0, 0};  // blocks launched for K = 1, 2, 4 (0: no count uses that K)
+    int sum_grid = 0;         // blocks of the split-sum kernel
+    bool summed = false;      // some count uses more than one split
+    std::size_t scratch = 0;  // Vec4 elements of partial sums the largest plan needs
+};
+// The plan of one evaluation as the device chose it for its count (device memory, one per caller).
+struct JerkChosen {
+    std::uint32_t m;
+    std::int32_t bodies_per_thread;
+    std::uint32_t splits;
+    std::uint32_t next_item;  // the items handed out so far
+    std::uint64_t per_split;
+    std::int32_t lanes;
+};
+// Zero fields of `requested` automatic (as resolve_jerk_launch, but with K = 1 or 4 in float and 1 or 2 in
+// double: every K the table uses is one more launch per evaluation; and where resolve_jerk_launch would
+// shrink the block for a few targets, the block stays and 2 or 4 threads share each target's tiles
+// instead); throws nbody::Error on a bad explicit value.
+JerkPlans make_jerk_plans(const JerkLaunch& requested, std::size_t n, Precision p);
+// "K=4 block=128 splits=6".
+std::string to_string(const JerkPlan& e, int block);
+
+// The force+jerk of the *active targets (a device count) as launch_jerks computes them, with the plan the
+// table gives for that count (chosen on the device into *chosen); `device_plans` is a device copy of
+// plans.entries, scratch holds plans.scratch items. Nothing runs when *active is 0.
+template <typename T>
+void launch_planned_jerks(const JerkPlans& plans, const JerkPlan* device_plans, JerkChosen* chosen,
+                          const Vec4<T>* xp, const Vec4<T>* vp, std::size_t n, const std::uint32_t* targets,
+                          const std::uint32_t* active, T G, T eps2, Vec4<T>* acc, Vec4<T>* jerk,
+                          Vec4<T>* scratch, void* stream);
 
 }  // namespace nbody

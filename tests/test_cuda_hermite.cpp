@@ -106,6 +106,44 @@ JerkResult run_jerks(const HostState& s, const std::vector<std::uint32_t>& targe
     return r;
 }
 
+// launch_planned_jerks of the bodies of s (as T) for the given targets, the count on the device, with
+// the plans for s's size; the plan it used in `used`.
+template <typename T>
+JerkResult run_planned_jerks(const HostState& s, const std::vector<std::uint32_t>& targets, double eps,
+                             JerkLaunch& used, int& lanes) {
+    const std::size_t n = s.size(), m = targets.size();
+    const JerkPlans plans = make_jerk_plans({}, n, precision_of<T>());
+    DeviceBuffer<JerkPlan> dplans(plans.entries.size());
+    dplans.copy_from_host(plans.entries.data(), plans.entries.size());
+    DeviceBuffer<Vec4<T> > x(n), v(n), acc(m), jerk(m), scratch(std::max<std::size_t>(plans.scratch, 1));
+    DeviceBuffer<std::uint32_t> t(m), count(1);
+    DeviceBuffer<JerkChosen> chosen(1);
+    const std::vector<Vec4<T> > hx = narrow<T>(s.pos_mass), hv = narrow<T>(s.vel);
+    x.copy_from_host(hx.data(), n);
+    v.copy_from_host(hv.data(), n);
+    t.copy_from_host(targets.data(), m);
+    const auto m32 = std::uint32_t(m);
+    count.copy_from_host(&m32, 1);
+    launch_planned_jerks<T>(plans, dplans.data(), chosen.data(), x.data(), v.data(), n, t.data(),
+                            count.data(), T(1), static_cast<T>(eps * eps), acc.data(), jerk.data(),
+                            scratch.data(), nullptr);
+    for (const JerkPlan& e : plans.entries) {
+        if (e.m_max >= m) {
+            used = JerkLaunch{e.bodies_per_thread, plans.block, int(e.splits)};
+            lanes = e.lanes;
+            break;
+        }
+    }
+    std::vector<Vec4<T> > ha(m), hj(m);
+    acc.copy_to_host(ha.data(), m);
+    jerk.copy_to_host(hj.data(), m);
+    JerkResult r{widen(ha), widen(hj), {}};
+    r.bits.resize(2 * m * sizeof(Vec4<T>));
+    std::memcpy(r.bits.data(), ha.data(), m * sizeof(Vec4<T>));
+    std::memcpy(r.bits.data() + m * sizeof(Vec4<T>), hj.data(), m * sizeof(Vec4<T>));
+    return r;
+}
+
 // Bodies at the positions and velocities a T-precision kernel sees (so the reference sums the same
 // bodies and the difference is the kernel's arithmetic alone).
 template <typename T>
@@ -182,6 +220,71 @@ TEST(CudaHermiteKernel, ForceAndJerkMatchFloat64ForEveryLaunchShape) {
             check_kernel_against_float64<float>(n, eps);
             check_kernel_against_float64<double>(n, eps);
         }
+    }
+}
+
+// The device-planned launch (the count read on the device, a fixed grid taking the items in turn) gives
+// the bits of the host-shaped launch with the same K, block and splits, for every target list: the
+// block loop on the device evaluates exactly what the tested kernel does. Where its plan has several
+// threads share a target (a few targets), the sums are added in another order: then it matches the
+// float64 reference as closely as the host-shaped launch, and itself bit for bit on a second run.
+template <typename T>
+void check_planned_equals_host_shaped(std::size_t n, double eps) {
+    const HostState s = rounded<T>(test::random_bodies(n, 12));
+    const double tol_a = sizeof(T) == 4 ? 2e-5 : 1e-12, tol_j = sizeof(T) == 4 ? 1e-4 : 1e-12;
+    for (const std::vector<std::uint32_t>& targets : target_lists(n)) {
+        JerkLaunch used;
+        int lanes = 1;
+        const JerkResult planned = run_planned_jerks<T>(s, targets, eps, used, lanes);
+        SCOPED_TRACE(std::string(to_string(precision_of<T>())) + " n=" + std::to_string(n) +
+                     " m=" + std::to_string(targets.size()) + " " + to_string(used) +
+                     " lanes=" + std::to_string(lanes));
+        if (lanes == 1) {
+            EXPECT_TRUE(planned.bits == run_jerks<T>(s, targets, eps, used).bits);
+            continue;
+        }
+        std::vector<Vec4<double> > ra(targets.size()), rj(targets.size());
+        for (std::size_t k = 0; k < targets.size(); ++k) reference_jerk(s, targets[k], eps, ra[k], rj[k]);
+        EXPECT_LE(relative_rms_of(planned.acc, ra), tol_a);
+        EXPECT_LE(relative_rms_of(planned.jerk, rj), tol_j);
+        JerkLaunch again;
+        EXPECT_TRUE(run_planned_jerks<T>(s, targets, eps, again, lanes).bits == planned.bits);
+    }
+}
+
+TEST(CudaHermiteKernel, PlannedLaunchGivesTheHostShapedBits) {
+    SKIP_WITHOUT_DEVICE();
+    for (std::size_t n : {std::size_t(1000), std::size_t(4099), std::size_t(70000)}) {
+        for (double eps : {0.0, 0.01}) {
+            check_planned_equals_host_shaped<float>(n, eps);
+            check_planned_equals_host_shaped<double>(n, eps);
+        }
+    }
+}
+
+// The plans cover every count up to n in ascending bounds, the last one n, each plan a valid launch.
+TEST(CudaHermiteKernel, PlansCoverEveryCount) {
+    SKIP_WITHOUT_DEVICE();
+    for (std::size_t n : {std::size_t(1), std::size_t(100), std::size_t(65536), std::size_t(1) << 20}) {
+        const JerkPlans plans = make_jerk_plans({}, n, Precision::f32);
+        ASSERT_FALSE(plans.entries.empty());
+        EXPECT_EQ(plans.entries.back().m_max, n);
+        EXPECT_EQ(plans.block, 128);
+        std::size_t prev = 0, tiles = (n + 127) / 128;
+        for (const JerkPlan& e : plans.entries) {
+            EXPECT_GT(e.m_max, prev);
+            prev = e.m_max;
+            EXPECT_TRUE(e.bodies_per_thread == 1 || e.bodies_per_thread == 2 || e.bodies_per_thread == 4);
+            EXPECT_GE(e.splits, 1u);
+            EXPECT_EQ(e.per_split % 128, 0u);
+            // The splits cover the sources, none empty.
+            EXPECT_GE(e.splits * (e.per_split / 128), tiles);
+            EXPECT_LT((e.splits - 1) * (e.per_split / 128), tiles);
+            if (e.splits > 1) {
+                EXPECT_GE(plans.scratch, 2 * std::size_t(e.splits) * e.m_max);
+            }
+        }
+        EXPECT_GT(plans.grid[0] + plans.grid[1] + plans.grid[2], 0);
     }
 }
 

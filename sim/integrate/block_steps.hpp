@@ -63,6 +63,10 @@ class BlockSteps {
     virtual void correct(std::int64_t tick) = 0;
     // After the block at kTicksPerMaxStep (every body there): the clocks start the next max step at 0.
     virtual void finish_max_step() = 0;
+    // One whole max step after ready/init: the blocks in the order above, then finish_max_step. Block
+    // steps that can run the blocks without the host in between (a GPU's) override it; the result is the
+    // same as the calls above in this order.
+    virtual void max_step(const Params& p);
     // Drops the kept state: the next max step starts with init, from the bodies alone.
     virtual void invalidate() = 0;
 

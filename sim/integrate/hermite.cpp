@@ -52,15 +52,19 @@ void advance_hermite(Backend& b, const Params& p) {
     }
     check_block_model(p);
     if (!s->ready(p)) s->init(p);
+    s->max_step(p);
+}
+
+void BlockSteps::max_step(const Params& p) {
     NextBlock block;
     do {
-        block = s->next_block();
-        s->predict(block.tick);
-        s->evaluate();
-        s->correct(block.tick);
-        if (p.collisions != CollisionMode::off) s->collide(p, block.tick);
+        block = next_block();
+        predict(block.tick);
+        evaluate();
+        correct(block.tick);
+        if (p.collisions != CollisionMode::off) collide(p, block.tick);
     } while (block.tick < kTicksPerMaxStep);
-    s->finish_max_step();
+    finish_max_step();
 }
 
 }  // namespace nbody
