@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <new>
 #include <utility>
 
@@ -488,15 +489,20 @@ void SimSession::do_steps() {
 
 void SimSession::keep_in_timeline_locked() {
     std::int64_t steps = 0;
+    bool reversed = false;
     {
         std::lock_guard<std::mutex> c(ctl_mutex_);
         steps = stats_.steps_total;
+        reversed = reversed_;
     }
     {
+        // Every `every` steps from the last state kept, in either direction: reversed, the step count goes
+        // down and the states kept on the way back are the newest, as the run goes.
         std::lock_guard<std::mutex> tl(timeline_mutex_);
-        if (timeline_every_ == 0 || steps < timeline_next_) return;
-        if (timeline_.size() > 0 && timeline_.at(timeline_.size() - 1).step == steps) return;
-        timeline_next_ = steps + timeline_every_;
+        if (timeline_every_ == 0) return;
+        if (timeline_.size() > 0 &&
+            std::abs(steps - timeline_.at(timeline_.size() - 1).step) < timeline_every_)
+            return;
     }
     // The exact bodies where the backend keeps them (cuda: a device-to-device copy). Out of memory, the
     // oldest states make room (the budget may exceed what the device has free); none left: not kept.
@@ -511,7 +517,7 @@ void SimSession::keep_in_timeline_locked() {
         }
     }
     std::lock_guard<std::mutex> tl(timeline_mutex_);
-    timeline_.push(steps, std::move(state));
+    timeline_.push(steps, std::move(state), reversed);
 }
 
 void SimSession::diagnostics_locked(bool reset_e0) {
@@ -721,15 +727,15 @@ std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::o
     {
         std::lock_guard<std::mutex> tl(timeline_mutex_);
         if (resume_entry && *resume_entry < timeline_.size()) {
-            // Back in the run: its step count, and the states after it are a future that will not happen.
-            const std::int64_t entry_step = timeline_.at(*resume_entry).step;
+            // Back in the run: its step count and direction of time, and the states after it are a future
+            // that will not happen.
+            const TimelineEntry entry = timeline_.at(*resume_entry);
             timeline_.truncate_after(*resume_entry);
-            timeline_next_ = entry_step + timeline_every_;
             std::lock_guard<std::mutex> c(ctl_mutex_);
-            stats_.steps_total = entry_step;
+            stats_.steps_total = entry.step;
+            reversed_ = stats_.reversed = entry.reversed;
         } else {
             timeline_.clear();
-            timeline_next_ = 0;
         }
     }
     keep_in_timeline_locked();
