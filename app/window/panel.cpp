@@ -707,6 +707,14 @@ void energy_section(const PanelInfo& info) {
         return;
     }
     ImGui::TextUnformatted(energy_text(info).c_str());
+    if (!info.energy_note.empty()) {
+        paragraph(info.energy_note, true);
+        tooltip_for_last(
+            "The exact potential sums every pair: too slow to repeat above this N on the CPU. "
+            "With the tree force it comes from the tree at its theta, otherwise from the exact "
+            "rows of evenly spaced sampled bodies scaled to N (nbody run does the same); a GPU "
+            "backend sums it exactly.");
+    }
     plot("|dE/E|", info.drift, "%.2e", true,
          "Relative energy change since the state was loaded (log scale); measured a few times per second "
          "(the potential costs N^2).");

@@ -140,7 +140,8 @@ struct PanelInfo {
     std::size_t n = 0;
     bool have_energy = false;
     double kinetic = 0, potential = 0, total = 0, drift_now = 0;
-    BodyStats stats;  // for the colour legend
+    std::string energy_note;  // how PE was found where not exactly (SessionStats::potential_note), else ""
+    BodyStats stats;          // for the colour legend
     PickedBody picked;
     std::string potential_note;  // what the potential view shows (range, cost) or why it is off
     std::string phi_note;        // colouring by potential: how often the bodies' potentials are computed

@@ -15,6 +15,7 @@
 #include "sim/integrate/integrators.hpp"
 #include "sim/local_density.hpp"
 #include "sim/platform/memory.hpp"
+#include "sim/potential_estimate.hpp"
 #include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 
@@ -527,8 +528,15 @@ void SimSession::diagnostics_locked(bool reset_e0) {
         p = params_;
     }
     double t0 = now_s();
-    Diagnostics d = backend_->diagnostics(p, true);
+    // Large states on a host backend: the tree's or a sample's potential, as `nbody run` (a device backend
+    // sums its own exactly).
+    Diagnostics d = backend_diagnostics(*backend_, p, true);
     double t1 = now_s();
+    const std::size_t n = backend_->size();
+    // Drifts compare like with like: another method (or the tree at another theta) starts a new reference.
+    const std::string basis = d.potential_method == PotentialMethod::sampled
+                                  ? std::string("sampled")
+                                  : potential_method_text(d.potential_method, n, p);
     diag_cost_ = t1 - t0;
     last_diag_wall_ = t1;
     std::vector<std::size_t> counts;
@@ -544,9 +552,11 @@ void SimSession::diagnostics_locked(bool reset_e0) {
     std::lock_guard<std::mutex> c(ctl_mutex_);
     stats_.level_counts = std::move(counts);
     stats_.diag = d;
-    if (reset_e0 || !stats_.have_diag) {
+    stats_.potential_note = potential_method_note(d, n, p);
+    if (reset_e0 || !stats_.have_diag || basis != energy0_basis_) {
         stats_.energy0 = d.total();
         stats_.energy_lost = 0;  // counted from the new reference
+        energy0_basis_ = basis;
     }
     stats_.have_diag = true;
     stats_.energy_drift = relative_energy_drift(stats_.energy0, d.total() + stats_.energy_lost);

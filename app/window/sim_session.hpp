@@ -44,6 +44,10 @@ struct SessionStats {
     double steps_per_s = 0;  // measured over the last ~0.5 s of wall time, pauses excluded
     double ms_per_step = 0;  // wall time per step, averaged the same way; 0 = not known yet
     Diagnostics diag;        // at the last energy cadence
+    // How diag's potential was found where it is not the exact pair sum (sim/potential_estimate.hpp:
+    // above kExactPotentialMaxN bodies on a host backend), e.g. "potential tree (theta 0.5): above 131072
+    // bodies the energy is estimated"; "" when exact.
+    std::string potential_note;
     bool have_diag = false;
     double energy0 = 0;             // total energy when the state was loaded (or G / softening changed)
     double energy_drift = 0;        // |E - E0| / |E0|
@@ -249,6 +253,7 @@ class SimSession {
     mutable std::mutex timeline_mutex_;  // guards timeline_ and its cadence
     StateTimeline timeline_;
     std::int64_t timeline_every_ = 0;  // 0: off
+    std::string energy0_basis_;  // how energy0's potential was found ("", "sampled", "tree (theta 0.5)")
 
     std::mutex checkpoint_mutex_;  // guards checkpoint_ (the fit reads it while a step runs)
     HostState checkpoint_;
