@@ -1,7 +1,7 @@
 #pragma once
-// An optional reference grid in the plane z = 0 with the x and y axes, drawn over the tone-mapped picture
-// (so exposure never dims it) in the scenario's length units: its spacing is the caller's (the window
-// passes the scale bar's length, which the bar then names).
+// An optional reference grid in the plane z = 0 with the x and y axes, drawn under the tone-mapped picture
+// (SceneRenderer: bodies cover it; exposure never dims it) in the scenario's length units: its spacing is the
+// caller's (the window passes the scale bar's length, which the bar then names).
 #include <epoxy/gl.h>
 
 #include "camera.hpp"

@@ -40,9 +40,18 @@ void SceneRenderer::draw(const Camera& camera, const ParticleSettings& ps, const
     look.density_map = ps.colormap;
     // Discs of a radius are flat and sharp-edged: their halo needs the rounder (costlier) bloom lookup.
     look.round_bloom = ps.draw_radii;
-    tone.resolve(target, look);
+    // The grid goes under the picture, which covers it where bodies shine (bodies in front are never
+    // hidden), and stays out of the exposure and the bloom.
+    const bool with_grid = os.grid_spacing > 0;
+    if (with_grid) {
+        glBindFramebuffer(GL_FRAMEBUFFER, target);
+        glViewport(0, 0, w, h);
+        glClearColor(0, 0, 0, 1);
+        glClear(GL_COLOR_BUFFER_BIT);
+        grid.draw(camera, os.grid_spacing, target, w, h);
+    }
+    tone.resolve(target, look, with_grid);
     if (os.potential) potential.draw(target, w, h);
-    if (os.grid_spacing > 0) grid.draw(camera, os.grid_spacing, target, w, h);
 }
 
 }  // namespace nbody

@@ -93,6 +93,7 @@ inline constexpr GLint bloom_levels = 6;
 inline constexpr GLint density = 7;
 inline constexpr GLint ramp = 8;  // vec3[kRampStops]: 8..12
 inline constexpr GLint round_bloom = 13;
+inline constexpr GLint cover = 14;
 }  // namespace tonemap_loc
 // shaders/exposure_white.comp.
 namespace exposure_white_loc {

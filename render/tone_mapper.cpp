@@ -54,7 +54,7 @@ void ToneMapper::begin(int w, int h) {
     glClearNamedFramebufferfv(fbo, GL_COLOR, 0, black);
 }
 
-void ToneMapper::resolve(GLuint dst_fbo, const ToneSettings& s) {
+void ToneMapper::resolve(GLuint dst_fbo, const ToneSettings& s, bool over_background) {
     // Sprites drew into the target through the framebuffer, the splat through image stores.
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
                     GL_TEXTURE_UPDATE_BARRIER_BIT);
@@ -63,7 +63,12 @@ void ToneMapper::resolve(GLuint dst_fbo, const ToneSettings& s) {
     if (bloom) glGenerateTextureMipmap(color);
     glBindFramebuffer(GL_FRAMEBUFFER, dst_fbo);
     glViewport(0, 0, width, height);
-    glDisable(GL_BLEND);
+    if (over_background) {
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    } else {
+        glDisable(GL_BLEND);
+    }
     glDisable(GL_DEPTH_TEST);
     glUseProgram(program);
     glBindTextureUnit(0, color);
@@ -75,6 +80,7 @@ void ToneMapper::resolve(GLuint dst_fbo, const ToneSettings& s) {
     glUniform1f(tonemap_loc::bloom, bloom ? s.bloom : 0.0f);
     glUniform1i(tonemap_loc::bloom_levels, levels - 1);
     glUniform1i(tonemap_loc::round_bloom, s.round_bloom ? 1 : 0);
+    glUniform1i(tonemap_loc::cover, over_background ? 1 : 0);
     glUniform1i(tonemap_loc::density, s.density ? 1 : 0);
     glUniform3fv(tonemap_loc::ramp, kRampStops, &ramp_stops(s.density_map)[0].r);
     // The shader declares the exposure buffer whether or not it reads it: keep one bound.
@@ -83,6 +89,7 @@ void ToneMapper::resolve(GLuint dst_fbo, const ToneSettings& s) {
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindVertexArray(0);
     glUseProgram(0);
+    glDisable(GL_BLEND);
 }
 
 void ToneMapper::shutdown() {

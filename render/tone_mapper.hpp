@@ -44,8 +44,10 @@ struct ToneMapper {
     // Binds the float target (resized to w x h pixels if needed) and clears it to black.
     void begin(int w, int h);
     // Tone-maps the float target into framebuffer dst_fbo (0 = the window); measures the exposure and
-    // builds the bloom levels first when s asks for them.
-    void resolve(GLuint dst_fbo, const ToneSettings& s);
+    // builds the bloom levels first when s asks for them. over_background: blended over what dst_fbo holds
+    // (the picture + background * (1 - its brightest channel): lit bodies hide it, dark sky shows it);
+    // otherwise it replaces every pixel.
+    void resolve(GLuint dst_fbo, const ToneSettings& s, bool over_background = false);
     void shutdown();
 };
 

@@ -1,5 +1,5 @@
 #version 450 core
-// The reference grid's lines, blended over the tone-mapped picture by their alpha.
+// The reference grid's lines, blended by their alpha over the black that the tone-mapped picture then covers.
 in vec4 v_color;
 layout(location = 0) out vec4 o_color;
 

@@ -20,6 +20,9 @@ layout(location = 6) uniform int u_bloom_levels;
 layout(location = 7) uniform int u_density;     // 1: colour by the light on the pixel through u_ramp
 layout(location = 8) uniform vec3 u_ramp[5];
 layout(location = 13) uniform int u_round_bloom;  // 1: each level read through a ring of taps (discs drawn)
+// 1: alpha is how much the picture covers what is already there (its brightest channel), for blending over
+// a background (the reference grid) that bodies must hide; 0: opaque.
+layout(location = 14) uniform int u_cover;
 
 vec3 ramp(float t) {
     t = clamp(t, 0.0, 1.0) * 4.0;
@@ -73,5 +76,6 @@ void main() {
     } else {
         ldr = min(log(vec3(1.0) + 4.0 * hdr) / log(1.0 + 4.0 * white), vec3(1.0));
     }
-    o_color = vec4(pow(ldr, vec3(1.0 / u_gamma)), 1.0);
+    vec3 shown = pow(ldr, vec3(1.0 / u_gamma));
+    o_color = vec4(shown, u_cover != 0 ? clamp(max(shown.r, max(shown.g, shown.b)), 0.0, 1.0) : 1.0);
 }

@@ -23,6 +23,10 @@ PotentialMethod potential_method(std::size_t n, const Params& p) {
     return p.force == ForceAlgorithm::tree ? PotentialMethod::tree : PotentialMethod::sampled;
 }
 
+PotentialMethod potential_method(std::size_t n, const Params& p, Residency where) {
+    return where == Residency::device ? PotentialMethod::exact : potential_method(n, p);
+}
+
 std::string potential_method_text(PotentialMethod m, std::size_t n, const Params& p) {
     switch (m) {
         case PotentialMethod::exact:
@@ -34,6 +38,15 @@ std::string potential_method_text(PotentialMethod m, std::size_t n, const Params
                    std::to_string(n) + " bodies)";
     }
     return "";
+}
+
+std::string potential_method_note(const Diagnostics& d, std::size_t n, const Params& p) {
+    if (!d.has_potential || d.potential_method == PotentialMethod::exact) return "";
+    std::string note = "potential " + potential_method_text(d.potential_method, n, p);
+    if (d.potential_method == PotentialMethod::sampled && d.potential != 0) {
+        note += ", each estimate +-" + format_g(100.0 * d.potential_error / std::abs(d.potential), 2) + "%";
+    }
+    return note + ": above " + std::to_string(kExactPotentialMaxN) + " bodies the energy is estimated";
 }
 
 double tree_potential(const HostState& s, const Params& p, const PotentialProgress& progress) {
@@ -123,6 +136,18 @@ void estimate_potential(Diagnostics& d, const HostState& s, const Params& p, Pot
             break;
         }
     }
+}
+
+Diagnostics backend_diagnostics(Backend& b, const Params& p, bool with_potential, PotentialMethod m,
+                                const PotentialProgress& progress) {
+    if (!with_potential || m == PotentialMethod::exact) return b.diagnostics(p, with_potential);
+    Diagnostics d = b.diagnostics(p, false);
+    estimate_potential(d, b.get_state(), p, m, progress);
+    return d;
+}
+
+Diagnostics backend_diagnostics(Backend& b, const Params& p, bool with_potential) {
+    return backend_diagnostics(b, p, with_potential, potential_method(b.size(), p, b.residency()));
 }
 
 }  // namespace nbody

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "backends/registry.hpp"
 #include "reference.hpp"
 #include "sim/diagnostics.hpp"
 #include "sim/local_density.hpp"
@@ -96,6 +97,41 @@ TEST(PotentialEstimate, MethodByNAndForce) {
     p.theta = 0.5;
     EXPECT_EQ(potential_method_text(PotentialMethod::tree, 200000, p), "tree (theta 0.5)");
     EXPECT_EQ(potential_method_text(PotentialMethod::sampled, 200000, p), "sampled (4096 of 200000 bodies)");
+}
+
+// One policy for `nbody run`, the window and Python: a device backend sums its own potential at any N, a
+// host backend's large state is estimated. backend_diagnostics asks the backend itself for the exact sum
+// (bit for bit) and sums a host copy for the others, saying which.
+TEST(PotentialEstimate, PolicyByResidencyAndBackendDiagnostics) {
+    Params p;
+    p.softening = 0.05;
+    p.theta = 0.5;
+    EXPECT_EQ(potential_method(kExactPotentialMaxN + 1, p, Residency::device), PotentialMethod::exact);
+    EXPECT_EQ(potential_method(kExactPotentialMaxN + 1, p, Residency::host), PotentialMethod::sampled);
+    EXPECT_EQ(potential_method(kExactPotentialMaxN, p, Residency::host), PotentialMethod::exact);
+
+    auto b = create_backend("serial", Precision::f64);
+    b->set_state(test::random_bodies(300, 5));
+    const Diagnostics own = b->diagnostics(p, true);
+    const Diagnostics exact = backend_diagnostics(*b, p, true);  // 300 bodies on the host: exact
+    EXPECT_EQ(exact.potential_method, PotentialMethod::exact);
+    EXPECT_EQ(exact.potential, own.potential);
+    EXPECT_EQ(exact.kinetic, own.kinetic);
+    EXPECT_EQ(potential_method_note(exact, 300, p), "");
+
+    const Diagnostics tree = backend_diagnostics(*b, p, true, PotentialMethod::tree);
+    EXPECT_EQ(tree.potential_method, PotentialMethod::tree);
+    EXPECT_TRUE(tree.has_potential);
+    EXPECT_EQ(tree.kinetic, own.kinetic);
+    EXPECT_NEAR(tree.potential, own.potential, 1e-3 * std::abs(own.potential));
+    EXPECT_NE(tree.potential, own.potential);  // the tree's own sum, not the backend's
+    EXPECT_EQ(potential_method_note(tree, 200000, p), "potential tree (theta 0.5): above " +
+                                                          std::to_string(kExactPotentialMaxN) +
+                                                          " bodies the energy is estimated");
+    const Diagnostics sampled = backend_diagnostics(*b, p, true, PotentialMethod::sampled);
+    EXPECT_EQ(sampled.potential_method, PotentialMethod::sampled);
+    EXPECT_NEAR(sampled.potential, own.potential, 1e-12 * std::abs(own.potential));  // every row sampled
+    EXPECT_FALSE(backend_diagnostics(*b, p, false, PotentialMethod::tree).has_potential);
 }
 
 // The exact method is compute_diagnostics' own sum, bit for bit.

@@ -5,9 +5,13 @@
 #include <imgui_internal.h>
 
 #include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "app/window/keys.hpp"
 #include "app/window/panel.hpp"
+#include "sim/presets.hpp"
 
 namespace nbody {
 namespace {
@@ -297,6 +301,63 @@ TEST_F(Panel, QuitPromptOffersSaveSnapshotAndQuit) {
         }
     }
     EXPECT_TRUE(found) << "no button in the Quit? prompt both saves and quits";
+}
+
+// The presets' notes wrap at spaces only. ImGui's own wrapping also breaks after '.' and ',': at the
+// default 1600x900 two-galaxies' "(0.2 kpc/Myr" was drawn as "(0." over "2 kpc/Myr". The notes are drawn
+// in a window as wide as the panel and read back through ImGui's log (to a clipboard of its own; a window's
+// End stops the log, hence a window of their own): each drawn line fits, and they join back into the note
+// with single spaces.
+TEST_F(Panel, PresetNotesWrapAtSpacesInsideThePanel) {
+    ImGuiWindow* panel = ImGui::FindWindowByName("nbody");
+    ASSERT_NE(panel, nullptr);
+    const ImVec2 panel_size = panel->Size;
+    static std::string log;
+    ImGui::GetIO().SetClipboardTextFn = [](void*, const char* text) { log = text; };
+    for (const PresetInfo& p : presets()) {
+        if (p.look_for.empty()) continue;
+        SCOPED_TRACE(p.name);
+        model.preset = p.name;
+        float inner = 0;
+        for (int frame = 0; frame < 2; ++frame) {  // the window settles its size on the first frame
+            log.clear();
+            ImGui::NewFrame();
+            ImGui::SetNextWindowSize(panel_size);
+            ImGui::Begin("notes");
+            ImGui::LogToClipboard();
+            inner = ImGui::GetContentRegionAvail().x;
+            scenario_notes(model);
+            ImGui::End();
+            ImGui::Render();
+        }
+        std::vector<std::string> lines;
+        std::istringstream in(log);
+        for (std::string l; std::getline(in, l);) {
+            const std::size_t start = l.find_first_not_of(' ');
+            if (start != std::string::npos) lines.push_back(l.substr(start));
+        }
+        // The note's lines: from the one its first words start, until they spell it out.
+        std::size_t i = 0;
+        while (i < lines.size() && (lines[i].size() < 8 || p.look_for.rfind(lines[i], 0) != 0)) ++i;
+        ASSERT_LT(i, lines.size()) << "the note is not in the window:\n" << log;
+        std::string joined;
+        for (; i < lines.size() && joined.size() < p.look_for.size(); ++i) {
+            EXPECT_LE(ImGui::CalcTextSize(lines[i].c_str()).x, inner) << "'" << lines[i] << "'";
+            joined += (joined.empty() ? "" : " ") + lines[i];
+        }
+        EXPECT_EQ(joined, p.look_for);
+    }
+}
+
+TEST(PanelText, WrapAtSpacesKeepsNumbersWhole) {
+    auto chars = [](std::string_view s) { return float(s.size()); };
+    using Lines = std::vector<std::string>;
+    EXPECT_EQ(wrap_at_spaces("km/s (0.2 kpc/Myr is 196 km/s).", 10, chars),
+              (Lines{"km/s (0.2", "kpc/Myr is", "196 km/s)."}));
+    EXPECT_EQ(wrap_at_spaces("a  b", 10, chars), (Lines{"a b"}));  // runs of spaces are one break
+    EXPECT_EQ(wrap_at_spaces("tiny 1234567890123 x", 6, chars),    // a longer word: a line of its own
+              (Lines{"tiny", "1234567890123", "x"}));
+    EXPECT_EQ(wrap_at_spaces("", 6, chars), (Lines{""}));
 }
 
 // Units everywhere (issue 23): the panel's numbers carry the scenario's units, and N-body units say so.

@@ -690,6 +690,40 @@ TEST_F(Offscreen, AccelerationArrowsAreDrawnInTheirOwnColour) {
     EXPECT_GT(green(on), 10);
 }
 
+// The reference grid (X) lies under the bodies: a body where the axes cross keeps every channel it has
+// without the grid (the axes' red and green drawn over it cut its blue to a quarter), while the grid still
+// lights the empty sky along the x axis.
+TEST_F(Offscreen, GridIsDrawnUnderTheBodies) {
+    const int w = 160, h = 90;
+    open(w, h);
+    upload(one_body(0, 0, 0));
+    const Camera cam = looking_down_z(4.0f);
+    ParticleSettings ps = sprites(9.0f, h);
+    OverlaySettings plain, grid;
+    grid.grid_spacing = 0.5f;
+    scene.draw(cam, ps, ToneSettings{}, ctx.fbo, w, h, plain);
+    const Image bodies = read_framebuffer(ctx.fbo, w, h);
+    scene.draw(cam, ps, ToneSettings{}, ctx.fbo, w, h, grid);
+    const Image both = read_framebuffer(ctx.fbo, w, h);
+    check_gl("grid test");
+    int body_pixels = 0;
+    for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+            const std::uint8_t* b = bodies.pixel(x, y);
+            if (std::max({b[0], b[1], b[2]}) < 40) continue;
+            ++body_pixels;
+            const std::uint8_t* g = both.pixel(x, y);
+            for (int c = 0; c < 3; ++c)
+                ASSERT_GE(int(g[c]), int(b[c]) - 2) << "channel " << c << " at " << x << "," << y;
+        }
+    }
+    EXPECT_GT(body_pixels, 4);
+    // The x axis (red) through the middle row, far from the body.
+    const std::uint8_t* axis = both.pixel(10, h / 2);
+    EXPECT_GT(int(axis[0]), int(axis[2]) + 40) << "no red axis at the left edge";
+    EXPECT_EQ(bodies.pixel(10, h / 2)[0], 0);
+}
+
 TEST_F(Offscreen, PngRoundTripAndUnwritablePath) {
     open(20, 10);
     State<float> s = one_body(0, 0, 0);

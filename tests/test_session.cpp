@@ -444,6 +444,66 @@ TEST(SimSession, ResumeFromTheTimelineEqualsTheUnbrokenRunBitForBit) {
     }
 }
 
+// Reversed (B), the timeline goes on with the run: the states on the way back are kept, newest last and
+// marked reversed, so the scrub bar's newest state is the bodies shown (it kept showing step 300 while the
+// run was back at step 200). Resuming from a state kept on the way back runs backwards again, exactly as
+// the first time.
+TEST(SimSession, TheTimelineFollowsTheRunBackwards) {
+    Params p;
+    p.dt = 0.01;
+    SimSession session(make_preset("plummer", 128, 3), p, "serial", Precision::f64);
+    session.set_paused(true);
+    session.set_timeline(5, std::size_t(64) << 20);
+    for (int i = 0; i < 4; ++i) {
+        session.request_steps(5);
+        session.wait_for_steps();
+    }
+    ASSERT_EQ(session.stats().steps_total, 20);
+    session.reverse();
+    session.wait_for_requests();
+    for (const SessionResult& r : session.take_results()) ASSERT_EQ(r.error, "");
+    for (int i = 0; i < 2; ++i) {
+        session.request_steps(5);
+        session.wait_for_steps();
+    }
+    ASSERT_EQ(session.stats().steps_total, 10);
+    ASSERT_TRUE(session.stats().reversed);
+
+    // A request is served between steps, so the state of the last ones is kept by now (wait_for_steps
+    // returns as soon as they are counted).
+    const HostState now = captured(session);
+    const StateTimeline tl = session.timeline();
+    ASSERT_GE(tl.size(), 3u);
+    const TimelineEntry& last = tl.at(tl.size() - 1);
+    const TimelineEntry& before = tl.at(tl.size() - 2);
+    EXPECT_EQ(last.step, 10);
+    EXPECT_TRUE(last.reversed);
+    EXPECT_EQ(before.step, 15);
+    EXPECT_TRUE(before.reversed);
+    EXPECT_EQ(tl.at(tl.size() - 3).step, 20);
+    EXPECT_FALSE(tl.at(tl.size() - 3).reversed);
+    auto expect_same = [](const HostState& a, const HostState& b) {
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            ASSERT_EQ(a.pos_mass[i].x, b.pos_mass[i].x) << "body " << i;
+            ASSERT_EQ(a.pos_mass[i].y, b.pos_mass[i].y) << "body " << i;
+            ASSERT_EQ(a.vel[i].z, b.vel[i].z) << "body " << i;
+        }
+    };
+    const HostState at10 = last.state->to_host();
+    expect_same(now, at10);  // the newest state is the bodies now
+
+    ASSERT_NE(session.resume_from_timeline(tl.size() - 2), 0u);
+    session.wait_for_requests();
+    for (const SessionResult& r : session.take_results()) EXPECT_EQ(r.error, "");
+    EXPECT_EQ(session.stats().steps_total, 15);
+    EXPECT_TRUE(session.stats().reversed);
+    session.request_steps(5);
+    session.wait_for_steps();
+    EXPECT_EQ(session.stats().steps_total, 10);
+    expect_same(captured(session), at10);
+}
+
 // The budget bounds the memory: the oldest states go first, the newest always stays.
 TEST(StateTimeline, KeepsTheNewestStatesWithinItsBudget) {
     StateTimeline tl;

@@ -189,8 +189,7 @@ struct RunFiles {
 // so only a host backend's large state is estimated (sim/potential_estimate.hpp).
 PotentialMethod host_potential_method(const std::string& backend, std::size_t n, const Params& p) {
     const BackendInfo* b = find_backend(backend);
-    if (b && b->residency == Residency::device) return PotentialMethod::exact;
-    return potential_method(n, p);
+    return potential_method(n, p, b ? b->residency : Residency::host);
 }
 
 RunFiles open_files(const RunOptions& o, const Scenario& sc) {
@@ -270,8 +269,7 @@ void sample_encounter(const HostState& s, double G, Encounter& worst) {
 // tree or a sample (sim/potential_estimate.hpp), summed on rank 0 from the gathered bodies with a progress
 // line, and shared with every process; small states ask the backend, exactly as before.
 Diagnostics run_diagnostics(Backend& backend, const Params& p, bool with_potential, bool quiet, Cluster& cl) {
-    const PotentialMethod m = backend.residency() == Residency::device ? PotentialMethod::exact
-                                                                       : potential_method(backend.size(), p);
+    const PotentialMethod m = potential_method(backend.size(), p, backend.residency());
     if (!with_potential || m == PotentialMethod::exact) return backend.diagnostics(p, with_potential);
     Diagnostics d = backend.diagnostics(p, false);
     const HostState s = backend.get_state();  // the whole system on rank 0
@@ -432,12 +430,8 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
 
 // How the energies' potential was found, where it was not the exact pair sum (after |dE/E|).
 std::string potential_note(const Diagnostics& d, std::size_t n, const Params& p) {
-    if (!d.has_potential || d.potential_method == PotentialMethod::exact) return "";
-    std::string note = " (potential " + potential_method_text(d.potential_method, n, p);
-    if (d.potential_method == PotentialMethod::sampled && d.potential != 0) {
-        note += ", each estimate +-" + format_g(100.0 * d.potential_error / std::abs(d.potential), 2) + "%";
-    }
-    return note + ": above " + std::to_string(kExactPotentialMaxN) + " bodies the energy is estimated)";
+    const std::string note = potential_method_note(d, n, p);
+    return note.empty() ? note : " (" + note + ")";
 }
 
 void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backend, const RunOutcome& r,

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "backends/registry.hpp"
 #include "camera_path_panel.hpp"
@@ -293,18 +295,23 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
     force_controls(m, info);
 }
 
-// The loaded preset's one-line description, its units and, for a classroom scenario, what to look for.
-void scenario_notes(const PanelModel& m) {
-    const PresetInfo* p = find_preset(m.preset);
-    if (!p) return;
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("%s", p->description.c_str());
-    if (!p->units.empty()) ImGui::TextDisabled("units: %s", p->units.c_str());
-    if (!p->look_for.empty() && ImGui::TreeNodeEx("what to look for", ImGuiTreeNodeFlags_DefaultOpen)) {
-        ImGui::TextWrapped("%s", p->look_for.c_str());
-        ImGui::TreePop();
+// A paragraph wrapped at the window's edge by wrap_at_spaces, one line of text each, in the style's text
+// colour or (disabled) its dimmed one. ImGui's own wrap also breaks after '.' and ',': "(0.2 kpc/Myr" was
+// drawn as "(0." over "2 kpc/Myr".
+void paragraph(const std::string& text, bool disabled = false) {
+    const float width = ImGui::GetContentRegionAvail().x;
+    const auto measure = [](std::string_view s) {
+        return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
+    };
+    if (disabled) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    const std::vector<std::string> lines = wrap_at_spaces(text, width, measure);
+    // Lines as close as TextWrapped's: no item spacing inside the paragraph, only after it.
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0));
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (i + 1 == lines.size()) ImGui::PopStyleVar();
+        ImGui::TextUnformatted(lines[i].c_str());
     }
-    ImGui::PopTextWrapPos();
+    if (disabled) ImGui::PopStyleColor();
 }
 
 // Log slider for N with a typed field beside it, and what that N needs.
@@ -700,6 +707,14 @@ void energy_section(const PanelInfo& info) {
         return;
     }
     ImGui::TextUnformatted(energy_text(info).c_str());
+    if (!info.energy_note.empty()) {
+        paragraph(info.energy_note, true);
+        tooltip_for_last(
+            "The exact potential sums every pair: too slow to repeat above this N on the CPU. "
+            "With the tree force it comes from the tree at its theta, otherwise from the exact "
+            "rows of evenly spaced sampled bodies scaled to N (nbody run does the same); a GPU "
+            "backend sums it exactly.");
+    }
     plot("|dE/E|", info.drift, "%.2e", true,
          "Relative energy change since the state was loaded (log scale); measured a few times per second "
          "(the potential costs N^2).");
@@ -836,6 +851,40 @@ std::string unit_text(const PanelInfo& info, Quantity q) {
                    info.length_unit + "^2/" + info.time_unit + "^2";
     }
     return {};
+}
+
+std::vector<std::string> wrap_at_spaces(std::string_view text, float width,
+                                        const std::function<float(std::string_view)>& measure) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const std::size_t start = text.find_first_not_of(' ', i);
+        if (start == std::string_view::npos) break;
+        const std::size_t end = std::min(text.find(' ', start), text.size());
+        const std::string_view word = text.substr(start, end - start);
+        std::string longer = line.empty() ? std::string(word) : line + " " + std::string(word);
+        if (!line.empty() && measure(longer) > width) {
+            lines.push_back(std::move(line));
+            line = std::string(word);
+        } else {
+            line = std::move(longer);
+        }
+        i = end;
+    }
+    if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+    return lines;
+}
+
+void scenario_notes(const PanelModel& m) {
+    const PresetInfo* p = find_preset(m.preset);
+    if (!p) return;
+    paragraph(p->description, true);
+    if (!p->units.empty()) paragraph("units: " + p->units, true);
+    if (!p->look_for.empty() && ImGui::TreeNodeEx("what to look for", ImGuiTreeNodeFlags_DefaultOpen)) {
+        paragraph(p->look_for);
+        ImGui::TreePop();
+    }
 }
 
 std::string energy_text(const PanelInfo& info) {

@@ -3,7 +3,9 @@
 // for in PanelActions; window_app carries the actions out. No simulation or GL calls here.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "render/body_look.hpp"
@@ -138,7 +140,8 @@ struct PanelInfo {
     std::size_t n = 0;
     bool have_energy = false;
     double kinetic = 0, potential = 0, total = 0, drift_now = 0;
-    BodyStats stats;  // for the colour legend
+    std::string energy_note;  // how PE was found where not exactly (SessionStats::potential_note), else ""
+    BodyStats stats;          // for the colour legend
     PickedBody picked;
     std::string potential_note;  // what the potential view shows (range, cost) or why it is off
     std::string phi_note;        // colouring by potential: how often the bodies' potentials are computed
@@ -178,6 +181,15 @@ std::string unit_text(const PanelInfo& info, Quantity q);
 // AU^2/yr^2)###Energy", "Energy (N-body)###Energy" (the unit in the header keeps the line in the panel).
 std::string energy_text(const PanelInfo& info);
 std::string energy_header(const PanelInfo& info);
+
+// `text` in lines no wider than `width` (as `measure` sizes them), broken only at spaces: a word wider than
+// the width gets a line of its own. The panel wraps the presets' notes with it (numbers stay whole).
+std::vector<std::string> wrap_at_spaces(std::string_view text, float width,
+                                        const std::function<float(std::string_view)>& measure);
+
+// The Scene tab's notes on model.preset, inside the current ImGui window: its one-line description, its
+// units and, for a classroom scenario, what to look for, each wrapped at spaces (wrap_at_spaces).
+void scenario_notes(const PanelModel& model);
 
 // Handles the keys, draws the panel (if model.show_panel), the "? help" hint and the help overlay (if
 // model.show_help). Returns what the user asked for.

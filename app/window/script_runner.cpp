@@ -198,6 +198,18 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
             if (absent) want.erase(0, 1);
             std::cout << "nbody: clock: " << clock << std::endl;
             if ((clock.find(want) == std::string::npos) != absent) fail("the clock reads '" + clock + "'");
+        } else if (s.action == "expect_energy") {
+            w.settle();
+            const PanelInfo& info = w.panel_info_now();
+            const std::string energy =
+                energy_text(info) + (info.energy_note.empty() ? "" : " " + info.energy_note);
+            std::string want = s.value;
+            std::replace(want.begin(), want.end(), '_', ' ');
+            const bool absent = !want.empty() && want.front() == '!';
+            if (absent) want.erase(0, 1);
+            std::cout << "nbody: energy: " << energy << std::endl;
+            if ((energy.find(want) == std::string::npos) != absent)
+                fail("the Energy section reads '" + energy + "'");
         } else if (s.action == "expect_drift_below") {
             w.settle();
             const PanelInfo& info = w.panel_info_now();

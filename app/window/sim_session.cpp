@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <new>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "sim/integrate/integrators.hpp"
 #include "sim/local_density.hpp"
 #include "sim/platform/memory.hpp"
+#include "sim/potential_estimate.hpp"
 #include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 
@@ -488,15 +490,20 @@ void SimSession::do_steps() {
 
 void SimSession::keep_in_timeline_locked() {
     std::int64_t steps = 0;
+    bool reversed = false;
     {
         std::lock_guard<std::mutex> c(ctl_mutex_);
         steps = stats_.steps_total;
+        reversed = reversed_;
     }
     {
+        // Every `every` steps from the last state kept, in either direction: reversed, the step count goes
+        // down and the states kept on the way back are the newest, as the run goes.
         std::lock_guard<std::mutex> tl(timeline_mutex_);
-        if (timeline_every_ == 0 || steps < timeline_next_) return;
-        if (timeline_.size() > 0 && timeline_.at(timeline_.size() - 1).step == steps) return;
-        timeline_next_ = steps + timeline_every_;
+        if (timeline_every_ == 0) return;
+        if (timeline_.size() > 0 &&
+            std::abs(steps - timeline_.at(timeline_.size() - 1).step) < timeline_every_)
+            return;
     }
     // The exact bodies where the backend keeps them (cuda: a device-to-device copy). Out of memory, the
     // oldest states make room (the budget may exceed what the device has free); none left: not kept.
@@ -511,7 +518,7 @@ void SimSession::keep_in_timeline_locked() {
         }
     }
     std::lock_guard<std::mutex> tl(timeline_mutex_);
-    timeline_.push(steps, std::move(state));
+    timeline_.push(steps, std::move(state), reversed);
 }
 
 void SimSession::diagnostics_locked(bool reset_e0) {
@@ -521,8 +528,15 @@ void SimSession::diagnostics_locked(bool reset_e0) {
         p = params_;
     }
     double t0 = now_s();
-    Diagnostics d = backend_->diagnostics(p, true);
+    // Large states on a host backend: the tree's or a sample's potential, as `nbody run` (a device backend
+    // sums its own exactly).
+    Diagnostics d = backend_diagnostics(*backend_, p, true);
     double t1 = now_s();
+    const std::size_t n = backend_->size();
+    // Drifts compare like with like: another method (or the tree at another theta) starts a new reference.
+    const std::string basis = d.potential_method == PotentialMethod::sampled
+                                  ? std::string("sampled")
+                                  : potential_method_text(d.potential_method, n, p);
     diag_cost_ = t1 - t0;
     last_diag_wall_ = t1;
     std::vector<std::size_t> counts;
@@ -538,9 +552,11 @@ void SimSession::diagnostics_locked(bool reset_e0) {
     std::lock_guard<std::mutex> c(ctl_mutex_);
     stats_.level_counts = std::move(counts);
     stats_.diag = d;
-    if (reset_e0 || !stats_.have_diag) {
+    stats_.potential_note = potential_method_note(d, n, p);
+    if (reset_e0 || !stats_.have_diag || basis != energy0_basis_) {
         stats_.energy0 = d.total();
         stats_.energy_lost = 0;  // counted from the new reference
+        energy0_basis_ = basis;
     }
     stats_.have_diag = true;
     stats_.energy_drift = relative_energy_drift(stats_.energy0, d.total() + stats_.energy_lost);
@@ -721,15 +737,15 @@ std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::o
     {
         std::lock_guard<std::mutex> tl(timeline_mutex_);
         if (resume_entry && *resume_entry < timeline_.size()) {
-            // Back in the run: its step count, and the states after it are a future that will not happen.
-            const std::int64_t entry_step = timeline_.at(*resume_entry).step;
+            // Back in the run: its step count and direction of time, and the states after it are a future
+            // that will not happen.
+            const TimelineEntry entry = timeline_.at(*resume_entry);
             timeline_.truncate_after(*resume_entry);
-            timeline_next_ = entry_step + timeline_every_;
             std::lock_guard<std::mutex> c(ctl_mutex_);
-            stats_.steps_total = entry_step;
+            stats_.steps_total = entry.step;
+            reversed_ = stats_.reversed = entry.reversed;
         } else {
             timeline_.clear();
-            timeline_next_ = 0;
         }
     }
     keep_in_timeline_locked();

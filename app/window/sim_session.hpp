@@ -44,6 +44,10 @@ struct SessionStats {
     double steps_per_s = 0;  // measured over the last ~0.5 s of wall time, pauses excluded
     double ms_per_step = 0;  // wall time per step, averaged the same way; 0 = not known yet
     Diagnostics diag;        // at the last energy cadence
+    // How diag's potential was found where it is not the exact pair sum (sim/potential_estimate.hpp:
+    // above kExactPotentialMaxN bodies on a host backend), e.g. "potential tree (theta 0.5): above 131072
+    // bodies the energy is estimated"; "" when exact.
+    std::string potential_note;
     bool have_diag = false;
     double energy0 = 0;             // total energy when the state was loaded (or G / softening changed)
     double energy_drift = 0;        // |E - E0| / |E0|
@@ -132,16 +136,16 @@ class SimSession {
     // advances exactly steps_per_frame steps per video frame, however long they take.
     void wait_for_frame_steps();
 
-    // The timeline for scrubbing back: every `every` steps (>= 1) the exact bodies are copied to host
-    // memory (device -> host on a GPU: a host copy, not kept on the device), the oldest dropped beyond
-    // `budget_bytes` (0: off, the timeline is cleared).
+    // The timeline for scrubbing back: every `every` steps (>= 1), forward or reversed, the exact bodies
+    // are kept where the backend keeps them (Backend::keep_state: on the device for cuda), the oldest
+    // dropped beyond `budget_bytes` (0: off, the timeline is cleared).
     void set_timeline(std::int64_t every, std::size_t budget_bytes);
     // A copy of the timeline's entries (the states are shared, not copied).
     StateTimeline timeline() const;
-    // Queues going back to timeline entry i: its exact bodies are loaded, the step count set to its step
-    // and the later entries dropped; steps then continue from there exactly as the unbroken run did
-    // (for a fixed-step integrator; an adaptive one restarts its levels, as after any load). The result
-    // is a load. Returns the request id, or 0 if there is no entry i.
+    // Queues going back to timeline entry i: its exact bodies are loaded, the step count and the direction
+    // of time set to its own and the later entries dropped; steps then continue from there exactly as the
+    // unbroken run did (for a fixed-step integrator; an adaptive one restarts its levels, as after any load).
+    // The result is a load. Returns the request id, or 0 if there is no entry i.
     std::uint64_t resume_from_timeline(std::size_t i);
     // Queues new bodies (new N, preset reset, an opened snapshot at its step `step`); applied between steps,
     // running forward from there. Never waits for a step. Returns the request id; the outcome comes from
@@ -249,7 +253,7 @@ class SimSession {
     mutable std::mutex timeline_mutex_;  // guards timeline_ and its cadence
     StateTimeline timeline_;
     std::int64_t timeline_every_ = 0;  // 0: off
-    std::int64_t timeline_next_ = 0;   // steps_total at which the next state is kept
+    std::string energy0_basis_;  // how energy0's potential was found ("", "sampled", "tree (theta 0.5)")
 
     std::mutex checkpoint_mutex_;  // guards checkpoint_ (the fit reads it while a step runs)
     HostState checkpoint_;

@@ -9,10 +9,10 @@ void StateTimeline::set_budget(std::size_t bytes) {
     evict();
 }
 
-void StateTimeline::push(std::int64_t step, std::shared_ptr<const KeptState> state) {
+void StateTimeline::push(std::int64_t step, std::shared_ptr<const KeptState> state, bool reversed) {
     if (!state) return;
     bytes_ += state->bytes();
-    entries_.push_back({step, std::move(state)});
+    entries_.push_back({step, std::move(state), reversed});
     evict();
 }
 

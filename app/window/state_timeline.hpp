@@ -13,8 +13,9 @@
 namespace nbody {
 
 struct TimelineEntry {
-    std::int64_t step = 0;  // steps taken since the bodies were loaded
+    std::int64_t step = 0;  // steps taken since the bodies were loaded (counting down while reversed)
     std::shared_ptr<const KeptState> state;
+    bool reversed = false;  // kept while time ran backwards (B): the run went on from it with -dt
 };
 
 class StateTimeline {
@@ -26,9 +27,10 @@ class StateTimeline {
     bool on_device() const { return !entries_.empty() && entries_.back().state->on_device(); }
     std::size_t size() const { return entries_.size(); }
     const TimelineEntry& at(std::size_t i) const { return entries_[i]; }
-    // Appends a state (steps in increasing order); drops the oldest while over the budget, but always
-    // keeps the newest one, so even a state larger than the budget can be gone back to.
-    void push(std::int64_t step, std::shared_ptr<const KeptState> state);
+    // Appends a state, in the order the run reached them (the step count goes down while time runs
+    // backwards); drops the oldest while over the budget, but always keeps the newest one, so even a state
+    // larger than the budget can be gone back to.
+    void push(std::int64_t step, std::shared_ptr<const KeptState> state, bool reversed = false);
     // Drops the oldest state (false if there is none): room for a new one when memory runs out.
     bool drop_oldest();
     // Drops every state after entry i: the run goes on from there and writes a new future.

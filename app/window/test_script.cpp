@@ -75,6 +75,10 @@ const std::vector<ScriptAction>& script_actions() {
         {"expect_clock",
          "expect_clock=TEXT fails unless the panel's clock line (N, t, steps) contains TEXT ('_' for a "
          "space; !TEXT: does not)"},
+        {"expect_energy",
+         "expect_energy=TEXT fails unless the panel's Energy section (KE, PE, E and how PE was found where "
+         "it "
+         "is estimated) contains TEXT ('_' for a space; !TEXT: does not)"},
         {"expect_drift_below", "expect_drift_below=X fails unless the panel's |dE/E| is at most X"},
         {"replay_speed",
          "replay_speed=S plays a replay at S snapshots per second from here, without looping"},
@@ -181,7 +185,8 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         if (s.action == "expect_back" || s.action == "expect_kept" || s.action == "expect_drift_below" ||
             s.action == "replay_speed" || s.action == "ui_scale" || s.action == "expect_font_px")
             count(1);
-        if ((s.action == "expect_clock" || s.action == "expect_apart") && s.value.empty()) {
+        if ((s.action == "expect_clock" || s.action == "expect_energy" || s.action == "expect_apart") &&
+            s.value.empty()) {
             throw Error("--test-script item '" + item + "': " + s.action + " needs a value");
         }
         if (s.action == "expect_apart" && std::count(s.value.begin(), s.value.end(), ',') != 1) {

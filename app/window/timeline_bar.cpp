@@ -20,12 +20,17 @@ TimelineBarResult draw_timeline_bar(const StateTimeline& t, int& index, int& bud
         const TimelineEntry& e = t.at(std::size_t(index));
         ImGui::SetNextItemWidth(-200);
         if (ImGui::SliderInt("##state", &index, 0, int(t.size()) - 1, "")) r.moved = true;
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "The states kept, in the order the run reached them: the oldest at the left, the "
+                "last one at the right. While time runs backwards (B) the step count goes down "
+                "along the bar.");
         ImGui::SameLine();
         ImGui::BeginDisabled(index == int(t.size()) - 1);
         if (ImGui::Button("Resume from here")) r.resume = true;
         ImGui::EndDisabled();
-        ImGui::Text("step %lld   t = %.6g   (state %d of %zu)", static_cast<long long>(e.step),
-                    e.state->time(), index + 1, t.size());
+        ImGui::Text("step %lld   t = %.6g   (state %d of %zu%s)", static_cast<long long>(e.step),
+                    e.state->time(), index + 1, t.size(), e.reversed ? ", time running backwards" : "");
         ImGui::SameLine();
         // Where the states are: device memory for cuda (Backend::keep_state), host memory otherwise.
         ImGui::TextDisabled(

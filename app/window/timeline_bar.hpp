@@ -1,6 +1,7 @@
 #pragma once
-// The scrub bar: while the simulation is paused, a slider over the states the timeline kept, what they
-// cost against the memory budget, and "Resume from here". ImGui only; window_app shows the state and
+// The scrub bar: while the simulation is paused, a slider over the states the timeline kept (in the order
+// the run reached them, each with its step, t and whether time ran backwards there), what they cost
+// against the memory budget, and "Resume from here". ImGui only; window_app shows the state and
 // resumes the session.
 #include <cstddef>
 

@@ -860,6 +860,7 @@ void WindowApp::update_info(double frame_ms) {
         info.potential = st.diag.potential;
         info.total = st.diag.total();
         info.drift_now = st.energy_drift;
+        info.energy_note = st.potential_note;
     }
     info.drift.push(float(st.energy_drift));
     const double n = double(session->size());
@@ -1080,7 +1081,11 @@ const PanelInfo& WindowApp::panel_info_now() {
     update_clock(st);
     if (st.have_diag) {
         info.have_energy = true;
+        info.kinetic = st.diag.kinetic;
+        info.potential = st.diag.potential;
+        info.total = st.diag.total();
         info.drift_now = st.energy_drift;
+        info.energy_note = st.potential_note;
     }
     return info;
 }

@@ -98,6 +98,18 @@ void def_param(py::class_<PySimulation>& c, const char* name, double Params::*fi
         doc);
 }
 
+const char* method_name(PotentialMethod m) {
+    switch (m) {
+        case PotentialMethod::exact:
+            return "exact";
+        case PotentialMethod::tree:
+            return "tree";
+        case PotentialMethod::sampled:
+            return "sampled";
+    }
+    return "exact";
+}
+
 py::dict diagnostics_dict(const Diagnostics& d) {
     auto vec = [](const Vec3d& v) { return py::make_tuple(v.x, v.y, v.z); };
     py::dict out;
@@ -108,6 +120,10 @@ py::dict diagnostics_dict(const Diagnostics& d) {
     out["momentum"] = vec(d.momentum);
     out["angular_momentum"] = vec(d.angular_momentum);
     out["center_of_mass"] = vec(d.center_of_mass);
+    if (d.has_potential) {
+        out["potential_method"] = method_name(d.potential_method);
+        out["potential_error"] = d.potential_error;
+    }
     return out;
 }
 
@@ -304,28 +320,43 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         py::arg("t_end"),
         "Steps until t = t_end exactly (the last step shortened), as `nbody run --t-end` does. Releases\n"
         "the GIL; Ctrl-C stops it between batches.");
-    c.def(
-        "energy",
+    c.def_property_readonly(
+        "potential_method",
         [](PySimulation& s) {
             auto l = s.lock();
-            py::gil_scoped_release release;
-            return s.diagnostics(true).total();
+            return method_name(s.potential_method());
         },
-        "Total energy, kinetic + potential (the potential is an O(N^2) sum, summed in double).");
+        "How energy() and diagnostics() find the potential at this N, backend and force: \"exact\" (every\n"
+        "pair in double, O(N^2)) up to 131072 bodies and on a GPU backend; above that on a CPU backend\n"
+        "\"tree\" (force=\"tree\": the tree at theta, in double) or \"sampled\" (the exact rows of 4096\n"
+        "evenly spaced bodies, scaled to N), as `nbody run` does.");
+    c.def(
+        "energy",
+        [](PySimulation& s, bool exact) {
+            auto l = s.lock();
+            py::gil_scoped_release release;
+            return s.diagnostics(true, exact).total();
+        },
+        py::arg("exact") = false,
+        "Total energy, kinetic + potential. The potential is found as potential_method says (the exact\n"
+        "O(N^2) sum in double up to 131072 bodies, an estimate above that on a CPU backend); exact=True\n"
+        "sums every pair at any N.");
     c.def(
         "diagnostics",
-        [](PySimulation& s, bool with_potential) {
+        [](PySimulation& s, bool with_potential, bool exact) {
             auto l = s.lock();
             Diagnostics d;
             {
                 py::gil_scoped_release release;
-                d = s.diagnostics(with_potential);
+                d = s.diagnostics(with_potential, exact);
             }
             return diagnostics_dict(d);
         },
-        py::arg("potential") = true,
+        py::arg("potential") = true, py::arg("exact") = false,
         "A dict: mass, kinetic, potential, total, momentum, angular_momentum (about the origin),\n"
-        "center_of_mass (tuples). potential=False skips the O(N^2) potential (then 0).");
+        "center_of_mass (tuples), and with the potential potential_method (\"exact\", \"tree\" or\n"
+        "\"sampled\", as the property says) and potential_error (one standard error of a sampled estimate,\n"
+        "else 0). potential=False skips the potential (then 0); exact=True sums every pair at any N.");
     c.def(
         "accelerations",
         [](PySimulation& s) {

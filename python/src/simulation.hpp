@@ -11,6 +11,7 @@
 
 #include "scenario/scenario.hpp"
 #include "sim/backend.hpp"
+#include "sim/potential_estimate.hpp"
 
 namespace nbody::python {
 
@@ -55,7 +56,17 @@ class Simulation {
     // One step of exactly h (the shortened last step of integrate(t_end)).
     StepReport step_of(double h);
 
-    Diagnostics diagnostics(bool with_potential) { return backend_->diagnostics(params_, with_potential); }
+    // How diagnostics() finds the potential now: exact up to kExactPotentialMaxN bodies and on a device
+    // backend; above it on a host backend the tree's (force tree) or a sample's, as `nbody run`
+    // (sim/potential_estimate.hpp).
+    PotentialMethod potential_method() const {
+        return nbody::potential_method(backend_->size(), params_, backend_->residency());
+    }
+    // exact: the exact pair sum whatever the size (O(N^2)); else by potential_method().
+    Diagnostics diagnostics(bool with_potential, bool exact = false) {
+        return backend_diagnostics(*backend_, params_, with_potential,
+                                   exact ? PotentialMethod::exact : potential_method());
+    }
     std::vector<Vec4<double>> accelerations() { return backend_->accelerations(params_); }
     Backend& backend() { return *backend_; }
 
