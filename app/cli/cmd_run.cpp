@@ -184,13 +184,12 @@ struct RunFiles {
     std::unique_ptr<CollisionLog> collision_log;
 };
 
-// How a run on `backend` finds its potential: a device backend sums it itself at any N (the exact pair sum
-// or, with --force tree, its tree on the device; 1M bodies direct: 0.43 s a sum on the H200, measured),
-// so only a host backend's large state is estimated (sim/potential_estimate.hpp).
-PotentialMethod host_potential_method(const std::string& backend, std::size_t n, const Params& p) {
-    const BackendInfo* b = find_backend(backend);
-    if (b && b->residency == Residency::device) return PotentialMethod::exact;
-    return potential_method(n, p);
+// How a run on a backend whose bodies live `where` finds the potential of n bodies: a device backend sums it
+// itself at any N (the exact pair sum or, with --force tree, its tree on the device; 1M bodies direct:
+// 0.43 s a sum on the H200, measured), so only a host backend's large state is estimated
+// (sim/potential_estimate.hpp).
+PotentialMethod run_potential_method(Residency where, std::size_t n, const Params& p) {
+    return where == Residency::device ? PotentialMethod::exact : potential_method(n, p);
 }
 
 RunFiles open_files(const RunOptions& o, const Scenario& sc) {
@@ -203,7 +202,10 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
     if (!o.energy_log.empty()) {
         // A large state's potential is an estimate: the log says which, above its header.
         std::string log_preamble = preamble;
-        const PotentialMethod m = host_potential_method(sc.backend, sc.state.size(), sc.params);
+        // The backend is not made yet: where its bodies will live, from its registry entry.
+        const BackendInfo* b = find_backend(sc.backend);
+        const PotentialMethod m =
+            run_potential_method(b ? b->residency : Residency::host, sc.state.size(), sc.params);
         if (m != PotentialMethod::exact) {
             log_preamble += "# potential: " + potential_method_text(m, sc.state.size(), sc.params) +
                             ", an estimate (more than " + std::to_string(kExactPotentialMaxN) +
@@ -270,8 +272,7 @@ void sample_encounter(const HostState& s, double G, Encounter& worst) {
 // tree or a sample (sim/potential_estimate.hpp), summed on rank 0 from the gathered bodies with a progress
 // line, and shared with every process; small states ask the backend, exactly as before.
 Diagnostics run_diagnostics(Backend& backend, const Params& p, bool with_potential, bool quiet, Cluster& cl) {
-    const PotentialMethod m = backend.residency() == Residency::device ? PotentialMethod::exact
-                                                                       : potential_method(backend.size(), p);
+    const PotentialMethod m = run_potential_method(backend.residency(), backend.size(), p);
     if (!with_potential || m == PotentialMethod::exact) return backend.diagnostics(p, with_potential);
     Diagnostics d = backend.diagnostics(p, false);
     const HostState s = backend.get_state();  // the whole system on rank 0
