@@ -11,6 +11,7 @@
 #include "app/window/sim_session.hpp"
 #include "backends/registry.hpp"
 #include "body_checks.hpp"
+#include "session_capture.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/presets.hpp"
 
@@ -29,6 +30,7 @@ TEST(CudaTimeline, Skipped) {
 
 #else
 
+using test::captured;
 using test::same_bodies;
 
 // The backend alone: a kept state is on the device, holds the bodies of the moment it was kept, and
@@ -70,15 +72,6 @@ TEST(CudaTimeline, KeptStateIsOnTheDeviceAndRestoresBitForBit) {
             EXPECT_TRUE(same_bodies(b->get_state(), at_keep)) << what << " from a host copy";
         }
     }
-}
-
-HostState captured(SimSession& session) {
-    session.capture_state();
-    session.wait_for_requests();
-    for (const SessionResult& r : session.take_results())
-        if (r.kind == SessionResult::Kind::capture && r.state) return *r.state;
-    ADD_FAILURE() << "no capture result";
-    return {};
 }
 
 // The window's session on cuda: the timeline's states are kept in device memory (its budget counts them

@@ -15,6 +15,7 @@
 #include "backends/registry.hpp"
 #include "body_checks.hpp"
 #include "reference.hpp"
+#include "session_capture.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
 
@@ -386,15 +387,6 @@ TEST(SimSession, HermiteShowsTheIntegratorsTimeAndRefusesToReverse) {
 }
 
 // The exact bodies now, through a capture request (between steps).
-HostState captured(SimSession& session) {
-    session.capture_state();
-    session.wait_for_requests();
-    for (const SessionResult& r : session.take_results())
-        if (r.kind == SessionResult::Kind::capture && r.state) return *r.state;
-    ADD_FAILURE() << "no capture result";
-    return {};
-}
-
 // Scrubbing back: the timeline keeps states every few steps; resuming from one and stepping on gives the
 // unbroken run's bodies bit for bit, with the step count and the timeline's future rewritten.
 TEST(SimSession, ResumeFromTheTimelineEqualsTheUnbrokenRunBitForBit) {
@@ -433,7 +425,7 @@ TEST(SimSession, ResumeFromTheTimelineEqualsTheUnbrokenRunBitForBit) {
         session.wait_for_steps();
         EXPECT_EQ(session.stats().steps_total, 40);
 
-        ASSERT_TRUE(test::same_bodies(captured(unbroken), captured(session))) << backend;
+        ASSERT_TRUE(test::same_bodies(test::captured(unbroken), test::captured(session))) << backend;
     }
 }
 
