@@ -13,7 +13,9 @@
 
 #include "app/window/sim_session.hpp"
 #include "backends/registry.hpp"
+#include "body_checks.hpp"
 #include "reference.hpp"
+#include "session_capture.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
 
@@ -385,15 +387,6 @@ TEST(SimSession, HermiteShowsTheIntegratorsTimeAndRefusesToReverse) {
 }
 
 // The exact bodies now, through a capture request (between steps).
-HostState captured(SimSession& session) {
-    session.capture_state();
-    session.wait_for_requests();
-    for (const SessionResult& r : session.take_results())
-        if (r.kind == SessionResult::Kind::capture && r.state) return *r.state;
-    ADD_FAILURE() << "no capture result";
-    return {};
-}
-
 // Scrubbing back: the timeline keeps states every few steps; resuming from one and stepping on gives the
 // unbroken run's bodies bit for bit, with the step count and the timeline's future rewritten.
 TEST(SimSession, ResumeFromTheTimelineEqualsTheUnbrokenRunBitForBit) {
@@ -432,15 +425,7 @@ TEST(SimSession, ResumeFromTheTimelineEqualsTheUnbrokenRunBitForBit) {
         session.wait_for_steps();
         EXPECT_EQ(session.stats().steps_total, 40);
 
-        const HostState a = captured(unbroken), b = captured(session);
-        ASSERT_EQ(a.size(), b.size());
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            ASSERT_EQ(a.pos_mass[i].x, b.pos_mass[i].x) << backend << " body " << i;
-            ASSERT_EQ(a.pos_mass[i].y, b.pos_mass[i].y) << backend << " body " << i;
-            ASSERT_EQ(a.pos_mass[i].z, b.pos_mass[i].z) << backend << " body " << i;
-            ASSERT_EQ(a.vel[i].x, b.vel[i].x) << backend << " body " << i;
-            ASSERT_EQ(a.vel[i].z, b.vel[i].z) << backend << " body " << i;
-        }
+        ASSERT_TRUE(test::same_bodies(test::captured(unbroken), test::captured(session))) << backend;
     }
 }
 
@@ -471,7 +456,7 @@ TEST(SimSession, TheTimelineFollowsTheRunBackwards) {
 
     // A request is served between steps, so the state of the last ones is kept by now (wait_for_steps
     // returns as soon as they are counted).
-    const HostState now = captured(session);
+    const HostState now = test::captured(session);
     const StateTimeline tl = session.timeline();
     ASSERT_GE(tl.size(), 3u);
     const TimelineEntry& last = tl.at(tl.size() - 1);
@@ -482,16 +467,8 @@ TEST(SimSession, TheTimelineFollowsTheRunBackwards) {
     EXPECT_TRUE(before.reversed);
     EXPECT_EQ(tl.at(tl.size() - 3).step, 20);
     EXPECT_FALSE(tl.at(tl.size() - 3).reversed);
-    auto expect_same = [](const HostState& a, const HostState& b) {
-        ASSERT_EQ(a.size(), b.size());
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            ASSERT_EQ(a.pos_mass[i].x, b.pos_mass[i].x) << "body " << i;
-            ASSERT_EQ(a.pos_mass[i].y, b.pos_mass[i].y) << "body " << i;
-            ASSERT_EQ(a.vel[i].z, b.vel[i].z) << "body " << i;
-        }
-    };
     const HostState at10 = last.state->to_host();
-    expect_same(now, at10);  // the newest state is the bodies now
+    EXPECT_TRUE(test::same_bodies(now, at10));  // the newest state is the bodies now
 
     ASSERT_NE(session.resume_from_timeline(tl.size() - 2), 0u);
     session.wait_for_requests();
@@ -501,7 +478,7 @@ TEST(SimSession, TheTimelineFollowsTheRunBackwards) {
     session.request_steps(5);
     session.wait_for_steps();
     EXPECT_EQ(session.stats().steps_total, 10);
-    expect_same(captured(session), at10);
+    EXPECT_TRUE(test::same_bodies(test::captured(session), at10));
 }
 
 // The budget bounds the memory: the oldest states go first, the newest always stays.

@@ -22,6 +22,7 @@
 #endif
 
 #include "backends/registry.hpp"
+#include "file_checks.hpp"
 #include "hdf5_regressions.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
@@ -108,14 +109,7 @@ Snapshot snapshot_of(const HostState& s, Precision p) {
     return snap;
 }
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
+using test::error_of;
 
 #define SKIP_WITHOUT_HDF5() \
     if (!have_hdf5()) GTEST_SKIP() << "built without HDF5"

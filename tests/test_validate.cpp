@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "file_checks.hpp"
 #include "sim/error.hpp"
 #include "sim/presets.hpp"
 #include "sim/run_settings.hpp"
@@ -16,16 +17,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The message of the error `f` throws, or "" if it throws nothing.
-template <typename F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
+using test::error_of;
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;

@@ -184,14 +184,6 @@ struct RunFiles {
     std::unique_ptr<CollisionLog> collision_log;
 };
 
-// How a run on `backend` finds its potential: a device backend sums it itself at any N (the exact pair sum
-// or, with --force tree, its tree on the device; 1M bodies direct: 0.43 s a sum on the H200, measured),
-// so only a host backend's large state is estimated (sim/potential_estimate.hpp).
-PotentialMethod host_potential_method(const std::string& backend, std::size_t n, const Params& p) {
-    const BackendInfo* b = find_backend(backend);
-    return potential_method(n, p, b ? b->residency : Residency::host);
-}
-
 RunFiles open_files(const RunOptions& o, const Scenario& sc) {
     const std::string preamble = log_preamble(sc);
     RunFiles f;
@@ -202,7 +194,10 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
     if (!o.energy_log.empty()) {
         // A large state's potential is an estimate: the log says which, above its header.
         std::string log_preamble = preamble;
-        const PotentialMethod m = host_potential_method(sc.backend, sc.state.size(), sc.params);
+        // The backend is not made yet: where its bodies will live, from its registry entry.
+        const BackendInfo* b = find_backend(sc.backend);
+        const PotentialMethod m =
+            potential_method(sc.state.size(), sc.params, b ? b->residency : Residency::host);
         if (m != PotentialMethod::exact) {
             log_preamble += "# potential: " + potential_method_text(m, sc.state.size(), sc.params) +
                             ", an estimate (more than " + std::to_string(kExactPotentialMaxN) +

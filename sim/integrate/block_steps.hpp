@@ -72,8 +72,8 @@ class BlockSteps {
 
     // Collisions (sim/collide/, p.collisions on) are found and resolved at every block, after correct():
     // each active body against every body at the block time (the others as predicted there), swept
-    // straight back over the active body's last step. Whether these block steps do that; a backend whose
-    // block steps do not refuses the run before its first step (Backend::step).
+    // straight back over the active body's last step. Whether these block steps do that; a collision run
+    // on a backend whose block steps do not gets the generic host-copy ones (Backend::block_steps_for).
     virtual bool resolves_collisions() const { return false; }
     // The time at which the coming max step begins, for the collision events' times.
     virtual void begin_max_step(double /*t*/) {}

@@ -119,8 +119,6 @@ void HostBlockSteps<T>::collide(const Params& p, std::int64_t tick) {
         xp_[i] = bodies_.pos_mass[i];
         vp_[i] = bodies_.vel[i];
     }
-    auto x = [&](std::size_t i) -> const Vec4<T>& { return xp_[i]; };
-    auto v = [&](std::size_t i) -> const Vec4<T>& { return vp_[i]; };
     // Each active body against all (a pair of active bodies once, from the lower index), over the active
     // body's last step (the shorter of the two where both are active): O(active x N), as the force.
     struct Found {
@@ -129,13 +127,11 @@ void HostBlockSteps<T>::collide(const Params& p, std::int64_t tick) {
     };
     std::vector<Found> found;
     for (const std::size_t i : active_) {
-        const Vec4<T>&xi = x(i), &vi = v(i);
         for (std::size_t j = 0; j < n; ++j) {
             if (j == i || (active[j] && j < i)) continue;
             const double h = active[j] ? std::min(last_h_[i], last_h_[j]) : last_h_[i];
             const std::size_t lo = std::min(i, j), hi = std::max(i, j);
-            const Vec4<T>&xl = lo == i ? xi : x(j), &xh = hi == i ? xi : x(j);
-            const Vec4<T>&vl = lo == i ? vi : v(j), &vh = hi == i ? vi : v(j);
+            const Vec4<T>&xl = xp_[lo], &xh = xp_[hi], &vl = vp_[lo], &vh = vp_[hi];
             const double s = swept_contact_time(double(xl.x) - double(xh.x), double(xl.y) - double(xh.y),
                                                 double(xl.z) - double(xh.z), double(vl.x) - double(vh.x),
                                                 double(vl.y) - double(vh.y), double(vl.z) - double(vh.z),
@@ -153,8 +149,8 @@ void HostBlockSteps<T>::collide(const Params& p, std::int64_t tick) {
         const std::size_t i = f.c.i, j = f.c.j;
         if (touched[i] || touched[j]) continue;
         State<T> pair;
-        pair.pos_mass = {x(i), x(j)};
-        pair.vel = {v(i), v(j)};
+        pair.pos_mass = {xp_[i], xp_[j]};
+        pair.vel = {vp_[i], vp_[j]};
         std::vector<char> gone;
         CollisionTally t = resolve_contacts_in_place(pair, {Contact{0, 1, f.c.s}}, p, f.h, t_block, gone);
         if (t.events.empty()) continue;
