@@ -235,6 +235,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         clock_.resize(1);
         clock_host_.reserve(1);
         bad_host_.reserve(1);
+        // What counters() reports before the first read-back (the stepper asks before the first init).
+        *clock_host_.data() = BlockClock{};
+        *bad_host_.data() = kNoBadBody;
         CUDA_CHECK(cudaStreamCreate(&stream_));
         CUDA_CHECK(cudaMemsetAsync(clock_.data(), 0, sizeof(BlockClock), stream_));
     }
