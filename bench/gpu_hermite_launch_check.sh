@@ -8,7 +8,7 @@
 set -uo pipefail
 rounds=${1:-3}
 bin=.device/bin
-cases=65536:16,65536:64,65536:256,65536:819,65536:2048,65536:4096,65536:16384,65536:65536,1048576:256
+cases=65536:16,65536:64,65536:256,65536:819,65536:2048,65536:4096,65536:8192,65536:16384,65536:65536,1048576:256
 for b in nbody_cuda_bench_before nbody_cuda_bench; do
   echo "== $b"
   "$bin/$b" --hermite --hermite-cases "$cases" --repeats 9 | tail -n +2

@@ -26,6 +26,8 @@ constexpr int kMaxJerkBlock = 128;
 constexpr double kMaxWaves = 4;
 // Below this many waves of blocks at one source tile per block, the automatic K halves (more blocks).
 constexpr double kMinWaves = 4;
+// The planned launch's split count gives at least this many waves of items (make_jerk_plans).
+constexpr double kPlannedWaves = 4;
 
 // One tile of B predicted sources, t0 = the first one's index, count = how many are real (B but in the
 // last tile). kCareful: a target of this thread is among them (skip j == i by index) or the tile is short.
@@ -420,29 +422,23 @@ void check_request(const JerkLaunch& req) {
 
 // resolve_jerk_launch's choice with the block size already set, given the blocks the device runs at once
 // with K targets per thread (slots_for(K)).
-// `two_ks`: the automatic K takes only the largest value and 1 (the planned launch's, one kernel fewer);
-// `lanes`: threads per target at K = 1 (a block then serves block / lanes targets).
 template <typename SlotsFor>
-JerkLaunch resolve_with(JerkLaunch l, std::size_t m, std::size_t n, Precision p, SlotsFor slots_for,
-                        bool two_ks = false, int lanes = 1) {
-    const int largest = p == Precision::f32 ? 4 : 2;
-    auto lower = [&](int K) { return two_ks ? 1 : K / 2; };
+JerkLaunch resolve_with(JerkLaunch l, std::size_t m, std::size_t n, Precision p, SlotsFor slots_for) {
     const std::size_t tiles = std::max<std::size_t>(1, (n + l.block - 1) / l.block);
     auto x_blocks_for = [&](int K) {
-        const std::size_t per = K == 1 ? std::size_t(l.block) / lanes : std::size_t(l.block) * K;
-        return std::max<std::size_t>(1, (m + per - 1) / per);
+        return std::max<std::size_t>(1, (m + std::size_t(l.block) * K - 1) / (std::size_t(l.block) * K));
     };
     if (l.bodies_per_thread == 0) {
-        l.bodies_per_thread = largest;
+        l.bodies_per_thread = p == Precision::f32 ? 4 : 2;
         while (l.bodies_per_thread > 1 && std::size_t(l.block) * l.bodies_per_thread > m)
-            l.bodies_per_thread = lower(l.bodies_per_thread);
+            l.bodies_per_thread /= 2;
         // A mid-sized block (hundreds to a few thousand targets among 65,536 sources) cannot fill the
         // device with K = 4 even at one source tile per block: fewer targets per thread give more blocks
         // (and, with fewer registers, more of them resident). Measured on the H200 (docs/PERFORMANCE.md,
         // issue 21): 819 targets among 65,536 in float took 0.145 ms at K=4 and 0.093 ms at K=1.
         while (l.bodies_per_thread > 1 &&
                double(x_blocks_for(l.bodies_per_thread) * tiles) < kMinWaves * slots_for(l.bodies_per_thread))
-            l.bodies_per_thread = lower(l.bodies_per_thread);
+            l.bodies_per_thread /= 2;
     }
     if (l.splits == 0) {
         // The split count whose blocks fill whole waves of the device best (all blocks do nearly the same
@@ -471,8 +467,9 @@ JerkLaunch resolve_with(JerkLaunch l, std::size_t m, std::size_t n, Precision p,
 }
 
 // The active counts the planned tables distinguish: every count up to 32, then steps of about 9%
-// (2^(1/8)) with 64 among them, then n. A count uses the plan of the first bound at or above it: at most 9%
-// more blocks along the targets than its own plan would count, which only the last wave's fill feels.
+// (2^(1/8)) with 256, 512 and 1024 among them, then n. A count uses the plan of the first bound at or above
+// it: at most 9% more blocks along the targets than its own plan would count, which only the last wave's fill
+// feels.
 std::vector<std::size_t> plan_bounds(std::size_t n) {
     std::vector<std::size_t> v;
     for (std::size_t m = 1; m <= n;) {
@@ -481,7 +478,9 @@ std::vector<std::size_t> plan_bounds(std::size_t n) {
     }
     if (v.empty() || v.back() != n) v.push_back(n);
     // The counts where the plans' threads per target change (make_jerk_plans) are bounds themselves.
-    if (n > 64) v.push_back(64);
+    for (const std::size_t m : {256, 512, 1024}) {
+        if (n > m) v.push_back(m);
+    }
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
@@ -508,44 +507,47 @@ JerkPlans make_jerk_plans(const JerkLaunch& requested, std::size_t n, Precision 
     // One block size for every count: the grid is fixed. Idle lanes of a small block cost little there,
     // since a few targets leave most of the device idle anyway.
     out.block = requested.block != 0 ? requested.block : kMaxJerkBlock;
+    // One target per thread unless asked otherwise: with the items handed out by a counter, K = 1 (more
+    // warps resident, more and shorter items) was as fast as or faster than K = 4 (float) and K = 2
+    // (double) at every count measured on the H200 (PERFORMANCE.md, issue 21): 8,192 among 65,536 in float
+    // 0.98 -> 0.67 ms, all 65,536 4.87 -> 4.78 ms; and only one force+jerk kernel is launched per block.
+    const int K = requested.bodies_per_thread != 0 ? requested.bodies_per_thread : 1;
     const int sms = device_sms();
-    int slots[3] = {};
-    for (int e = 0; e < 3; ++e) {
-        const int K = 1 << e;
-        slots[e] = sms * (p == Precision::f32 ? occupancy<float, Planned>(K, out.block)
-                                              : occupancy<double, Planned>(K, out.block));
-    }
-    auto slot_index = [](int K) { return K == 1 ? 0 : K == 2 ? 1 : 2; };
-    JerkLaunch req = requested;
-    req.block = out.block;
+    const int slots = sms * (p == Precision::f32 ? occupancy<float, Planned>(K, out.block)
+                                                 : occupancy<double, Planned>(K, out.block));
     const std::size_t tiles = std::max<std::size_t>(1, (n + out.block - 1) / out.block);
     for (const std::size_t m : plan_bounds(n)) {
-        // A few targets: instead of the smaller blocks resolve_jerk_launch would launch, 2, 4 or 8 threads
-        // a target in blocks of 128 (at K = 1, which so few targets get anyway), so that no lane idles.
-        const int lanes = requested.bodies_per_thread > 1 || out.block < 128 ? 1
-                          : m <= 16                                          ? 8
-                          : m <= 32                                          ? 4
-                          : m <= 64                                          ? 2
-                                                                             : 1;
-        const JerkLaunch l = resolve_with(
-            req, m, n, p, [&](int K) { return double(slots[slot_index(K)]); }, true, lanes);
+        // Up to a thousand targets at K = 1: 8, 4 or 2 threads a target in blocks of 128, each summing its
+        // part of every tile (where one thread a target would run long chains on a device with few
+        // items). Measured on the H200 (PERFORMANCE.md, issue 21): against lanes only to 64 targets, 256
+        // targets 0.059 -> 0.048 ms in float, the user-level Plummer run 2-3% faster; to 64 targets, a
+        // 16-target block 0.049 -> 0.027 ms against one thread a target.
+        const int lanes = K > 1 || out.block < 128 ? 1 : m <= 256 ? 8 : m <= 512 ? 4 : m <= 1024 ? 2 : 1;
+        const std::size_t per_block = K == 1 ? std::size_t(out.block) / lanes : std::size_t(out.block) * K;
+        const std::size_t x_blocks = (m + per_block - 1) / per_block;
+        // Enough splits for kPlannedWaves waves of items: the counter balances a partial last wave, so
+        // more and shorter items beat a closer fill (8,192 targets: 17 splits 0.75 ms, 64 splits 0.67 ms).
+        const std::size_t wanted =
+            requested.splits != 0
+                ? std::size_t(requested.splits)
+                : std::max<std::size_t>(1, std::size_t(kPlannedWaves * double(slots) / double(x_blocks)));
         // The splits launched, each of the fewest whole tiles that still gives that many: exactly what
         // launch_jerks launches for a JerkLaunch of this K, block and split count.
-        const std::size_t used = used_splits(l, n);
+        const std::size_t used = used_splits(JerkLaunch{K, out.block, int(std::min(wanted, tiles))}, n);
         const std::size_t per = (tiles + used - 1) / used;
         JerkPlan e;
         e.m_max = std::uint32_t(m);
-        e.bodies_per_thread = l.bodies_per_thread;
+        e.bodies_per_thread = K;
         e.splits = std::uint32_t(used);
         e.per_split = std::uint64_t(per) * out.block;
-        e.lanes = l.bodies_per_thread == 1 ? lanes : 1;
+        e.lanes = lanes;
         out.entries.push_back(e);
-        out.grid[slot_index(l.bodies_per_thread)] = slots[slot_index(l.bodies_per_thread)];
         if (e.splits > 1) {
             out.summed = true;
             out.scratch = std::max(out.scratch, 2 * std::size_t(e.splits) * m);
         }
     }
+    out.grid[K == 1 ? 0 : K == 2 ? 1 : 2] = slots;
     out.sum_grid = sms * 2;
     return out;
 }

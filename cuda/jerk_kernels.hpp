@@ -64,8 +64,7 @@ struct JerkPlan {
     std::int32_t lanes = 1;              // K = 1 only: threads per target, each summing its part of a tile
 };
 
-// The table for n sources: entries ascending in m_max, the last at n; their plans are resolve_jerk_launch's
-// choice at m_max with the block fixed and the planned kernels' occupancy.
+// The table for n sources: entries ascending in m_max, the last at n, each the plan for counts up to m_max.
 struct JerkPlans {
     std::vector<JerkPlan> entries;
     int block = 0;            // threads per block, the same for every count
@@ -83,10 +82,10 @@ struct JerkChosen {
     std::uint64_t per_split;
     std::int32_t lanes;
 };
-// Zero fields of `requested` automatic (as resolve_jerk_launch, but with K = 1 or 4 in float and 1 or 2 in
-// double: every K the table uses is one more launch per evaluation; and where resolve_jerk_launch would
-// shrink the block for a few targets, the block stays and 2 or 4 threads share each target's tiles
-// instead); throws nbody::Error on a bad explicit value.
+// Zero fields of `requested` automatic: K = 1 (one force+jerk launch per evaluation; with the items handed
+// out by a counter it was the fastest K at every count measured), block 128, splits for at least 4 waves
+// of items, and up to 1,024 targets 8, 4 or 2 threads sharing each target's tiles. Throws nbody::Error on a
+// bad explicit value.
 JerkPlans make_jerk_plans(const JerkLaunch& requested, std::size_t n, Precision p);
 // "K=4 block=128 splits=6".
 std::string to_string(const JerkPlan& e, int block);
