@@ -27,11 +27,13 @@ namespace {
 constexpr unsigned kBlock = 256;
 
 // The block clock: what the kernels of a block read instead of launch parameters, so that a batch of
-// blocks is one fixed sequence of launches, captured once as a CUDA graph and replayed. Between the
-// kernels of a block: due_min_kernel gathers the earliest due tick, schedule_kernel makes it the block's
-// tick, select_predict_kernel predicts every body there and lists the due ones, the planned force+jerk
-// kernels and correct_kernel work on that list. Once the max step's last block has run (or an earlier
-// step failed), `live` drops to 0 and every later kernel of the batch returns at once.
+// blocks is one fixed sequence of launches, captured once as a CUDA graph and replayed. A block:
+// schedule_kernel makes the earliest due tick the block's tick, select_predict_kernel predicts every body
+// there and lists the due ones, the planned force+jerk kernels and correct_kernel work on that list. The
+// earliest due tick of the next block is gathered on the way: select_predict_kernel takes the bodies not
+// due, correct_kernel the corrected ones' new due ticks (due_min_kernel takes all, once a max step, for
+// its first block). Once the max step's last block has run (or an earlier step failed), `live` drops to 0
+// and every later kernel of the batch returns at once.
 struct BlockClock {
     std::int64_t tick;            // the block being run, in ticks since the max step began
     unsigned long long min_due;   // the smallest due tick of any body, gathered for the next block
@@ -61,23 +63,28 @@ __global__ void all_active_kernel(BlockClock* __restrict__ c, std::uint32_t* __r
     if (i == 0) c->active = std::uint32_t(n);
 }
 
-// The earliest due tick among the bodies, into c->min_due (a block's minimum, then one atomic per block).
-__global__ void __launch_bounds__(kBlock)
-    due_min_kernel(BlockClock* __restrict__ c, const std::int64_t* __restrict__ due, std::size_t n) {
+// The smallest of every thread's v in this block into *target (one atomic per block). Every thread of the
+// block calls it.
+__device__ __forceinline__ void block_min_into(unsigned long long v, unsigned long long* target) {
     __shared__ unsigned long long warp_min[kBlock / 32];
-    if (!c->live || c->tick == kTicksPerMaxStep) return;
-    unsigned long long v = ~0ull;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x)
-        v = min(v, static_cast<unsigned long long>(due[i]));
 #pragma unroll
     for (unsigned o = 16; o > 0; o /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
     if (threadIdx.x % 32 == 0) warp_min[threadIdx.x / 32] = v;
     __syncthreads();
     if (threadIdx.x == 0) {
-        for (unsigned w = 1; w < kBlock / 32; ++w) v = min(v, warp_min[w]);
-        atomicMin(&c->min_due, v);
+        for (unsigned w = 1; w < blockDim.x / 32; ++w) v = min(v, warp_min[w]);
+        if (v != ~0ull) atomicMin(target, v);
     }
+}
+
+// The earliest due tick of all bodies, into c->min_due: for the first block of a max step.
+__global__ void __launch_bounds__(kBlock)
+    due_min_kernel(BlockClock* __restrict__ c, const std::int64_t* __restrict__ due, std::size_t n) {
+    unsigned long long v = ~0ull;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        v = min(v, static_cast<unsigned long long>(due[i]));
+    block_min_into(v, &c->min_due);
 }
 
 // One thread: the next block's tick, or the end of the max step (its last block ran, or an earlier step
@@ -110,9 +117,11 @@ __global__ void __launch_bounds__(kBlock)
     const std::int64_t tick = c->tick;
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     bool is_due = false;
+    unsigned long long stays = ~0ull;  // a body not due now: its due tick is a candidate for the next block
     if (i < n) {
         const std::int64_t d = due[i];
         is_due = d == tick;
+        if (!is_due) stays = static_cast<unsigned long long>(d);
         const std::int64_t own = d - level_ticks(level[i]);
         const T h = static_cast<T>(ticks_to_time(tick - own, dt));
         Vec4<T> x, v;
@@ -120,6 +129,7 @@ __global__ void __launch_bounds__(kBlock)
         xp[i] = x;
         vp[i] = v;
     }
+    block_min_into(stays, &c->min_due);
     const unsigned due_lanes = __ballot_sync(0xffffffffu, is_due);
     if (due_lanes == 0) return;
     const unsigned lane = threadIdx.x % 32;
@@ -163,6 +173,8 @@ __global__ void __launch_bounds__(kBlock)
     const std::int64_t tick = c->tick;
     const unsigned long long step_code = c->gate;
     if (blockIdx.x == 0 && threadIdx.x == 0) c->updates += m;
+    unsigned long long next_due =
+        ~0ull;  // the corrected bodies' new due ticks: candidates for the next block
     for (std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < m;
          k += std::size_t(gridDim.x) * blockDim.x) {
         const std::uint32_t i = active[k];
@@ -179,12 +191,14 @@ __global__ void __launch_bounds__(kBlock)
         const int next = next_level(l, level_for_step(wanted, dt), tick);
         level[i] = next;
         due[i] = tick + level_ticks(next);
+        next_due = min(next_due, static_cast<unsigned long long>(tick + level_ticks(next)));
         if (bad) {
             const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
                             finite_bits(v.y) && finite_bits(v.z);
             if (!ok) atomicMin(bad, step_code | i);
         }
     }
+    block_min_into(next_due, &c->min_due);
 }
 
 // The end of a max step: every body is at kTicksPerMaxStep, which becomes tick 0 of the next one.
@@ -269,7 +283,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             launch_kernel(start_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_, a1_.data(),
                           j1_.data(), n_, p.eta, p.dt, acc_.data(), jerk_.data(), level_.data(), due_.data(),
                           b.bad, gate(b));
-            launch_kernel(begin_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), gate(b));
+            restart_clock(gate(b));
         }
         ++counters_.starts;
         init_updates_ += n_;
@@ -291,7 +305,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             return;
         }
         const DeviceBodies<T> b = bodies_();
-        launch_kernel(begin_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), gate(b));
+        restart_clock(gate(b));
         const unsigned long long blocks_before = clock_host_.data()->blocks;
         for (std::int64_t launched = 0;;) {
             BatchGraph& g = last_max_step_blocks_ - launched >= kLargeBatch ? large_ : small_;
@@ -340,7 +354,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             const DeviceBodies<T> b = bodies_();
             launch_kernel(finish_kernel, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
                           level_.data(), due_.data(), n_, b.bad, gate(b));
-            launch_kernel(begin_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), gate(b));
+            restart_clock(gate(b));
         }
     }
 
@@ -374,7 +388,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         wanted.copy_from_host(levels.data(), n_);
         launch_kernel(set_levels_kernel, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
                       wanted.data(), n_, level_.data(), due_.data());
-        launch_kernel(begin_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), 0ull);
+        restart_clock(0ull);
         CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     // The benchmark's: evaluations from now on with plans made from this request (zero fields automatic).
@@ -430,9 +444,14 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         return std::max(1u, std::min(blocks_for(items, kBlock), unsigned(plans_.sum_grid)));
     }
 
-    void enqueue_select(const DeviceBodies<T>& b) {
+    // A new max step's clock (begin_kernel) and the earliest due tick of all bodies, for its first block.
+    void restart_clock(unsigned long long gate) {
+        launch_kernel(begin_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), gate);
         launch_kernel(due_min_kernel, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_, clock_.data(),
                       due_.data(), n_);
+    }
+
+    void enqueue_select(const DeviceBodies<T>& b) {
         launch_kernel(schedule_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(),
                       static_cast<const unsigned long long*>(b.bad));
         launch_kernel(select_predict_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
