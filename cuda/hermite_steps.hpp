@@ -36,8 +36,9 @@ struct DeviceBodies {
 
 class DeviceBlockSteps : public BlockSteps {
   public:
-    // The lowest body found non-finite in this step() call, as of the last block's read-back: the
-    // backend's end_step stops the call there, instead of running the rest of its steps for nothing.
+    // The lowest body found non-finite in this step() call, as read back at the end of the last max step
+    // (or by next_block): the backend's end_step stops the call there, instead of running the rest of its
+    // steps for nothing.
     virtual std::optional<std::size_t> failed_body() const = 0;
     // A new step() call: forget what the last one saw (the backend resets the device flag itself).
     virtual void clear_failure() = 0;
