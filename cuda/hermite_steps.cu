@@ -285,7 +285,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
                           b.bad, gate(b));
             restart_clock(gate(b));
         }
-        ++counters_.starts;
+        ++starts_;
         init_updates_ += n_;
         // The graphs hold the old parameters (dt, eta, G, softening) in their launches.
         small_.reset(), large_.reset(), single_.reset();
@@ -360,7 +360,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
 
     void invalidate() override { params_.reset(); }
     BlockCounters counters() const override {
-        BlockCounters out = counters_;
+        BlockCounters out;
+        out.starts = starts_;
         out.blocks = std::int64_t(clock_host_.data()->blocks);
         out.body_updates = init_updates_ + clock_host_.data()->updates;
         return out;
@@ -537,7 +538,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     std::int64_t last_max_step_blocks_ = 0;  // blocks of the last max step: how large a batch to launch
     bool stopped_ = false;  // an earlier step of this step() call failed: this max step does nothing
     unsigned long long seen_bad_ = kNoBadBody;
-    BlockCounters counters_;
+    std::int64_t starts_ = 0;         // init calls (the device clock counts blocks and evaluations)
     std::uint64_t init_updates_ = 0;  // the starts' all-body evaluations
 };
 

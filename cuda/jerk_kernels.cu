@@ -51,6 +51,35 @@ __device__ __forceinline__ void sum_tile(const Vec4<T>* __restrict__ sx, const V
     }
 }
 
+// Streams the predicted sources [begin, end) through shared memory (sx, sv) in tiles of blockDim.x, the
+// next tile loaded into registers while `sum(t0, count)` sums the current one (t0: its first source's
+// index, count: how many are real). Every thread of the block calls it; the barriers are inside.
+template <typename T, typename SumTile>
+__device__ __forceinline__ void for_each_source_tile(const Vec4<T>* __restrict__ xp,
+                                                     const Vec4<T>* __restrict__ vp, std::size_t begin,
+                                                     std::size_t end, Vec4<T>* sx, Vec4<T>* sv, SumTile sum) {
+    const unsigned B = blockDim.x;
+    Vec4<T> next_x{}, next_v{};
+    auto load = [&](std::size_t t) {
+        const std::size_t j = t + threadIdx.x;
+        if (j < end) {
+            next_x = xp[j], next_v = vp[j];
+        } else {
+            next_x = next_v = Vec4<T>{T(0), T(0), T(0), T(0)};
+        }
+    };
+    load(begin);
+    for (std::size_t t = begin; t < end; t += B) {
+        sx[threadIdx.x] = next_x;
+        sv[threadIdx.x] = next_v;
+        __syncthreads();
+        if (t + B < end) load(t + B);
+        // Source indices fit 32 bits (the backend refuses N >= 2^32).
+        sum(std::uint32_t(t), end - t < B ? unsigned(end - t) : B);
+        __syncthreads();
+    }
+}
+
 // Item (bx, by) of an evaluation: targets [bx B K, (bx + 1) B K) of the list (thread t owns entries
 // bx B K + t + k B, so the gathers and stores stay coalesced), against the sources [by per_split,
 // (by + 1) per_split) in tiles of B = blockDim.x, each staged in `smem` (position+mass, then velocity).
@@ -84,24 +113,7 @@ __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool s
 
     const std::size_t begin = by * per_split;
     const std::size_t end = n - begin < per_split ? n : begin + per_split;
-    Vec4<T> next_x{}, next_v{};
-    auto load = [&](std::size_t t) {
-        const std::size_t j = t + threadIdx.x;
-        if (j < end) {
-            next_x = xp[j], next_v = vp[j];
-        } else {
-            next_x = next_v = Vec4<T>{T(0), T(0), T(0), T(0)};
-        }
-    };
-    load(begin);
-    for (std::size_t t = begin; t < end; t += B) {
-        sx[threadIdx.x] = next_x;
-        sv[threadIdx.x] = next_v;
-        __syncthreads();
-        if (t + B < end) load(t + B);
-        // Source indices fit 32 bits (the backend refuses N >= 2^32).
-        const auto t0 = std::uint32_t(t);
-        const unsigned count = end - t < B ? unsigned(end - t) : B;
+    for_each_source_tile(xp, vp, begin, end, sx, sv, [&](std::uint32_t t0, unsigned count) {
         bool careful = count < B;
 #pragma unroll
         for (int k = 0; k < K; ++k) careful = careful || self[k] - t0 < B;
@@ -114,8 +126,7 @@ __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool s
             sum_tile<T, K, false>(sx, sv, B, t0, self, xi, yi, zi, vxi, vyi, vzi, eps2, ax, ay, az, jx, jy,
                                   jz);
         }
-        __syncthreads();
-    }
+    });
 
     const T scale = scaled ? G : T(1);
     const std::size_t slot = by * m;
@@ -157,23 +168,8 @@ __device__ __forceinline__ void jerk_item_lanes(std::size_t bx, std::size_t by, 
     }
     const std::size_t begin = by * per_split;
     const std::size_t end = n - begin < per_split ? n : begin + per_split;
-    Vec4<T> next_x{}, next_v{};
-    auto load = [&](std::size_t t) {
-        const std::size_t j = t + threadIdx.x;
-        if (j < end) {
-            next_x = xp[j], next_v = vp[j];
-        } else {
-            next_x = next_v = Vec4<T>{T(0), T(0), T(0), T(0)};
-        }
-    };
-    load(begin);
-    for (std::size_t t = begin; t < end; t += B) {
-        sx[threadIdx.x] = next_x;
-        sv[threadIdx.x] = next_v;
-        __syncthreads();
-        if (t + B < end) load(t + B);
-        const auto t0 = std::uint32_t(t) + q * part;
-        const unsigned count = end - t < B ? unsigned(end - t) : B;
+    for_each_source_tile(xp, vp, begin, end, sx, sv, [&](std::uint32_t tile0, unsigned count) {
+        const auto t0 = tile0 + q * part;
         const unsigned mine = count > q * part ? min(part, count - q * part) : 0u;
         if (mine < part || self[0] - t0 < part) {
             sum_tile<T, 1, true>(sx + q * part, sv + q * part, mine, t0, self, xi, yi, zi, vxi, vyi, vzi,
@@ -182,8 +178,7 @@ __device__ __forceinline__ void jerk_item_lanes(std::size_t bx, std::size_t by, 
             sum_tile<T, 1, false>(sx + q * part, sv + q * part, part, t0, self, xi, yi, zi, vxi, vyi, vzi,
                                   eps2, ax, ay, az, jx, jy, jz);
         }
-        __syncthreads();
-    }
+    });
     // The parts' sums through shared memory (the tiles are done with it), added in part order.
     T* sums = reinterpret_cast<T*>(smem_raw);
     const T mine[6] = {ax[0], ay[0], az[0], jx[0], jy[0], jz[0]};
@@ -420,10 +415,40 @@ void check_request(const JerkLaunch& req) {
     if (req.splits < 0) throw Error("jerk kernel: splits must be >= 0");
 }
 
-// resolve_jerk_launch's choice with the block size already set, given the blocks the device runs at once
-// with K targets per thread (slots_for(K)).
-template <typename SlotsFor>
-JerkLaunch resolve_with(JerkLaunch l, std::size_t m, std::size_t n, Precision p, SlotsFor slots_for) {
+// The active counts the planned tables distinguish: every count up to 32, then steps of about 9%
+// (2^(1/8)) with 256, 512 and 1024 among them, then n. A count uses the plan of the first bound at or above
+// it: at most 9% more blocks along the targets than its own plan would count, which only the last wave's fill
+// feels.
+std::vector<std::size_t> plan_bounds(std::size_t n) {
+    std::vector<std::size_t> v;
+    for (std::size_t m = 1; m <= n;) {
+        v.push_back(m);
+        m = m < 32 ? m + 1 : std::max(m + 1, std::size_t(std::ceil(double(m) * 1.0905077326652577)));
+    }
+    if (v.empty() || v.back() != n) v.push_back(n);
+    // The counts where the plans' threads per target change (make_jerk_plans) are bounds themselves.
+    for (const std::size_t m : {256, 512, 1024}) {
+        if (n > m) v.push_back(m);
+    }
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
+}  // namespace
+
+JerkLaunch resolve_jerk_launch(JerkLaunch req, std::size_t m, std::size_t n, Precision p) {
+    check_request(req);
+    JerkLaunch l = req;
+    // Fewer targets than lanes leave lanes idle: smaller blocks first (a warp computes for its idle lanes
+    // too), then fewer targets per thread.
+    if (l.block == 0) l.block = m <= 32 ? 32 : m <= 64 ? 64 : 128;
+    const int sms = device_sms();
+    // Blocks the device runs at once with K targets per thread.
+    auto slots_for = [&](int K) {
+        return double(sms) * (p == Precision::f32 ? occupancy<float, HostShaped>(K, l.block)
+                                                  : occupancy<double, HostShaped>(K, l.block));
+    };
     const std::size_t tiles = std::max<std::size_t>(1, (n + l.block - 1) / l.block);
     auto x_blocks_for = [&](int K) {
         return std::max<std::size_t>(1, (m + std::size_t(l.block) * K - 1) / (std::size_t(l.block) * K));
@@ -464,41 +489,6 @@ JerkLaunch resolve_with(JerkLaunch l, std::size_t m, std::size_t n, Precision p,
         }
     }
     return l;
-}
-
-// The active counts the planned tables distinguish: every count up to 32, then steps of about 9%
-// (2^(1/8)) with 256, 512 and 1024 among them, then n. A count uses the plan of the first bound at or above
-// it: at most 9% more blocks along the targets than its own plan would count, which only the last wave's fill
-// feels.
-std::vector<std::size_t> plan_bounds(std::size_t n) {
-    std::vector<std::size_t> v;
-    for (std::size_t m = 1; m <= n;) {
-        v.push_back(m);
-        m = m < 32 ? m + 1 : std::max(m + 1, std::size_t(std::ceil(double(m) * 1.0905077326652577)));
-    }
-    if (v.empty() || v.back() != n) v.push_back(n);
-    // The counts where the plans' threads per target change (make_jerk_plans) are bounds themselves.
-    for (const std::size_t m : {256, 512, 1024}) {
-        if (n > m) v.push_back(m);
-    }
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
-}
-
-}  // namespace
-
-JerkLaunch resolve_jerk_launch(JerkLaunch req, std::size_t m, std::size_t n, Precision p) {
-    check_request(req);
-    JerkLaunch l = req;
-    // Fewer targets than lanes leave lanes idle: smaller blocks first (a warp computes for its idle lanes
-    // too), then fewer targets per thread.
-    if (l.block == 0) l.block = m <= 32 ? 32 : m <= 64 ? 64 : 128;
-    const int sms = device_sms();
-    return resolve_with(l, m, n, p, [&](int K) {
-        return double(sms) * (p == Precision::f32 ? occupancy<float, HostShaped>(K, l.block)
-                                                  : occupancy<double, HostShaped>(K, l.block));
-    });
 }
 
 JerkPlans make_jerk_plans(const JerkLaunch& requested, std::size_t n, Precision p) {
