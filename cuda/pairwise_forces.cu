@@ -36,6 +36,7 @@
 #include "launch.cuh"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
+#include "tile_pairs.cuh"
 
 namespace nbody {
 namespace {
@@ -61,16 +62,6 @@ __device__ __forceinline__ void round_pair(unsigned r, unsigned k, unsigned tp, 
     } else {
         a = (r + k) % m, b = (r + m - k) % m;
     }
-}
-
-// Pair index k of the grid schedule: the pairs a < b in b-major order (0,1), (0,2), (1,2), (0,3), ...,
-// so consecutive blocks share tile b (it stays in L2). b is the largest with b (b - 1) / 2 <= k.
-__device__ __forceinline__ void grid_pair(unsigned k, unsigned& a, unsigned& b) {
-    unsigned long long bb = (unsigned long long)((1.0 + sqrt(1.0 + 8.0 * double(k))) * 0.5);
-    while (bb * (bb - 1) / 2 > k) --bb;
-    while ((bb + 1) * bb / 2 <= k) ++bb;
-    b = unsigned(bb);
-    a = unsigned(k - bb * (bb - 1) / 2);
 }
 
 // One pair, both sides: r = x_j - x_i, a_i += m_j r / |r|^3, a_j -= m_i r / |r|^3, with the factors
