@@ -6,7 +6,10 @@
 // the force+jerk evaluation of `active` bodies against all N (pair interactions/s, GFLOP/s at 42 FLOPs)
 // and the whole block around it (next_block with its read-back, predict all N, evaluate, correct).
 //   nbody_cuda_bench --hermite [--hermite-cases 65536:65536,1048576:256] [--precision float]
-//                    [--jerk-launches auto,K:B[:S]]
+//                    [--jerk-launches auto,one,K:B[:S],pair:K:B]
+// (auto: the automatic plans, with every body at once by the pairwise kernel where it serves N; one: the
+// automatic one-sided plans everywhere; K:B[:S]: that one-sided shape everywhere; pair:K:B: that pairwise
+// shape for every body at once.)
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
@@ -64,21 +67,34 @@ std::pair<std::size_t, std::size_t> parse_case(const std::string& spec) {
     return {std::stoull(spec.substr(0, colon)), std::stoull(spec.substr(colon + 1))};
 }
 
-// "auto" or "K:B[:S]" (a zero is automatic).
-JerkLaunch parse_jerk_launch(const std::string& spec) {
-    JerkLaunch l;
-    if (spec == "auto") return l;
+// The integers of "a:b:c".
+std::vector<int> colon_ints(const std::string& spec) {
     std::vector<int> f;
     std::size_t start = 0;
     for (std::size_t c = 0; c <= spec.size(); ++c) {
         if (c == spec.size() || spec[c] == ':')
             f.push_back(std::stoi(spec.substr(start, c - start))), start = c + 1;
     }
+    return f;
+}
+
+// "auto", "one", "K:B[:S]" or "pair:K:B" (a zero is automatic): the one-sided and the pairwise requests.
+std::pair<JerkLaunch, PairJerkLaunch> parse_jerk_launch(const std::string& spec) {
+    JerkLaunch l;
+    PairJerkLaunch pair;
+    if (spec == "auto") return {l, pair};
+    if (spec == "one") return {l, PairJerkLaunch{0, 0, true}};
+    if (spec.rfind("pair:", 0) == 0) {
+        const std::vector<int> f = colon_ints(spec.substr(5));
+        if (f.size() != 2) throw Error("jerk launch '" + spec + "' is not pair:K:B");
+        return {l, PairJerkLaunch{f[0], f[1], false}};
+    }
+    const std::vector<int> f = colon_ints(spec);
     if (f.size() < 2 || f.size() > 3) throw Error("jerk launch '" + spec + "' is not K:B[:S]");
     l.bodies_per_thread = f[0];
     l.block = f[1];
     if (f.size() > 2) l.splits = f[2];
-    return l;
+    return {l, PairJerkLaunch{0, 0, true}};
 }
 
 void hermite_rows(const std::vector<std::string>& cases, const std::vector<Precision>& precs,
@@ -89,7 +105,8 @@ void hermite_rows(const std::vector<std::string>& cases, const std::vector<Preci
         for (const std::string& spec : cases) {
             const auto [n, active] = parse_case(spec);
             for (const std::string& ls : launches) {
-                const HermiteBlockTiming t = time_hermite_block(n, active, p, repeats, parse_jerk_launch(ls));
+                const auto [one_sided, pair] = parse_jerk_launch(ls);
+                const HermiteBlockTiming t = time_hermite_block(n, active, p, repeats, one_sided, pair);
                 const double pairs = double(n) * double(active);
                 const double eval_ips = pairs / (t.evaluate_ms * 1e-3),
                              block_ips = pairs / (t.block_ms * 1e-3);
@@ -136,7 +153,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> jerk_launches{"auto"};
     app.add_option(
            "--jerk-launches", jerk_launches,
-           "--hermite: force+jerk launches per case: auto, K:B[:S] (K 1, 2, 4; B 32, 64, 128; 0 = auto)")
+           "--hermite: force+jerk launches per case: auto, one (no pairwise), K:B[:S] (one-sided: K 1, 2, 4; "
+           "B 32, 64, 128; 0 = auto), pair:K:B (all active: K 1, 2, 4; B 64, 128, 256)")
         ->delimiter(',');
     CLI11_PARSE(app, argc, argv);
 

@@ -34,11 +34,18 @@ constexpr unsigned kBlock = 256;
 // due, correct_kernel the corrected ones' new due ticks (due_min_kernel takes all, once a max step, for
 // its first block). Once the max step's last block has run (or an earlier step failed), `live` drops to 0
 // and every later kernel of the batch returns at once.
+//
+// The last block of a max step has every body due (every level's step divides the max step): it lists
+// them in body order and, where the pairwise kernel serves n (pairwise_jerks.cu, each pair evaluated
+// once), the batch stops before it (`held`) and the host runs it with that kernel, which a graph of
+// one-sided launches could not switch to without an idle launch in every block.
 struct BlockClock {
     std::int64_t tick;            // the block being run, in ticks since the max step began
     unsigned long long min_due;   // the smallest due tick of any body, gathered for the next block
     std::uint32_t active;         // the bodies due at tick, as select_predict_kernel lists them
     std::uint32_t live;           // 1 while the max step runs
+    std::uint32_t hold_last;      // 1: stop before the max step's last block, for the host to run it
+    std::uint32_t held;           // 1: stopped there (live is 0 then)
     unsigned long long gate;      // bad_code(step, 0) of the step being run; 0 outside one
     unsigned long long bad_seen;  // the failure flag as the last schedule_kernel saw it
     unsigned long long blocks;    // blocks run, and the sum of their active counts (never reset)
@@ -46,11 +53,13 @@ struct BlockClock {
 };
 
 // A new max step: every body's clock at tick 0 (init, finish_max_step and set_levels put them there).
-__global__ void begin_kernel(BlockClock* __restrict__ c, unsigned long long gate) {
+__global__ void begin_kernel(BlockClock* __restrict__ c, unsigned long long gate, std::uint32_t hold_last) {
     c->tick = 0;
     c->min_due = ~0ull;
     c->active = 0;
     c->live = 1;
+    c->hold_last = hold_last;
+    c->held = 0;
     c->gate = gate;
     c->bad_seen = kNoBadBody;
 }
@@ -88,8 +97,10 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // One thread: the next block's tick, or the end of the max step (its last block ran, or an earlier step
-// of this call failed: the bodies then stay as that step left them).
-__global__ void schedule_kernel(BlockClock* __restrict__ c, const unsigned long long* __restrict__ bad) {
+// of this call failed: the bodies then stay as that step left them), or a stop before the last block
+// (hold_last). The last block's count is n (select_predict_kernel lists every body in order there).
+__global__ void schedule_kernel(BlockClock* __restrict__ c, const unsigned long long* __restrict__ bad,
+                                std::size_t n) {
     c->active = 0;
     if (!c->live) return;
     if (bad) c->bad_seen = *bad;
@@ -97,14 +108,30 @@ __global__ void schedule_kernel(BlockClock* __restrict__ c, const unsigned long 
         c->live = 0;
         return;
     }
-    c->tick = static_cast<std::int64_t>(c->min_due);
+    const std::int64_t next = static_cast<std::int64_t>(c->min_due);
+    if (next == kTicksPerMaxStep && c->hold_last) {
+        c->live = 0;
+        c->held = 1;
+        return;
+    }
+    c->tick = next;
     c->min_due = ~0ull;
     ++c->blocks;
+    if (next == kTicksPerMaxStep) c->active = std::uint32_t(n);
+}
+
+// The host takes over a held clock: the next schedule_kernel runs the last block.
+__global__ void release_kernel(BlockClock* __restrict__ c) {
+    if (!c->held) return;
+    c->held = 0;
+    c->hold_last = 0;
+    c->live = 1;
 }
 
 // Every body predicted to the block's tick from its own time (its due tick minus its step), and the due
 // ones appended to the active list (one atomic per warp; the list's order does not matter: each active
-// body's force, jerk and correction depend on its index alone).
+// body's force, jerk and correction depend on its index alone). The last block of the max step lists
+// every body in order (schedule_kernel counted them), as the pairwise evaluation's results come.
 template <typename T>
 __global__ void __launch_bounds__(kBlock)
     select_predict_kernel(BlockClock* __restrict__ c, const Vec4<T>* __restrict__ pos,
@@ -130,6 +157,10 @@ __global__ void __launch_bounds__(kBlock)
         vp[i] = v;
     }
     block_min_into(stays, &c->min_due);
+    if (tick == kTicksPerMaxStep) {
+        if (i < n) active[i] = std::uint32_t(i);
+        return;
+    }
     const unsigned due_lanes = __ballot_sync(0xffffffffu, is_due);
     if (due_lanes == 0) return;
     const unsigned lane = threadIdx.x % 32;
@@ -218,8 +249,9 @@ __global__ void set_levels_kernel(const int* __restrict__ wanted, std::size_t n,
     due[i] = level_ticks(wanted[i]);
 }
 
-// A CUDA graph of `blocks` blocks' launches, and what it was captured with: the launches' arguments are
-// fixed in it, so it is captured again whenever one of them changes.
+// A CUDA graph of `blocks` blocks' launches (0: the held last block of a max step, run_last_block's
+// launches), and what it was captured with: the launches' arguments are fixed in it, so it is captured
+// again whenever one of them changes.
 struct BatchGraph {
     const int blocks;
     cudaGraphExec_t exec = nullptr;
@@ -244,8 +276,9 @@ constexpr int kLargeBatch = 16;
 template <typename T>
 class CudaBlockSteps final : public DeviceBlockSteps {
   public:
-    CudaBlockSteps(std::function<DeviceBodies<T>()> bodies, std::function<void()> on_move)
-        : bodies_(std::move(bodies)), on_move_(std::move(on_move)) {
+    CudaBlockSteps(std::function<DeviceBodies<T>()> bodies, std::function<void()> on_move,
+                   const PairJerkLaunch& pair = {})
+        : bodies_(std::move(bodies)), on_move_(std::move(on_move)), requested_pair_(pair) {
         clock_.resize(1);
         clock_host_.reserve(1);
         bad_host_.reserve(1);
@@ -258,6 +291,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     ~CudaBlockSteps() override {
         small_.reset();
         large_.reset();
+        single_.reset();
+        last_.reset();
         CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
     }
 
@@ -279,7 +314,11 @@ class CudaBlockSteps final : public DeviceBlockSteps {
                 cudaMemcpyAsync(vp_.data(), b.vel, n_ * sizeof(Vec4<T>), cudaMemcpyDeviceToDevice, stream_));
             launch_kernel(all_active_kernel, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
                           clock_.data(), active_.data(), n_);
-            evaluate_active();
+            if (pair_.off) {
+                evaluate_active();
+            } else {
+                evaluate_all(nullptr);
+            }
             launch_kernel(start_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_, a1_.data(),
                           j1_.data(), n_, p.eta, p.dt, acc_.data(), jerk_.data(), level_.data(), due_.data(),
                           b.bad, gate(b));
@@ -288,7 +327,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         ++starts_;
         init_updates_ += n_;
         // The graphs hold the old parameters (dt, eta, G, softening) in their launches.
-        small_.reset(), large_.reset(), single_.reset();
+        small_.reset(), large_.reset(), single_.reset(), last_.reset();
         read_clock();
     }
 
@@ -312,6 +351,11 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             launch_batch(g, b);
             launched += g.blocks;
             const BlockClock& c = read_clock();
+            if (c.held) {
+                run_last_block(b);
+                read_clock();
+                break;
+            }
             if (!c.live || c.tick == kTicksPerMaxStep) break;
         }
         const BlockClock& c = *clock_host_.data();
@@ -329,19 +373,31 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     NextBlock next_block() override {
         const DeviceBodies<T> b = bodies_();
         stopped_ = false;
+        last_all_ = false;
         if (n_ == 0) return {kTicksPerMaxStep, 0};
         enqueue_select(b);
-        const BlockClock& c = read_clock();
+        if (read_clock().held) {
+            launch_kernel(release_kernel, dim3(1), dim3(1), 0, stream_, clock_.data());
+            enqueue_select(b);
+            read_clock();
+        }
+        const BlockClock& c = *clock_host_.data();
         seen_bad_ = c.bad_seen;
         if (!c.live) {
             stopped_ = true;
             return {kTicksPerMaxStep, 0};
         }
+        last_all_ = c.tick == kTicksPerMaxStep && !pair_.off;
         return {c.tick, c.active};
     }
     void predict(std::int64_t /*tick*/) override {}
     void evaluate() override {
-        if (!stopped_ && n_ > 0) evaluate_active();
+        if (stopped_ || n_ == 0) return;
+        if (last_all_) {
+            evaluate_all(&clock_.data()->live);
+        } else {
+            evaluate_active();
+        }
     }
     void correct(std::int64_t /*tick*/) override {
         if (stopped_ || n_ == 0) return;
@@ -392,13 +448,16 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         restart_clock(0ull);
         CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
-    // The benchmark's: evaluations from now on with plans made from this request (zero fields automatic).
-    void set_launch(const JerkLaunch& requested) {
+    // The benchmark's: evaluations from now on with plans made from these requests (zero fields
+    // automatic).
+    void set_launch(const JerkLaunch& requested, const PairJerkLaunch& pair) {
         requested_ = requested;
+        requested_pair_ = pair;
         make_plans();
     }
     // The plan a block of m active bodies is evaluated with.
     std::string plan_for(std::size_t m) const {
+        if (m == n_ && !pair_.off) return to_string(pair_);
         for (const JerkPlan& e : plans_.entries) {
             if (e.m_max >= m) return to_string(e, plans_.block);
         }
@@ -408,11 +467,15 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     NextBlock graph_block() {
         const DeviceBodies<T> b = bodies_();
         launch_batch(single_, b);
-        const BlockClock& c = read_clock();
+        if (read_clock().held) {
+            run_last_block(b);
+            read_clock();
+        }
+        const BlockClock& c = *clock_host_.data();
         return {c.tick, c.active};
     }
     // The benchmark's: the evaluation alone, on the block the last next_block listed.
-    void evaluate_again() { evaluate_active(); }
+    void evaluate_again() { evaluate(); }
     cudaStream_t stream() const { return stream_; }
 
   private:
@@ -431,13 +494,15 @@ class CudaBlockSteps final : public DeviceBlockSteps {
 
     void make_plans() {
         plans_ = {};
+        pair_ = PairJerkLaunch{0, 0, true};
         if (n_ == 0) return;
         plans_ = make_jerk_plans(requested_, n_, precision_of<T>());
+        pair_ = plan_pair_jerks(requested_pair_, n_, precision_of<T>());
         plans_dev_.resize(plans_.entries.size());
         plans_dev_.copy_from_host(plans_.entries.data(), plans_.entries.size());
-        scratch_.resize(std::max<std::size_t>(plans_.scratch, 1));
+        scratch_.resize(std::max<std::size_t>({plans_.scratch, pair_jerk_scratch_count(pair_, n_), 1}));
         // The device-side grids are fixed per plan table: the graphs hold the old ones.
-        small_.reset(), large_.reset(), single_.reset();
+        small_.reset(), large_.reset(), single_.reset(), last_.reset();
     }
 
     // Blocks of the grid-stride kernels: enough to fill the device, no more than the bodies need.
@@ -447,14 +512,15 @@ class CudaBlockSteps final : public DeviceBlockSteps {
 
     // A new max step's clock (begin_kernel) and the earliest due tick of all bodies, for its first block.
     void restart_clock(unsigned long long gate) {
-        launch_kernel(begin_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), gate);
+        launch_kernel(begin_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), gate,
+                      std::uint32_t(pair_.off ? 0 : 1));
         launch_kernel(due_min_kernel, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_, clock_.data(),
                       due_.data(), n_);
     }
 
     void enqueue_select(const DeviceBodies<T>& b) {
         launch_kernel(schedule_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(),
-                      static_cast<const unsigned long long*>(b.bad));
+                      static_cast<const unsigned long long*>(b.bad), n_);
         launch_kernel(select_predict_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
                       clock_.data(), b.pos, b.vel, acc_.data(), jerk_.data(), level_.data(), due_.data(), n_,
                       params_->dt, xp_.data(), vp_.data(), active_.data());
@@ -471,6 +537,21 @@ class CudaBlockSteps final : public DeviceBlockSteps {
                                 active_.data(), &clock_.data()->active, T(params_->G),
                                 softening2<T>(*params_), a1_.data(), j1_.data(), scratch_.data(), stream_);
     }
+    // Force and jerk of every body, each pair once, into a1_, j1_ in body order (the order of the start's
+    // and the last block's active lists); nothing when *live is 0 (live may be null).
+    void evaluate_all(const std::uint32_t* live) {
+        launch_pair_jerks<T>(pair_, xp_.data(), vp_.data(), n_, T(params_->G), softening2<T>(*params_),
+                             a1_.data(), j1_.data(), scratch_.data(), live, stream_);
+    }
+    // The max step's last block, held back by the batch: every body, with the pairwise evaluation (one
+    // graph: its six launches cost less so).
+    void run_last_block(const DeviceBodies<T>& b) { launch_batch(last_, b); }
+    void enqueue_last_block(const DeviceBodies<T>& b) {
+        launch_kernel(release_kernel, dim3(1), dim3(1), 0, stream_, clock_.data());
+        enqueue_select(b);
+        evaluate_all(&clock_.data()->live);
+        enqueue_correct(b);
+    }
 
     // Runs g (capturing it first if it is missing or was captured with other bodies; init and new plans
     // drop the graphs, since their parameters and buffers are in the launches too).
@@ -480,6 +561,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             g.reset();
             CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
             try {
+                if (g.blocks == 0) enqueue_last_block(b);
                 for (int k = 0; k < g.blocks; ++k) {
                     enqueue_select(b);
                     evaluate_active();
@@ -531,10 +613,13 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     PinnedBuffer<unsigned long long> bad_host_;
     JerkLaunch requested_;  // all automatic but in the benchmark
     JerkPlans plans_;       // the force+jerk plan of every active count
+    PairJerkLaunch requested_pair_;
+    PairJerkLaunch pair_{0, 0, true};  // every body at once (off: the plans above serve it too)
+    bool last_all_ = false;            // next_block listed the max step's last block, for evaluate_all
     DeviceBuffer<JerkPlan> plans_dev_;
     DeviceBuffer<JerkChosen> chosen_{1};  // the plan of the block being evaluated
     cudaStream_t stream_ = nullptr;       // blocking: ordered with the backend's work on the legacy stream
-    BatchGraph small_{kSmallBatch}, large_{kLargeBatch}, single_{1};
+    BatchGraph small_{kSmallBatch}, large_{kLargeBatch}, single_{1}, last_{0};
     std::int64_t last_max_step_blocks_ = 0;  // blocks of the last max step: how large a batch to launch
     bool stopped_ = false;  // an earlier step of this step() call failed: this max step does nothing
     unsigned long long seen_bad_ = kNoBadBody;
@@ -563,7 +648,8 @@ double median(std::vector<double> v) {
 }
 
 template <typename T>
-HermiteBlockTiming time_block(std::size_t n, std::size_t active, int repeats, const JerkLaunch& requested) {
+HermiteBlockTiming time_block(std::size_t n, std::size_t active, int repeats, const JerkLaunch& requested,
+                              const PairJerkLaunch& pair) {
     const State<T> host = convert_state<T>(random_bench_bodies(n));
     DeviceBuffer<Vec4<T>> pos(n), vel(n);
     pos.copy_from_host(host.pos_mass.data(), n);
@@ -581,7 +667,7 @@ HermiteBlockTiming time_block(std::size_t n, std::size_t active, int repeats, co
     if (active < n) {
         for (std::size_t k = 0; k < active; ++k) levels[k * n / active] = 1;
     }
-    steps.set_launch(requested);
+    steps.set_launch(requested, pair);
     HermiteBlockTiming t;
     t.launch = steps.plan_for(active);
     std::vector<double> block_ms, eval_ms;
@@ -627,22 +713,23 @@ HermiteBlockTiming time_block(std::size_t n, std::size_t active, int repeats, co
 
 template <typename T>
 std::unique_ptr<DeviceBlockSteps> make_device_block_steps(std::function<DeviceBodies<T>()> bodies,
-                                                          std::function<void()> on_move) {
-    return std::make_unique<CudaBlockSteps<T>>(std::move(bodies), std::move(on_move));
+                                                          std::function<void()> on_move,
+                                                          const PairJerkLaunch& pair) {
+    return std::make_unique<CudaBlockSteps<T>>(std::move(bodies), std::move(on_move), pair);
 }
 
 template std::unique_ptr<DeviceBlockSteps> make_device_block_steps<float>(
-    std::function<DeviceBodies<float>()>, std::function<void()>);
+    std::function<DeviceBodies<float>()>, std::function<void()>, const PairJerkLaunch&);
 template std::unique_ptr<DeviceBlockSteps> make_device_block_steps<double>(
-    std::function<DeviceBodies<double>()>, std::function<void()>);
+    std::function<DeviceBodies<double>()>, std::function<void()>, const PairJerkLaunch&);
 
 HermiteBlockTiming time_hermite_block(std::size_t n, std::size_t active, Precision p, int repeats,
-                                      const JerkLaunch& launch) {
+                                      const JerkLaunch& launch, const PairJerkLaunch& pair) {
     if (!cuda_device_info()) throw Error("no CUDA device: cannot time the Hermite block");
     if (n == 0 || active == 0 || active > n) throw Error("benchmark block: need 0 < active <= N");
     if (n >= (std::size_t(1) << 32)) throw Error("benchmark block: N must be below 2^32");
-    if (p == Precision::f32) return time_block<float>(n, active, repeats, launch);
-    return time_block<double>(n, active, repeats, launch);
+    if (p == Precision::f32) return time_block<float>(n, active, repeats, launch, pair);
+    return time_block<double>(n, active, repeats, launch, pair);
 }
 
 }  // namespace nbody

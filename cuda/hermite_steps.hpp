@@ -45,20 +45,23 @@ class DeviceBlockSteps : public BlockSteps {
 };
 
 // Block steps over the bodies `bodies()` returns (called at every operation, so the backend may
-// reallocate them between max steps); `on_move` runs whenever correct() changed them.
+// reallocate them between max steps); `on_move` runs whenever correct() changed them. `pair`: the
+// evaluation of every body at once (a start, the last block of each max step); automatic but in tests.
 template <typename T>
 std::unique_ptr<DeviceBlockSteps> make_device_block_steps(std::function<DeviceBodies<T>()> bodies,
-                                                          std::function<void()> on_move);
+                                                          std::function<void()> on_move,
+                                                          const PairJerkLaunch& pair = {});
 
 // The timing of one block for the benchmark: `active` of n random bodies due (spread evenly over the
 // indices), the rest not, every body's state on the device. block_ms: the median wall time of a whole
 // block as a max step runs it (a graph of one block's kernels, then the clock's read-back); evaluate_ms:
 // the median of the force+jerk evaluation alone (CUDA events). interactions/s = active n / (ms / 1000).
+// `launch` shapes the one-sided evaluation, `pair` the all-active one (off: the one-sided there too).
 struct HermiteBlockTiming {
     double block_ms = 0, evaluate_ms = 0;
     std::string launch;  // the force+jerk plan used, e.g. "K=2 block=128 splits=911"
 };
 HermiteBlockTiming time_hermite_block(std::size_t n, std::size_t active, Precision p, int repeats,
-                                      const JerkLaunch& launch = {});
+                                      const JerkLaunch& launch = {}, const PairJerkLaunch& pair = {});
 
 }  // namespace nbody

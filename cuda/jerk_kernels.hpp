@@ -99,4 +99,39 @@ void launch_planned_jerks(const JerkPlans& plans, const JerkPlan* device_plans, 
                           const std::uint32_t* active, T G, T eps2, Vec4<T>* acc, Vec4<T>* jerk,
                           Vec4<T>* scratch, void* stream);
 
+// ---- Every body at once, each pair once (cuda/pairwise_jerks.cu), for the blocks where all bodies are
+// active: a start, and the last block of every max step. The kernels above sum each target against every
+// source, so a pair is evaluated twice when both are targets; here a block takes two tiles of bodies and
+// applies each pair to both (Newton's third law: the jerk is odd in r and v as the force is), as
+// pairwise_forces.cu does for the force alone. Each body's sums from its partner tiles go to one slot each
+// and are added in slot order: the same bits on every run, no atomics. Not the same bits as launch_jerks.
+
+// K bodies per thread and B threads per block (tiles of B K bodies); zero fields are chosen by
+// plan_pair_jerks. `off`: never use the pairwise kernel (the benchmark's comparison).
+struct PairJerkLaunch {
+    int bodies_per_thread = 0;  // K: 1, 2 or 4 (4: float only)
+    int block = 0;              // B: 64, 128 or 256
+    bool off = false;
+};
+
+// The launch for all n bodies in precision p, or one with off set where the pairwise kernel should not
+// run: fewer than 32,768 bodies or too few tile pairs to fill the device (the planned one-sided kernel
+// serves small n faster; neither checked for an explicit K and B), or more partial sums than the pairwise
+// force kernels' budget (max_pairwise_grid_bytes: 1/16 of the device's memory, at most 2 GiB; large n).
+// Depends on n, p and the device alone, so a run and its restart on one device choose alike. Throws
+// nbody::Error on a bad explicit value.
+PairJerkLaunch plan_pair_jerks(PairJerkLaunch req, std::size_t n, Precision p);
+// "pairwise K=4 block=256", or "off".
+std::string to_string(const PairJerkLaunch& l);
+// Vec4 elements of scratch a launch needs for n bodies: 2 x tiles x n.
+std::size_t pair_jerk_scratch_count(const PairJerkLaunch& l, std::size_t n);
+
+// acc[i], jerk[i] as launch_jerks gives them for the targets 0..n-1 in body order (G included, j == i
+// skipped by index), each pair evaluated once. `live` (may be null): nothing runs when *live is 0 (the
+// block clock's, hermite_steps.cu). scratch holds pair_jerk_scratch_count(l, n) items.
+template <typename T>
+void launch_pair_jerks(const PairJerkLaunch& l, const Vec4<T>* xp, const Vec4<T>* vp, std::size_t n, T G,
+                       T eps2, Vec4<T>* acc, Vec4<T>* jerk, Vec4<T>* scratch, const std::uint32_t* live,
+                       void* stream);
+
 }  // namespace nbody

@@ -288,6 +288,112 @@ TEST(CudaHermiteKernel, PlansCoverEveryCount) {
     }
 }
 
+// ---- Every body at once, each pair once (cuda/pairwise_jerks.cu) ------------------------------------
+
+// launch_pair_jerks of the bodies of s (as T), copied back. `live`: the value of the live flag passed
+// (the outputs start as 7s, so a launch that did nothing shows).
+template <typename T>
+JerkResult run_pair_jerks(const HostState& s, double eps, const PairJerkLaunch& requested,
+                          std::uint32_t live = 1) {
+    const std::size_t n = s.size();
+    const PairJerkLaunch l = plan_pair_jerks(requested, n, precision_of<T>());
+    EXPECT_FALSE(l.off);
+    DeviceBuffer<Vec4<T> > x(n), v(n), acc(n), jerk(n),
+        scratch(std::max<std::size_t>(pair_jerk_scratch_count(l, n), 1));
+    DeviceBuffer<std::uint32_t> flag(1);
+    const std::vector<Vec4<T> > hx = narrow<T>(s.pos_mass), hv = narrow<T>(s.vel);
+    const std::vector<Vec4<T> > sevens(n, Vec4<T>{T(7), T(7), T(7), T(7)});
+    x.copy_from_host(hx.data(), n);
+    v.copy_from_host(hv.data(), n);
+    acc.copy_from_host(sevens.data(), n);
+    jerk.copy_from_host(sevens.data(), n);
+    flag.copy_from_host(&live, 1);
+    launch_pair_jerks<T>(l, x.data(), v.data(), n, T(1), static_cast<T>(eps * eps), acc.data(), jerk.data(),
+                         scratch.data(), flag.data(), nullptr);
+    std::vector<Vec4<T> > ha(n), hj(n);
+    acc.copy_to_host(ha.data(), n);
+    jerk.copy_to_host(hj.data(), n);
+    JerkResult r{widen(ha), widen(hj), {}};
+    r.bits.resize(2 * n * sizeof(Vec4<T>));
+    std::memcpy(r.bits.data(), ha.data(), n * sizeof(Vec4<T>));
+    std::memcpy(r.bits.data() + n * sizeof(Vec4<T>), hj.data(), n * sizeof(Vec4<T>));
+    return r;
+}
+
+std::vector<PairJerkLaunch> pair_shapes(Precision p) {
+    std::vector<PairJerkLaunch> v{{1, 64, false}, {1, 128, false}, {2, 128, false}, {2, 256, false}};
+    if (p == Precision::f32) v.push_back({4, 256, false});
+    return v;
+}
+
+// Every shape against the float64 sum (the tolerances of the one-sided kernel's test above), softened
+// and at eps = 0 (the self-term skipped in the diagonal tiles), N a single short tile, one pair of
+// tiles, and many tiles with a short last one; each shape twice with the same bits.
+template <typename T>
+void check_pairwise_against_float64(std::size_t n, double eps) {
+    const HostState s = rounded<T>(test::random_bodies(n, 13));
+    const double tol_a = sizeof(T) == 4 ? 2e-5 : 1e-12, tol_j = sizeof(T) == 4 ? 1e-4 : 1e-12;
+    std::vector<Vec4<double> > ra(n), rj(n);
+    for (std::size_t i = 0; i < n; ++i) reference_jerk(s, i, eps, ra[i], rj[i]);
+    for (const PairJerkLaunch& l : pair_shapes(precision_of<T>())) {
+        SCOPED_TRACE(std::string(to_string(precision_of<T>())) + " n=" + std::to_string(n) +
+                     " eps=" + std::to_string(eps) + " " + to_string(l));
+        const JerkResult r = run_pair_jerks<T>(s, eps, l);
+        if (n == 1) {
+            EXPECT_EQ(r.acc[0].x, 0.0);
+            EXPECT_EQ(r.jerk[0].z, 0.0);
+        } else {
+            EXPECT_LE(relative_rms_of(r.acc, ra), tol_a);
+            EXPECT_LE(relative_rms_of(r.jerk, rj), tol_j);
+        }
+        EXPECT_TRUE(run_pair_jerks<T>(s, eps, l).bits == r.bits);
+    }
+}
+
+TEST(CudaHermiteKernel, PairwiseMatchesFloat64ForEveryShape) {
+    SKIP_WITHOUT_DEVICE();
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(300), std::size_t(4099)}) {
+        for (double eps : {0.0, 0.01}) {
+            check_pairwise_against_float64<float>(n, eps);
+            check_pairwise_against_float64<double>(n, eps);
+        }
+    }
+}
+
+// With the live flag at 0 (the block clock stopped: a failed step) nothing is written.
+TEST(CudaHermiteKernel, PairwiseDoesNothingWhenNotLive) {
+    SKIP_WITHOUT_DEVICE();
+    const HostState s = test::random_bodies(1000, 14);
+    const JerkResult r = run_pair_jerks<float>(s, 0.01, {2, 128, false}, 0);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        ASSERT_EQ(r.acc[i].x, 7.0);
+        ASSERT_EQ(r.jerk[i].y, 7.0);
+    }
+}
+
+// The automatic choice: on for 32,768 bodies and up (the benchmark's 65,536), off below and where the
+// partial sums would not fit; explicit shapes taken as they are, bad ones refused.
+TEST(CudaHermiteKernel, PairwiseServesLargeAllActiveBlocksOnly) {
+    SKIP_WITHOUT_DEVICE();
+    for (std::size_t n : {std::size_t(32768), std::size_t(65536)}) {
+        EXPECT_FALSE(plan_pair_jerks({}, n, Precision::f32).off) << n;
+        EXPECT_FALSE(plan_pair_jerks({}, n, Precision::f64).off) << n;
+    }
+    EXPECT_EQ(plan_pair_jerks({}, 65536, Precision::f32).bodies_per_thread, 4);
+    EXPECT_TRUE(plan_pair_jerks({}, 16384, Precision::f32).off);
+    EXPECT_TRUE(plan_pair_jerks({}, 100, Precision::f32).off);
+    EXPECT_TRUE(plan_pair_jerks({}, std::size_t(1) << 22, Precision::f32).off);
+    EXPECT_TRUE(plan_pair_jerks({0, 0, true}, 65536, Precision::f32).off);
+    const PairJerkLaunch small = plan_pair_jerks({1, 64, false}, 100, Precision::f64);
+    EXPECT_FALSE(small.off);
+    EXPECT_EQ(small.bodies_per_thread, 1);
+    EXPECT_EQ(small.block, 64);
+    EXPECT_EQ(pair_jerk_scratch_count(small, 100), 2u * 2u * 100u);  // two tiles of 64, two slots each
+    EXPECT_THROW(plan_pair_jerks({3, 0, false}, 10, Precision::f32), Error);
+    EXPECT_THROW(plan_pair_jerks({4, 0, false}, 10, Precision::f64), Error);
+    EXPECT_THROW(plan_pair_jerks({0, 96, false}, 10, Precision::f32), Error);
+}
+
 // The launch shapes the automatic choice gives the two benchmark cases and the regimes between.
 TEST(CudaHermiteKernel, AutomaticShapesFitTheTargets) {
     SKIP_WITHOUT_DEVICE();
@@ -668,6 +774,75 @@ TEST(CudaHermite, OneLevelIsOneBlockOfAllBodiesPerMaxStep) {
     for (int l : gpu->block_steps()->levels()) EXPECT_EQ(l, 0);
 }
 
+// The block loop with the pairwise evaluation of every body at once (the start and the last block of
+// each max step, forced on at this N) and without it, against serial double as in
+// MatchesSerialDoubleOnPlummer: the same levels and work in double, and the two evaluations really
+// differ (other sums, other bits), each deterministic.
+template <typename T>
+HostState run_device_block_steps(const HostState& s0, const Params& p, int steps, const PairJerkLaunch& pair,
+                                 BlockCounters& counters, std::vector<int>& levels) {
+    const std::size_t n = s0.size();
+    const std::vector<Vec4<T> > hx = narrow<T>(s0.pos_mass), hv = narrow<T>(s0.vel);
+    DeviceBuffer<Vec4<T> > pos(n), vel(n);
+    pos.copy_from_host(hx.data(), n);
+    vel.copy_from_host(hv.data(), n);
+    auto blocks = make_device_block_steps<T>(
+        [&] {
+            return DeviceBodies<T>{pos.data(), vel.data(), n, nullptr, 0};
+        },
+        nullptr, pair);
+    blocks->init(p);
+    for (int k = 0; k < steps; ++k) blocks->max_step(p);
+    counters = blocks->counters();
+    levels = blocks->levels();
+    std::vector<Vec4<T> > x(n), v(n);
+    pos.copy_to_host(x.data(), n);
+    vel.copy_to_host(v.data(), n);
+    HostState out = s0;
+    out.pos_mass = widen(x);
+    out.vel = widen(v);
+    return out;
+}
+
+template <typename T>
+void check_pairwise_block_loop() {
+    const Params p = hermite_params(1e-3);
+    const int steps = 4;
+    const HostState s0 = make_preset("plummer", 4096, 1);
+    auto serial = with_state(create_backend("serial", Precision::f64), s0);
+    const StepReport rs = serial->step(p, steps);
+    ASSERT_TRUE(rs.finite);
+    const HostState ref = serial->get_state();
+    HostState by[2];
+    for (int on = 0; on < 2; ++on) {
+        SCOPED_TRACE(std::string(to_string(precision_of<T>())) + (on ? " pairwise" : " one-sided"));
+        const PairJerkLaunch pair = on ? PairJerkLaunch{1, 128, false} : PairJerkLaunch{0, 0, true};
+        BlockCounters c;
+        std::vector<int> levels;
+        by[on] = run_device_block_steps<T>(s0, p, steps, pair, c, levels);
+        const Difference d = difference(by[on], ref);
+        if (sizeof(T) == 8) {
+            EXPECT_LE(d.relative, 1e-10) << d.pos_max << " " << d.vel_max;
+            EXPECT_EQ(c.blocks, rs.blocks);
+            EXPECT_EQ(c.body_updates, rs.body_updates);
+            EXPECT_EQ(levels, serial->block_steps()->levels());
+        } else {
+            EXPECT_LE(d.pos_max, 1e-4) << "rms " << d.pos_rms;
+            EXPECT_LE(d.vel_rms, 1e-4) << "max " << d.vel_max;
+            EXPECT_LE(d.vel_max, 1e-3);
+        }
+        BlockCounters c2;
+        EXPECT_TRUE(same_bits(run_device_block_steps<T>(s0, p, steps, pair, c2, levels), by[on]));
+    }
+    EXPECT_FALSE(same_bits(by[0], by[1]));
+}
+
+TEST(CudaHermite, PairwiseLastBlocksMatchSerial) {
+    SKIP_WITHOUT_DEVICE();
+    check_pairwise_block_loop<float>();
+    check_pairwise_block_loop<double>();
+}
+
 // The benchmark's block timing runs at both of its shapes (small N here; the real sizes are in
 // bench/cuda_bench.cpp --hermite).
 TEST(CudaHermite, BenchmarkBlockTimingRuns) {
@@ -681,6 +856,10 @@ TEST(CudaHermite, BenchmarkBlockTimingRuns) {
             EXPECT_FALSE(t.launch.empty());
         }
     }
+    // Every body active with the pairwise evaluation: the max step's last block, run by the host.
+    const HermiteBlockTiming all = time_hermite_block(8192, 8192, Precision::f32, 3, {}, {1, 128, false});
+    EXPECT_GT(all.evaluate_ms, 0.0);
+    EXPECT_EQ(all.launch, "pairwise K=1 block=128");
     EXPECT_THROW(time_hermite_block(100, 0, Precision::f32, 1), Error);
     EXPECT_THROW(time_hermite_block(100, 101, Precision::f32, 1), Error);
 }
