@@ -1026,6 +1026,12 @@ TEST_F(CliTest, BenchHermiteRowsReportMsPerUnitOfSimulatedTime) {
     const auto rows = data_lines(r.out);
     ASSERT_EQ(rows.size(), 3u) << r.out;
     EXPECT_NE(rows[0].find(",gflops,ms_per_time_unit"), std::string::npos) << rows[0];
+    // The header says how a hermite row counts its interactions (issue 21), as --help does.
+    EXPECT_NE(r.out.find("# hermite rows: a step is a max step (dt), interactions/s count each body's "
+                         "force+jerk evaluation against all N (the sum over blocks of active x N)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(run_cli({"bench", "--help"}).out.find("hermite rows: a step is a max step"), std::string::npos);
     for (std::size_t i = 1; i < rows.size(); ++i) {
         std::vector<std::string> f;
         std::stringstream line(rows[i]);
