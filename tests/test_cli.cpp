@@ -848,6 +848,27 @@ TEST_F(CliTest, ProgressLinesInPlainModeAndNoneWithQuiet) {
     EXPECT_EQ(quiet.err, "");
 }
 
+// Issue 21: an adaptive run's progress line counts max steps and shows what they hide, the simulated
+// time from the integrator, the blocks and the force+jerk evaluations so far (as the summary does).
+TEST_F(CliTest, HermiteProgressLineShowsTimeBlocksAndEvaluations) {
+    ScopedEnv every_update("NBODY_PROGRESS_SECONDS", "0");
+    const CliResult r = run_cli({"run", "--n", "64", "--integrator", "hermite", "--dt", "0.01", "--t-end",
+                                 "0.3", "--backend", "serial"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string last = "nbody run: max step 30/30 (100%), t = 0.3, ";
+    const auto at = r.err.rfind(last);
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const std::string line = r.err.substr(at, r.err.find('\n', at) - at);
+    EXPECT_NE(line.find(" blocks, "), std::string::npos) << line;
+    EXPECT_NE(line.find(" force+jerk evaluations, "), std::string::npos) << line;
+    EXPECT_NE(line.find("max steps/s"), std::string::npos) << line;
+    // The same counts as the summary's.
+    const auto blocks = r.out.find("  blocks          ");
+    ASSERT_NE(blocks, std::string::npos) << r.out;
+    const std::string count = r.out.substr(blocks + 18, r.out.find(',', blocks) - blocks - 18);
+    EXPECT_NE(line.find(", " + count + " blocks, "), std::string::npos) << line << " / " << count;
+}
+
 TEST_F(CliTest, ParametersTravelWithTheBodies) {
     const std::string exported = file("solar.csv");
     ASSERT_EQ(run_cli({"run", "--preset", "solar", "--n", "20", "--steps", "0", "--softening", "0.0375",
@@ -1005,6 +1026,12 @@ TEST_F(CliTest, BenchHermiteRowsReportMsPerUnitOfSimulatedTime) {
     const auto rows = data_lines(r.out);
     ASSERT_EQ(rows.size(), 3u) << r.out;
     EXPECT_NE(rows[0].find(",gflops,ms_per_time_unit"), std::string::npos) << rows[0];
+    // The header says how a hermite row counts its interactions (issue 21), as --help does.
+    EXPECT_NE(r.out.find("# hermite rows: a step is a max step (dt), interactions/s count each body's "
+                         "force+jerk evaluation against all N (the sum over blocks of active x N)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(run_cli({"bench", "--help"}).out.find("hermite rows: a step is a max step"), std::string::npos);
     for (std::size_t i = 1; i < rows.size(); ++i) {
         std::vector<std::string> f;
         std::stringstream line(rows[i]);

@@ -28,6 +28,22 @@ TEST(Progress, LineSaysStepsRatesAndEta) {
     EXPECT_NE(p.line(1, 10.0).find("ETA 33 min 10 s"), std::string::npos) << p.line(1, 10.0);
 }
 
+// An adaptive run counts max steps and says what they hide: its clock, blocks and evaluations.
+TEST(Progress, LineShowsItsUnitsAndDetail) {
+    std::ostringstream out;
+    Progress p("run", 200, 0.0, plain_every_update(), out);
+    p.set_units("max step", "max steps");
+    p.set_detail("t = 0.5, 120 blocks, 3.4e+04 force+jerk evaluations");
+    const std::string line = p.line(50, 2.0);
+    EXPECT_NE(line.find("run: max step 50/200 (25%), t = 0.5, 120 blocks, 3.4e+04 force+jerk evaluations, "
+                        "25 max steps/s, ETA 6 s"),
+              std::string::npos)
+        << line;
+    EXPECT_EQ(line.find("interactions/s"), std::string::npos) << line;
+    p.set_detail("");
+    EXPECT_NE(p.line(50, 2.0).find("(25%), 25 max steps/s"), std::string::npos) << p.line(50, 2.0);
+}
+
 TEST(Progress, PlainModePrintsWholeLines) {
     std::ostringstream out;
     {

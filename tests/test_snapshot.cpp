@@ -347,6 +347,32 @@ TEST_F(SnapshotTest, TipsyRoundTripIsExactInFloatInBothByteOrders) {
     EXPECT_NE(notes[0].find("rounded"), std::string::npos);
 }
 
+// Issue 21: an adaptive run's restart needs HDF5; CSV and Tipsy say so in one line each, HDF5 says nothing.
+TEST_F(SnapshotTest, CsvAndTipsySayWhatAnAdaptiveRunLosesInThem) {
+    Snapshot snap = snapshot_of(bodies(5, Precision::f32), Precision::f32);
+    snap.info.params.integrator = Integrator::hermite;
+    const auto csv = write_snapshot(file("h.csv"), snap);
+    ASSERT_EQ(csv.size(), 1u);
+    EXPECT_EQ(csv[0].find('\n'), std::string::npos) << csv[0];
+    EXPECT_NE(csv[0].find("h.csv: a CSV is no restart point of the hermite run"), std::string::npos)
+        << csv[0];
+    EXPECT_NE(csv[0].find("write .h5 to --restart it exactly"), std::string::npos) << csv[0];
+    for (const std::string name : {"h.tipsy", "h.bin"}) {
+        const auto tipsy = write_snapshot(file(name), snap);
+        ASSERT_EQ(tipsy.size(), 1u) << name;
+        EXPECT_EQ(tipsy[0].find('\n'), std::string::npos) << tipsy[0];
+        EXPECT_NE(tipsy[0].find(name + ": Tipsy holds the bodies and the time only, not the hermite run's "
+                                       "parameters (eta, max step, step count)"),
+                  std::string::npos)
+            << tipsy[0];
+    }
+    if (have_hdf5()) EXPECT_TRUE(write_snapshot(file("h.h5"), snap).empty());
+    // A fixed-step run's CSV and Tipsy (in float) need no word.
+    snap.info.params.integrator = Integrator::leapfrog;
+    EXPECT_TRUE(write_snapshot(file("l.csv"), snap).empty());
+    EXPECT_TRUE(write_snapshot(file("l.tipsy"), snap).empty());
+}
+
 // The structs of the CUDA sample's tipsy.h (and Bonsai's), written with fwrite as they do.
 struct SampleDump {
     double time;

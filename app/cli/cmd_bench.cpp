@@ -31,6 +31,11 @@ namespace nbody {
 namespace {
 
 constexpr const char* kBenchPreset = "plummer";
+// An adaptive integrator's rows (hermite), in every format's header or legend and in --help.
+constexpr const char* kAdaptiveCounting =
+    "hermite rows: a step is a max step (dt), interactions/s count each body's force+jerk evaluation against "
+    "all N (the sum over blocks of active x N) and GFLOP/s 42 flops each; ms/t_unit (ms_per_time_unit) is "
+    "wall ms per unit of simulated time, the figure to compare integrators by";
 constexpr const char* kFootnote =
     "interactions/s count N^2 per force evaluation for every backend (at the median time); GFLOP/s counts 20 "
     "flops per "
@@ -324,8 +329,8 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
                     "ms_per_step (median), ms_min, ms_max, interactions_per_second, gflops (and "
                     "vs_baseline for cuda: production force kernel speed / GPU Gems 3 baseline kernel speed; "
                     "max_diff, rms_diff, "
-                    "diff_bound with --compare).\n") +
-        kFootnote + ".");
+                    "diff_bound with --compare; ms_per_time_unit with an adaptive integrator).\n") +
+        kFootnote + "; " + kAdaptiveCounting + ".");
     return cmd;
 }
 
@@ -466,6 +471,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         out << (rows.empty() ? "]\n" : "\n]\n");
     } else if (format == "csv") {
         out << "# cpu = " << m.cpu << "\n# cores = " << m.cores << "\n# gpu = " << m.gpu << '\n';
+        // How an adaptive row counts, above the columns it explains (issue 21), as the table's legend says.
+        if (any_adaptive) out << "# " << kAdaptiveCounting << '\n';
         out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "")
             << (show_processes ? "threads,processes," : "threads,")
             << "n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
@@ -550,12 +557,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                       "GFLOP/s 0 there"
                     : "")
             << (any_error ? "; err_*: relative force error against the float64 direct sum on a sample" : "")
-            << (any_adaptive ? "; hermite rows: a step is a max step (dt), interactions/s count each body's "
-                               "force+jerk evaluation against all N (the sum over blocks of active x N) and "
-                               "GFLOP/s 42 flops each; ms/t_unit is wall ms per unit of simulated time, the "
-                               "figure to compare integrators by"
-                             : "")
-            << ".\n";
+            << (any_adaptive ? std::string("; ") + kAdaptiveCounting : std::string()) << ".\n";
     }
     return out.str();
 }

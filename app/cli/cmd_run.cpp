@@ -328,6 +328,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     // (0: the progress line shows none).
     Progress progress("run", plan.steps, adaptive ? 0.0 : n * n,
                       progress_settings_from_environment(o.quiet || !cl.root()), std::cerr);
+    if (adaptive) progress.set_units("max step", "max steps");
 
     RunOutcome r;
     r.t = sc.state.t;
@@ -393,9 +394,15 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         if (files.collision_log) files.collision_log->write(sc.step + r.done, rep.collisions.events);
         r.blocks += rep.blocks;
         r.body_updates += rep.body_updates;
-        progress.update(r.done);
         const HostState now = backend.get_state();
         r.t = now.t;
+        // A max step says little of an adaptive run's work: the line shows its clock, blocks and evaluations.
+        if (adaptive) {
+            progress.set_detail("t = " + format_time(r.t, std::abs(sc.params.dt) / 1000) + ", " +
+                                std::to_string(r.blocks) + " blocks, " + format_g(double(r.body_updates), 3) +
+                                " force+jerk evaluations");
+        }
+        progress.update(r.done);
         if (watch_encounters) sample_encounter(now, sc.params.G, r.encounter);
 
         const bool at_log = log_every > 0 && r.done % log_every == 0;

@@ -82,6 +82,7 @@ std::string Progress::line(std::int64_t done, double elapsed_s) const {
     const double pct = 100.0 * static_cast<double>(done) / static_cast<double>(total_);
     std::string text = label_ + ": " + unit_ + " " + std::to_string(done) + "/" + std::to_string(total_) +
                        " (" + fmt("%.0f", std::floor(pct)) + "%)";
+    if (!detail_.empty()) text += ", " + detail_;
     if (elapsed_s > 0 && done > 0) {
         const double steps_per_s = static_cast<double>(done) / elapsed_s;
         text += ", " + fmt("%.3g", steps_per_s) + " " + units_ + "/s, ";
@@ -96,6 +97,10 @@ std::string Progress::line(std::int64_t done, double elapsed_s) const {
 void Progress::set_units(std::string one, std::string many) {
     unit_ = std::move(one);
     units_ = std::move(many);
+}
+
+void Progress::set_detail(std::string detail) {
+    detail_ = std::move(detail);
 }
 
 void Progress::update(std::int64_t done) {

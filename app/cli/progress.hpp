@@ -32,6 +32,9 @@ class Progress {
 
     // What the line counts, one and many ("body", "bodies"); "step", "steps" unless set.
     void set_units(std::string one, std::string many);
+    // Text shown after the count and before the rates, until replaced ("" for none): what a step count
+    // does not tell, e.g. an adaptive integrator's simulated time, blocks and force evaluations.
+    void set_detail(std::string detail);
 
     // `done` steps are complete; prints if the interval has passed. Cheap to call often.
     void update(std::int64_t done);
@@ -44,6 +47,7 @@ class Progress {
   private:
     std::string label_;
     std::string unit_ = "step", units_ = "steps";
+    std::string detail_;
     std::int64_t total_;
     double interactions_per_step_;
     ProgressSettings settings_;

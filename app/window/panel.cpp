@@ -195,7 +195,8 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     // An adaptive integrator chooses its steps going forward: negating the velocities does not retrace it.
     const bool adaptive = integrator_info(m.params.integrator).adaptive;
     ImGui::BeginDisabled(adaptive);
-    if (ImGui::Button(info.reversed ? "Forward (B)" : "Reverse (B)")) a.reverse = true;
+    // The greyed button says it is off in plain sight (issue 21), its tooltip says why.
+    if (ImGui::Button(reverse_button_label(adaptive, info.reversed))) a.reverse = true;
     ImGui::EndDisabled();
     if (adaptive) {
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -282,9 +283,10 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
     tooltip_for_last("Velocity factor applied once per step (1 = none).");
     log_slider("G", m.params.G, kMinG, kMaxG, "%.4g");
 
-    if (ImGui::BeginCombo("integrator", to_string(m.params.integrator))) {
+    if (ImGui::BeginCombo("integrator", integrator_label(integrator_info(m.params.integrator)).c_str())) {
         for (const auto& i : builtin_integrators()) {
-            if (ImGui::Selectable(i.name, i.id == m.params.integrator)) m.params.integrator = i.id;
+            if (ImGui::Selectable(integrator_label(i).c_str(), i.id == m.params.integrator))
+                m.params.integrator = i.id;
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i.description);
         }
         ImGui::EndCombo();
@@ -722,14 +724,23 @@ void energy_section(const PanelInfo& info) {
 
 void performance_section(const PanelInfo& info) {
     if (!ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    plot("ms/step", info.ms_step, "%.3f ms", false,
-         "Wall time per simulation step (on the simulation thread).");
+    if (info.adaptive) {
+        plot("ms/max step", info.ms_step, "%.3f ms", false,
+             "Wall time per max step (dt), all its blocks included (on the simulation thread).");
+    } else {
+        plot("ms/step", info.ms_step, "%.3f ms", false,
+             "Wall time per simulation step (on the simulation thread).");
+    }
     char rate[64];
     std::snprintf(rate, sizeof rate, "  %.1f GFLOP/s  %.0f fps", double(info.gflops.last()),
                   double(info.fps.last()));
     plot("interactions/s", info.interactions, "%.3g", false,
-         "N^2 body-body interactions per step times steps/s; 20 floating-point operations counted per "
-         "interaction (the CUDA sample's convention).",
+         info.adaptive
+             ? "Each active body's force and jerk against all N, summed over the blocks of a max step, "
+               "times max steps/s; 42 floating-point operations counted per interaction (20 for the "
+               "force, the rest for the jerk)."
+             : "N^2 body-body interactions per step times steps/s; 20 floating-point operations "
+               "counted per interaction (the CUDA sample's convention).",
          rate);
 }
 
@@ -898,6 +909,15 @@ std::string energy_header(const PanelInfo& info) {
     // " (N-body)" already has its brackets; "###Energy" keeps the header's open state across unit changes.
     return "Energy" + (unit.front() == ' ' && unit[1] == '(' ? unit : " (" + unit.substr(1) + ")") +
            "###Energy";
+}
+
+std::string integrator_label(const IntegratorInfo& i) {
+    return i.adaptive ? std::string("adaptive (") + i.name + ")" : std::string(i.name);
+}
+
+const char* reverse_button_label(bool adaptive, bool reversed) {
+    if (adaptive) return "Reverse: off";
+    return reversed ? "Forward (B)" : "Reverse (B)";
 }
 
 std::string clock_text(const PanelInfo& info) {

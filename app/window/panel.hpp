@@ -172,6 +172,14 @@ struct PanelInfo {
 // The panel's clock line: "N 3  t 1.25  250 steps  60 steps/s", with "reversed" while time runs back.
 std::string clock_text(const PanelInfo& info);
 
+struct IntegratorInfo;
+// The integrator combo's entry: the registry's name ("leapfrog"), an adaptive one marked as such beside
+// the fixed-step ones: "adaptive (hermite)".
+std::string integrator_label(const IntegratorInfo& i);
+// The time-reverse button's label: "Reverse (B)", "Forward (B)" while reversed, and for an adaptive
+// integrator (which cannot retrace its steps) "Reverse: off", greyed, its tooltip saying why.
+const char* reverse_button_label(bool adaptive, bool reversed);
+
 // The units of the panel's numbers in the scenario's unit system: " yr", " AU/yr", " Msun AU^2/yr^2"; in
 // N-body units each says so (" (N-body)"). The argument picks the quantity.
 enum class Quantity { time, length, speed, energy };

@@ -180,12 +180,17 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
     c.def(
         "save",
         [](PySimulation& s, const std::string& path) {
-            auto l = s.lock();
-            s.save(path);
+            std::vector<std::string> notes;
+            {
+                auto l = s.lock();
+                notes = s.save(path);
+            }
+            for (const std::string& note : notes) warn_lines(note);
         },
         py::arg("path"),
         "Writes the state to path: .h5 is a snapshot Simulation.load continues exactly; .csv and .tipsy\n"
-        "hold the bodies (the CSV with its parameter lines). Written atomically.");
+        "hold the bodies (the CSV with its parameter lines). Written atomically. What the file cannot hold\n"
+        "(a double run in Tipsy's float; a hermite run's restart outside .h5) comes as a UserWarning.");
 
     def_param(c, "dt", &Params::dt, "Time step (a max step with hermite); finite and > 0.");
     def_param(c, "softening", &Params::softening, "Plummer softening length epsilon >= 0.");
@@ -236,6 +241,15 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
     c.def_property_readonly("t", &PySimulation::time, "Simulated time, by the integrator's own clock.");
     c.def_property_readonly("steps_done", &PySimulation::steps_done,
                             "Steps taken since the run began (a loaded snapshot's included).");
+    c.def_property_readonly(
+        "blocks", &PySimulation::blocks,
+        "Blocks an adaptive integrator (hermite) evaluated since this Simulation was made\n"
+        "(or loaded): each advances the bodies due at its time. 0 with a fixed step.");
+    c.def_property_readonly(
+        "force_evaluations", &PySimulation::force_evaluations,
+        "Force+jerk evaluations of one body against all N that an adaptive integrator\n"
+        "(hermite) made since this Simulation was made (or loaded), summed over its blocks:\n"
+        "its work, where steps_done counts max steps. 0 with a fixed step.");
     c.def_property_readonly("preset", &PySimulation::preset, "The preset's name; empty for other bodies.");
     c.def_property_readonly("seed", &PySimulation::seed, "The preset's seed.");
 

@@ -74,6 +74,8 @@ StepReport Simulation::step(std::int64_t k) {
     const double t0 = backend_->time();
     const StepReport r = backend_->step(params_, k);
     step_ += r.steps_done;
+    blocks_ += r.blocks;
+    body_updates_ += r.body_updates;
     check_finite(r, t0, params_.dt);
     return r;
 }
@@ -84,11 +86,13 @@ StepReport Simulation::step_of(double h) {
     const double t0 = backend_->time();
     const StepReport r = backend_->step(p, 1);
     step_ += r.steps_done;
+    blocks_ += r.blocks;
+    body_updates_ += r.body_updates;
     check_finite(r, t0, h);
     return r;
 }
 
-void Simulation::save(const std::string& path) {
+std::vector<std::string> Simulation::save(const std::string& path) {
     require_format("save", path);
     // A snapshot is a restart point: the run goes on from the bodies alone, as a load of it does.
     backend_->synchronize();
@@ -101,7 +105,7 @@ void Simulation::save(const std::string& path) {
     snap.info.preset = preset_;
     snap.info.seed = seed_;
     snap.info.program_version = NBODY_VERSION;
-    write_snapshot(path, snap);
+    return write_snapshot(path, snap);
 }
 
 }  // namespace nbody::python

@@ -41,6 +41,10 @@ class Simulation {
     std::size_t size() const { return backend_->size(); }
     double time() const { return backend_->time(); }
     std::int64_t steps_done() const { return step_; }
+    // An adaptive integrator's work since this simulation was made (its StepReports summed): the blocks,
+    // and the force+jerk evaluations of one body against all N over them. 0 with a fixed-step integrator.
+    std::int64_t blocks() const { return blocks_; }
+    std::uint64_t force_evaluations() const { return body_updates_; }
     const std::string& preset() const { return preset_; }
     std::uint64_t seed() const { return seed_; }
 
@@ -71,7 +75,8 @@ class Simulation {
     Backend& backend() { return *backend_; }
 
     // An HDF5 snapshot (or any format write_snapshot knows, by extension) that load() continues exactly.
-    void save(const std::string& path);
+    // Returns write_snapshot's notes (what a CSV or Tipsy file cannot hold).
+    std::vector<std::string> save(const std::string& path);
 
   private:
     void check_finite(const StepReport& r, double t0, double dt);
@@ -80,7 +85,9 @@ class Simulation {
     Params params_;
     Precision precision_ = Precision::f32;
     std::int64_t step_ = 0;  // steps since the run began (a restart's continue from the snapshot's)
-    std::string preset_;     // kept in snapshots; empty for bodies from elsewhere
+    std::int64_t blocks_ = 0;
+    std::uint64_t body_updates_ = 0;
+    std::string preset_;  // kept in snapshots; empty for bodies from elsewhere
     std::uint64_t seed_ = 0;
 };
 

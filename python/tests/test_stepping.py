@@ -139,3 +139,30 @@ def test_one_call_at_a_time():
         errors.append(str(e))
     t.join()
     assert errors == ["the simulation is busy in another thread (one call at a time)"]
+
+
+def test_hermite_reports_its_blocks_and_evaluations(cli):
+    """Issue 21: steps_done counts max steps; blocks and force_evaluations say what an adaptive run did,
+    the same counts `nbody run` prints for the same run."""
+    sim = nbody.Simulation(n=64, backend="serial", precision="double", integrator="hermite", eta=0.01, dt=0.01)
+    assert (sim.blocks, sim.force_evaluations) == (0, 0)
+    sim.step(10)
+    assert sim.steps_done == 10 and sim.t == pytest.approx(0.1, abs=1e-15)
+    assert sim.blocks >= 10  # at least one block per max step
+    assert sim.force_evaluations >= 64 + 10 * 64 // 2  # every body at the start, then the due ones
+    code, out, err = cli("run", "--n", "64", "--backend", "serial", "--precision", "double", "--integrator",
+                         "hermite", "--eta", "0.01", "--dt", "0.01", "--steps", "10", "--quiet")
+    assert code == 0, err
+    assert f"blocks          {sim.blocks}, {sim.force_evaluations} force+jerk evaluations" in out, out
+    fixed = nbody.Simulation(n=64, backend="serial")
+    fixed.step(3)
+    assert (fixed.blocks, fixed.force_evaluations) == (0, 0)
+
+
+def test_hermite_csv_and_tipsy_say_what_they_cannot_hold(tmp_path):
+    sim = nbody.Simulation(n=16, backend="serial", integrator="hermite")
+    sim.step(2)
+    with pytest.warns(UserWarning, match=r"a CSV is no restart point of the hermite run"):
+        sim.save(str(tmp_path / "a.csv"))
+    with pytest.warns(UserWarning, match=r"Tipsy holds the bodies and the time only"):
+        sim.save(str(tmp_path / "a.tipsy"))

@@ -105,6 +105,10 @@ Snapshot read_snapshot(const std::string& path, BodySource* source) {
 
 std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
     std::vector<std::string> notes;
+    // An adaptive run continues exactly only from an HDF5 snapshot (--restart: step count, precision,
+    // its parameters; docs/SNAPSHOTS.md): the other formats say in one line what they lack (issue 21).
+    const bool adaptive = s.info.has_params && integrator_info(s.info.params.integrator).adaptive;
+    const std::string integrator = adaptive ? to_string(s.info.params.integrator) : "";
     switch (require_format("output", file.path())) {
         case FileFormat::csv:
             if (s.info.has_params) {
@@ -112,6 +116,10 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
                 file.stream() << format_metadata(csv_metadata(s), v.empty() ? "unknown" : v);
             }
             write_bodies_csv(file, s.state, s.info.precision);
+            if (adaptive)
+                notes.push_back(file.path() + ": a CSV is no restart point of the " + integrator +
+                                " run (--input reads its bodies and parameters as a new run's, not its step "
+                                "count or precision): write .h5 to --restart it exactly");
             break;
         case FileFormat::hdf5: {
             // Built in memory, written like any other stream: a write error names the user's file.
@@ -135,6 +143,11 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
                     file.path() +
                     ": Tipsy has no field for radii (eps holds the softening): the radii were not "
                     "written; use .h5 or .csv to keep them");
+            if (adaptive)
+                notes.push_back(file.path() + ": Tipsy holds the bodies and the time only, not the " +
+                                integrator +
+                                " run's parameters (eta, max step, step count): write .h5 to --restart it "
+                                "exactly");
             break;
         }
     }
