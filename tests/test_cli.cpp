@@ -604,8 +604,22 @@ TEST_F(CliTest, HermiteEndsExactlyAtTEndAndCountsItsBlocks) {
         return std::string(std::istreambuf_iterator<char>(f), {});
     }());
     ASSERT_EQ(rows.size(), 5u);  // header, steps 0, 5, 10 and the end
+    EXPECT_EQ(rows[0], "step,t,kinetic,potential,total,rel_drift,px,py,pz,blocks,force_evaluations");
     EXPECT_EQ(rows[4].rfind("11,", 0), 0u) << rows[4];
     EXPECT_EQ(std::stod(rows[4].substr(3)), 1.05) << rows[4];
+    // The work columns: none at the start, growing, the last row's the summary's.
+    auto last_two = [](const std::string& row) {
+        const auto b = row.rfind(',', row.rfind(',') - 1);
+        return row.substr(b + 1);
+    };
+    EXPECT_EQ(last_two(rows[1]), "0,0") << rows[1];
+    const std::string end = last_two(rows[4]);
+    const std::string blocks = end.substr(0, end.find(',')), evaluations = end.substr(end.find(',') + 1);
+    EXPECT_NE(r.out.find("blocks          " + blocks + ", " + evaluations + " force+jerk evaluations"),
+              std::string::npos)
+        << end << "\n"
+        << r.out;
+    EXPECT_LT(std::stoll(last_two(rows[2])), std::stoll(blocks)) << rows[2];
 
     // --steps K: K max steps of dt, K dt of simulated time.
     const CliResult k = run_cli({"run", "--input", in, "--integrator", "hermite", "--softening", "0", "--dt",

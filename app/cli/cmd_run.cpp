@@ -203,7 +203,9 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
                             ", an estimate (more than " + std::to_string(kExactPotentialMaxN) +
                             " bodies: no exact pair sum)\n";
         }
-        f.energy_log = std::make_unique<EnergyLog>(o.energy_log, log_preamble, collisions, resolution);
+        // An adaptive run's rows say what its max steps did: the blocks and force+jerk evaluations so far.
+        f.energy_log = std::make_unique<EnergyLog>(o.energy_log, log_preamble, collisions, resolution,
+                                                   integrator_info(sc.params.integrator).adaptive);
     }
     if (!o.trajectory.empty())
         f.trajectory = std::make_unique<TrajectoryLog>(o.trajectory, preamble, resolution);
@@ -412,7 +414,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             if (files.energy_log) {
                 files.energy_log->write(r.done, r.t, r.last,
                                         relative_energy_drift(e0, r.last.total() + r.energy_lost),
-                                        r.energy_lost);
+                                        r.energy_lost, r.blocks, r.body_updates);
             }
         }
         if (files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps)) {

@@ -247,15 +247,15 @@ std::string TimeText::operator()(double t) {
 }
 
 EnergyLog::EnergyLog(const std::string& path, const std::string& preamble, bool energy_lost,
-                     double time_resolution)
-    : file_(path), energy_lost_(energy_lost), time_text_(time_resolution) {
+                     double time_resolution, bool work)
+    : file_(path), energy_lost_(energy_lost), work_(work), time_text_(time_resolution) {
     file_.stream() << preamble << "step,t,kinetic,potential,total,rel_drift,px,py,pz"
-                   << (energy_lost ? ",e_lost" : "") << "\n";
+                   << (energy_lost ? ",e_lost" : "") << (work ? ",blocks,force_evaluations" : "") << "\n";
     file_.end_record();
 }
 
-void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double rel_drift,
-                      double energy_lost) {
+void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double rel_drift, double energy_lost,
+                      std::int64_t blocks, std::uint64_t force_evaluations) {
     char buf[64];
     std::string row = std::to_string(step);
     auto put = [&](double v) {
@@ -277,6 +277,7 @@ void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double 
     put(d.momentum.y);
     put(d.momentum.z);
     if (energy_lost_) put(energy_lost);
+    if (work_) row += ',' + std::to_string(blocks) + ',' + std::to_string(force_evaluations);
     row += '\n';
     file_.stream() << row;
     file_.end_record();
