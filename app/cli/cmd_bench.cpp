@@ -146,6 +146,7 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     const bool adaptive = integrator_info(c.integrator).adaptive;
     Progress progress(label, o.warmup + o.repeats * o.steps, adaptive ? 0.0 : n * n,
                       progress_settings_from_environment(o.quiet || !cl.root()), std::cerr);
+    if (adaptive) progress.set_units("max step", "max steps");
     if (o.warmup > 0) check_finite(backend->step(p, o.warmup), c);
     progress.update(o.warmup);
     std::vector<double> seconds;

@@ -106,7 +106,7 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     cmd->add_option_function<std::string>(
            "--steps", [&o](const std::string& s) { o.steps = parse_integer("--steps", s, 0); },
            "number of steps (default " + std::to_string(kDefaultRunSteps) +
-               "; 0 writes the initial state to --output)")
+               "; max steps of --dt with --integrator hermite; 0 writes the initial state to --output)")
         ->type_name("K");
     add_real_option(*cmd, "--t-end,--finalTime", o.t_end, {},
                     "run until exactly this simulated time (the last step is shortened); excludes --steps")
