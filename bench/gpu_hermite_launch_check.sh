@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One call on the lent GPU: the Hermite force+jerk launch choice before and after a change, in the same
 # run. Kernel rows (nbody_cuda_bench --hermite, automatic launch) for blocks of several sizes among 65,536
-# sources, then the user-level Plummer run (N 65,536, softening 1e-3, t = 0 -> 1, cuda, eta 0.02, max dt
-# 1/32) with each binary, interleaved round by round, and leapfrog at dt 1/2048 (the first dt reaching
-# |dE/E| <= 1e-6 there) as the baseline.
+# sources, then the user-level Plummer run (N 65,536, softening 1e-3, t = 0 -> 1, cuda, eta 0.02 with max
+# dt 1/32, and the cheapest passing eta 0.025 with max dt 1/16) with each binary, interleaved round by round,
+# and leapfrog at dt 1/2048 (the first dt reaching |dE/E| <= 1e-6 there) as the baseline.
 #   bench/gpu_hermite_launch_check.sh [ROUNDS]   binaries: .device/bin/{nbody,nbody_cuda_bench}[_before]
 set -uo pipefail
 rounds=${1:-3}
@@ -26,6 +26,8 @@ for r in $(seq "$rounds"); do
     for b in nbody_before nbody; do
       read -r w d <<<"$(wall "$b" --precision "$prec" --integrator hermite --dt 0.03125)"
       printf '%-6s %-8s %-44s %8s %10s\n' "$r" "$prec" "$b hermite eta 0.02 max dt 1/32" "$w" "$d"
+      read -r w d <<<"$(wall "$b" --precision "$prec" --integrator hermite --eta 0.025 --dt 0.0625)"
+      printf '%-6s %-8s %-44s %8s %10s\n' "$r" "$prec" "$b hermite eta 0.025 max dt 1/16" "$w" "$d"
     done
     if [ "$r" = 1 ]; then
       read -r w d <<<"$(wall nbody --precision "$prec" --integrator leapfrog --dt 0.00048828125)"
