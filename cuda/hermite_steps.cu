@@ -402,6 +402,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     void correct(std::int64_t /*tick*/) override {
         if (stopped_ || n_ == 0) return;
         enqueue_correct(bodies_());
+        // The counters (counters()) come from the last read-back: this block's evaluations with them.
+        read_clock();
         if (on_move_) on_move_();
     }
 
@@ -454,6 +456,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         requested_ = requested;
         requested_pair_ = pair;
         make_plans();
+        // The clock's hold_last follows the new pairwise launch.
+        if (params_) restart_clock(0ull);
     }
     // The plan a block of m active bodies is evaluated with.
     std::string plan_for(std::size_t m) const {
@@ -606,7 +610,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     DeviceBuffer<Vec4<T>> a1_, j1_;       // the active bodies' new force and jerk, in active-list order
     DeviceBuffer<std::int64_t> due_;      // each body's next time, ticks since the max step began
     DeviceBuffer<int> level_;             // its step is dt / 2^level; its own time is due - level_ticks
-    DeviceBuffer<std::uint32_t> active_;  // the active list: indices of the bodies due (in no set order)
+    DeviceBuffer<std::uint32_t> active_;  // the active list: indices of the bodies due (in no set order but
+                                          // in the max step's last block: every body, in order)
     DeviceBuffer<Vec4<T>> scratch_;       // the force+jerk kernels' partial sums
     DeviceBuffer<BlockClock> clock_;
     PinnedBuffer<BlockClock> clock_host_;  // the last read-back

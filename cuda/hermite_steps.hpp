@@ -8,7 +8,10 @@
 // in device memory (the earliest due tick by a min-reduction, the active list appended by the bodies
 // due), the force+jerk launch is planned for every active count in advance (jerk_kernels.hpp), so a batch
 // of blocks is one fixed sequence of launches, captured once as a CUDA graph and replayed; the host reads
-// the clock back once per batch (16 blocks while many remain in the max step, 2 near its end).
+// the clock back once per batch (16 blocks while many remain in the max step, 2 near its end). Where N is
+// large, the max step's last block (every body due, listed in order) is held back and run by the host as
+// a graph of its own with the pairwise evaluation (jerk_kernels.hpp): one more launch and read-back per
+// max step.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -46,7 +49,8 @@ class DeviceBlockSteps : public BlockSteps {
 
 // Block steps over the bodies `bodies()` returns (called at every operation, so the backend may
 // reallocate them between max steps); `on_move` runs whenever correct() changed them. `pair`: the
-// evaluation of every body at once (a start, the last block of each max step); automatic but in tests.
+// evaluation of every body at once (a start, the last block of each max step); automatic but in tests and
+// the benchmark.
 template <typename T>
 std::unique_ptr<DeviceBlockSteps> make_device_block_steps(std::function<DeviceBodies<T>()> bodies,
                                                           std::function<void()> on_move,
@@ -54,7 +58,8 @@ std::unique_ptr<DeviceBlockSteps> make_device_block_steps(std::function<DeviceBo
 
 // The timing of one block for the benchmark: `active` of n random bodies due (spread evenly over the
 // indices), the rest not, every body's state on the device. block_ms: the median wall time of a whole
-// block as a max step runs it (a graph of one block's kernels, then the clock's read-back); evaluate_ms:
+// block as a max step runs it (a graph of one block's kernels, then the clock's read-back; for a held
+// all-active block with the pairwise evaluation, two of each); evaluate_ms:
 // the median of the force+jerk evaluation alone (CUDA events). interactions/s = active n / (ms / 1000).
 // `launch` shapes the one-sided evaluation, `pair` the all-active one (off: the one-sided there too).
 struct HermiteBlockTiming {

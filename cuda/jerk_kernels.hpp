@@ -106,8 +106,8 @@ void launch_planned_jerks(const JerkPlans& plans, const JerkPlan* device_plans, 
 // pairwise_forces.cu does for the force alone. Each body's sums from its partner tiles go to one slot each
 // and are added in slot order: the same bits on every run, no atomics. Not the same bits as launch_jerks.
 
-// K bodies per thread and B threads per block (tiles of B K bodies); zero fields are chosen by
-// plan_pair_jerks. `off`: never use the pairwise kernel (the benchmark's comparison).
+// K bodies per thread and B threads per block (tiles of B K bodies); both zero: chosen by plan_pair_jerks.
+// `off`: never use the pairwise kernel (the benchmark's comparison).
 struct PairJerkLaunch {
     int bodies_per_thread = 0;  // K: 1, 2 or 4 (4: float only)
     int block = 0;              // B: 64, 128 or 256

@@ -40,14 +40,16 @@ constexpr unsigned kSumBlock = 256;
 // The automatic choice: at least this many bodies, and a shape that fills the device at least once.
 // Measured on the H100 (docs/PERFORMANCE.md, issue 21), whole all-active blocks in float: at 16,384
 // bodies the evaluation gains ~0.08 ms (0.34 -> 0.26 ms, K = 2, 256 threads) and the host's run of that
-// block (one more read-back) costs 0.06-0.15 ms: a wash; at 32,768 it gains 0.33 ms (1.23 -> 0.90 ms
-// whole block, K = 4: 2 waves).
+// block (one more graph launch and read-back) costs 0.06-0.15 ms: a wash; at 32,768 it gains 0.35 ms
+// (1.23 -> 0.88 ms whole block, K = 4: 2 waves).
 constexpr std::size_t kMinBodies = 32768;
 constexpr double kMinWaves = 1;
 
 // One pair, both sides, for r = x_j - x_i and v = v_j - v_i: i gets m_j inv^3 (r, v - alpha r), j the same
 // with -m_i (force and jerk are odd in (r, v)); alpha = 3 (r.v) inv^2 as in add_interaction_jerk.
-// s[0..2] acceleration, s[3..5] jerk, both divided by G.
+// s[0..2] acceleration, s[3..5] jerk, both divided by G. inv^3 is formed once for both sides, where the
+// one-sided kernel forms (m inv) inv^2: in float at eps = 0 it overflows for r below ~1e-13, where the
+// one-sided sum could stay finite (a massless body there gets 0 x inf); unreachable at any sane scale.
 template <typename T>
 __device__ __forceinline__ void pair_jerk(const Vec4<T>& pj, const Vec4<T>& vj, const T (&bi)[7], T eps2,
                                           T (&si)[6], T (&sj)[6]) {
@@ -277,6 +279,8 @@ PairJerkLaunch plan_pair_jerks(PairJerkLaunch req, std::size_t n, Precision p) {
                         : "pairwise jerk kernel: bodies per thread must be 1 or 2 in double");
     if (req.block != 0 && req.block != 64 && req.block != 128 && req.block != 256)
         throw Error("pairwise jerk kernel: block size must be 64, 128 or 256");
+    if ((k == 0) != (req.block == 0))
+        throw Error("pairwise jerk kernel: give both bodies per thread and block size, or neither");
     if (req.off || n == 0) return PairJerkLaunch{0, 0, true};
     int dev = 0, sms = 1;
     CUDA_CHECK(cudaGetDevice(&dev));
@@ -287,7 +291,7 @@ PairJerkLaunch plan_pair_jerks(PairJerkLaunch req, std::size_t n, Precision p) {
         return 2 * double(tiles_of(l, n)) * double(n) * double(body_bytes) <= budget;
     };
     // An explicit shape is taken as it is (the benchmark's sweeps, the tests' small N) if it fits.
-    if (k != 0 && req.block != 0) {
+    if (k != 0) {
         const PairJerkLaunch l{k, req.block, false};
         return fits(l) ? l : PairJerkLaunch{0, 0, true};
     }
@@ -297,9 +301,7 @@ PairJerkLaunch plan_pair_jerks(PairJerkLaunch req, std::size_t n, Precision p) {
     const int shapes[][2] = {{4, 256}, {2, 256}, {2, 128}};
     for (const auto& shape : shapes) {
         const PairJerkLaunch l{shape[0], shape[1], false};
-        if ((!f32 && l.bodies_per_thread == 4) || (k != 0 && l.bodies_per_thread != k) ||
-            (req.block != 0 && l.block != req.block) || !fits(l))
-            continue;
+        if ((!f32 && l.bodies_per_thread == 4) || !fits(l)) continue;
         const double tiles = double(tiles_of(l, n));
         const double slots = double(sms) * (f32 ? resident_blocks<float>(l.bodies_per_thread, l.block)
                                                 : resident_blocks<double>(l.bodies_per_thread, l.block));

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/hermite_steps.hpp"
 #include "cuda/jerk_kernels.hpp"
+#include "cuda/step_kernels.hpp"
 #include "cuda_skip.hpp"
 #endif
 
@@ -291,25 +293,31 @@ TEST(CudaHermiteKernel, PlansCoverEveryCount) {
 // ---- Every body at once, each pair once (cuda/pairwise_jerks.cu) ------------------------------------
 
 // launch_pair_jerks of the bodies of s (as T), copied back. `live`: the value of the live flag passed
-// (the outputs start as 7s, so a launch that did nothing shows).
+// (the outputs and the scratch start as 7s, so a launch that did nothing shows: `scratch_untouched`).
 template <typename T>
 JerkResult run_pair_jerks(const HostState& s, double eps, const PairJerkLaunch& requested,
-                          std::uint32_t live = 1) {
+                          std::uint32_t live = 1, bool* scratch_untouched = nullptr) {
     const std::size_t n = s.size();
     const PairJerkLaunch l = plan_pair_jerks(requested, n, precision_of<T>());
     EXPECT_FALSE(l.off);
-    DeviceBuffer<Vec4<T> > x(n), v(n), acc(n), jerk(n),
-        scratch(std::max<std::size_t>(pair_jerk_scratch_count(l, n), 1));
+    const std::size_t slots = std::max<std::size_t>(pair_jerk_scratch_count(l, n), 1);
+    DeviceBuffer<Vec4<T> > x(n), v(n), acc(n), jerk(n), scratch(slots);
     DeviceBuffer<std::uint32_t> flag(1);
     const std::vector<Vec4<T> > hx = narrow<T>(s.pos_mass), hv = narrow<T>(s.vel);
-    const std::vector<Vec4<T> > sevens(n, Vec4<T>{T(7), T(7), T(7), T(7)});
+    const std::vector<Vec4<T> > sevens(std::max(n, slots), Vec4<T>{T(7), T(7), T(7), T(7)});
     x.copy_from_host(hx.data(), n);
     v.copy_from_host(hv.data(), n);
     acc.copy_from_host(sevens.data(), n);
     jerk.copy_from_host(sevens.data(), n);
+    scratch.copy_from_host(sevens.data(), slots);
     flag.copy_from_host(&live, 1);
     launch_pair_jerks<T>(l, x.data(), v.data(), n, T(1), static_cast<T>(eps * eps), acc.data(), jerk.data(),
                          scratch.data(), flag.data(), nullptr);
+    if (scratch_untouched) {
+        std::vector<Vec4<T> > back(slots);
+        scratch.copy_to_host(back.data(), slots);
+        *scratch_untouched = std::memcmp(back.data(), sevens.data(), slots * sizeof(Vec4<T>)) == 0;
+    }
     std::vector<Vec4<T> > ha(n), hj(n);
     acc.copy_to_host(ha.data(), n);
     jerk.copy_to_host(hj.data(), n);
@@ -360,19 +368,25 @@ TEST(CudaHermiteKernel, PairwiseMatchesFloat64ForEveryShape) {
     }
 }
 
-// With the live flag at 0 (the block clock stopped: a failed step) nothing is written.
+// With the live flag at 0 (the block clock stopped: a failed step) nothing is written: neither the
+// results nor the partial sums (both kernels look at the flag).
 TEST(CudaHermiteKernel, PairwiseDoesNothingWhenNotLive) {
     SKIP_WITHOUT_DEVICE();
     const HostState s = test::random_bodies(1000, 14);
-    const JerkResult r = run_pair_jerks<float>(s, 0.01, {2, 128, false}, 0);
+    bool untouched = false;
+    const JerkResult r = run_pair_jerks<float>(s, 0.01, {2, 128, false}, 0, &untouched);
+    EXPECT_TRUE(untouched);
     for (std::size_t i = 0; i < s.size(); ++i) {
         ASSERT_EQ(r.acc[i].x, 7.0);
         ASSERT_EQ(r.jerk[i].y, 7.0);
     }
+    run_pair_jerks<float>(s, 0.01, {2, 128, false}, 1, &untouched);
+    EXPECT_FALSE(untouched);
 }
 
 // The automatic choice: on for 32,768 bodies and up (the benchmark's 65,536), off below and where the
-// partial sums would not fit; explicit shapes taken as they are, bad ones refused.
+// partial sums would not fit; explicit shapes taken as they are, bad ones refused. (K = 4 at 65,536 assumes
+// a device of the lent GPU's size: about 132 SMs and 2 GiB of scratch budget.)
 TEST(CudaHermiteKernel, PairwiseServesLargeAllActiveBlocksOnly) {
     SKIP_WITHOUT_DEVICE();
     for (std::size_t n : {std::size_t(32768), std::size_t(65536)}) {
@@ -392,6 +406,8 @@ TEST(CudaHermiteKernel, PairwiseServesLargeAllActiveBlocksOnly) {
     EXPECT_THROW(plan_pair_jerks({3, 0, false}, 10, Precision::f32), Error);
     EXPECT_THROW(plan_pair_jerks({4, 0, false}, 10, Precision::f64), Error);
     EXPECT_THROW(plan_pair_jerks({0, 96, false}, 10, Precision::f32), Error);
+    EXPECT_THROW(plan_pair_jerks({2, 0, false}, 10, Precision::f32), Error);  // K and B, or neither
+    EXPECT_THROW(plan_pair_jerks({0, 128, false}, 10, Precision::f32), Error);
 }
 
 // The launch shapes the automatic choice gives the two benchmark cases and the regimes between.
@@ -778,21 +794,37 @@ TEST(CudaHermite, OneLevelIsOneBlockOfAllBodiesPerMaxStep) {
 // each max step, forced on at this N) and without it, against serial double as in
 // MatchesSerialDoubleOnPlummer: the same levels and work in double, and the two evaluations really
 // differ (other sums, other bits), each deterministic.
+// `generic`: the max steps in BlockSteps' own order (next_block, evaluate, correct one block at a time),
+// not the device's batches. With a failure flag (`failed`), max step k runs as step k of one call, and
+// *failed is the lowest non-finite body found, if any.
 template <typename T>
 HostState run_device_block_steps(const HostState& s0, const Params& p, int steps, const PairJerkLaunch& pair,
-                                 BlockCounters& counters, std::vector<int>& levels) {
+                                 BlockCounters& counters, std::vector<int>& levels, bool generic = false,
+                                 std::optional<std::size_t>* failed = nullptr) {
     const std::size_t n = s0.size();
     const std::vector<Vec4<T> > hx = narrow<T>(s0.pos_mass), hv = narrow<T>(s0.vel);
     DeviceBuffer<Vec4<T> > pos(n), vel(n);
+    DeviceBuffer<unsigned long long> bad(1);
     pos.copy_from_host(hx.data(), n);
     vel.copy_from_host(hv.data(), n);
+    const unsigned long long none = kNoBadBody;
+    bad.copy_from_host(&none, 1);
+    std::uint64_t step = 1;
     auto blocks = make_device_block_steps<T>(
         [&] {
-            return DeviceBodies<T>{pos.data(), vel.data(), n, nullptr, 0};
+            return failed ? DeviceBodies<T>{pos.data(), vel.data(), n, bad.data(), step}
+                          : DeviceBodies<T>{pos.data(), vel.data(), n, nullptr, 0};
         },
         nullptr, pair);
     blocks->init(p);
-    for (int k = 0; k < steps; ++k) blocks->max_step(p);
+    for (int k = 0; k < steps; ++k, ++step) {
+        if (generic) {
+            blocks->BlockSteps::max_step(p);
+        } else {
+            blocks->max_step(p);
+        }
+    }
+    if (failed) *failed = blocks->failed_body();
     counters = blocks->counters();
     levels = blocks->levels();
     std::vector<Vec4<T> > x(n), v(n);
@@ -833,8 +865,37 @@ void check_pairwise_block_loop() {
         }
         BlockCounters c2;
         EXPECT_TRUE(same_bits(run_device_block_steps<T>(s0, p, steps, pair, c2, levels), by[on]));
+        // One block at a time (next_block releasing the held last block, evaluate choosing the pairwise
+        // kernel there): the same kernels, so the same bits and work.
+        BlockCounters c3;
+        EXPECT_TRUE(same_bits(run_device_block_steps<T>(s0, p, steps, pair, c3, levels, true), by[on]));
+        EXPECT_EQ(c3.blocks, c.blocks);
+        EXPECT_EQ(c3.body_updates, c.body_updates);
     }
     EXPECT_FALSE(same_bits(by[0], by[1]));
+
+    // A NaN velocity poisons every jerk at the start, so every body is on level 0 and each max step is
+    // one all-active block: the pairwise one, held and run by the host. The failure is found in the first
+    // max step as the one-sided path finds it, and the second max step leaves the bodies alone.
+    HostState poisoned = s0;
+    poisoned.vel[100].x = std::numeric_limits<double>::quiet_NaN();
+    std::optional<std::size_t> failed[2];
+    for (int on = 0; on < 2; ++on) {
+        SCOPED_TRACE(std::string(to_string(precision_of<T>())) + (on ? " pairwise" : " one-sided") +
+                     ", failure");
+        const PairJerkLaunch pair = on ? PairJerkLaunch{1, 128, false} : PairJerkLaunch{0, 0, true};
+        BlockCounters c1, c2;
+        std::vector<int> levels;
+        std::optional<std::size_t> f1, f2;
+        const HostState one = run_device_block_steps<T>(poisoned, p, 1, pair, c1, levels, false, &f1);
+        const HostState two = run_device_block_steps<T>(poisoned, p, 2, pair, c2, levels, false, &f2);
+        ASSERT_TRUE(f1.has_value());
+        EXPECT_EQ(f2, f1);
+        EXPECT_TRUE(same_bits(two, one));
+        EXPECT_EQ(c1.blocks, 1);
+        failed[on] = f1;
+    }
+    EXPECT_EQ(failed[0], failed[1]);
 }
 
 TEST(CudaHermite, PairwiseLastBlocksMatchSerial) {
