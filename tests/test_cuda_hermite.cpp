@@ -82,6 +82,21 @@ struct JerkResult {
     std::vector<unsigned char> bits;  // the raw output, to compare runs bit for bit
 };
 
+// The first m accelerations and jerks of a launch, copied back, with their raw bits.
+template <typename T>
+JerkResult read_result(const DeviceBuffer<Vec4<T> >& acc, const DeviceBuffer<Vec4<T> >& jerk, std::size_t m) {
+    std::vector<Vec4<T> > ha(m), hj(m);
+    acc.copy_to_host(ha.data(), m);
+    jerk.copy_to_host(hj.data(), m);
+    JerkResult r{widen(ha), widen(hj), {}};
+    r.bits.resize(2 * m * sizeof(Vec4<T>));
+    if (m > 0) {
+        std::memcpy(r.bits.data(), ha.data(), m * sizeof(Vec4<T>));
+        std::memcpy(r.bits.data() + m * sizeof(Vec4<T>), hj.data(), m * sizeof(Vec4<T>));
+    }
+    return r;
+}
+
 // launch_jerks of the bodies of s (as T) for the given targets, copied back.
 template <typename T>
 JerkResult run_jerks(const HostState& s, const std::vector<std::uint32_t>& targets, double eps,
@@ -96,16 +111,7 @@ JerkResult run_jerks(const HostState& s, const std::vector<std::uint32_t>& targe
     t.copy_from_host(targets.data(), m);
     launch_jerks<T>(l, x.data(), v.data(), n, t.data(), m, T(1), static_cast<T>(eps * eps), acc.data(),
                     jerk.data(), scratch.data(), nullptr, 0, nullptr);
-    std::vector<Vec4<T> > ha(m), hj(m);
-    acc.copy_to_host(ha.data(), m);
-    jerk.copy_to_host(hj.data(), m);
-    JerkResult r{widen(ha), widen(hj), {}};
-    r.bits.resize(2 * m * sizeof(Vec4<T>));
-    if (m > 0) {
-        std::memcpy(r.bits.data(), ha.data(), m * sizeof(Vec4<T>));
-        std::memcpy(r.bits.data() + m * sizeof(Vec4<T>), hj.data(), m * sizeof(Vec4<T>));
-    }
-    return r;
+    return read_result(acc, jerk, m);
 }
 
 // launch_planned_jerks of the bodies of s (as T) for the given targets, the count on the device, with
@@ -136,14 +142,7 @@ JerkResult run_planned_jerks(const HostState& s, const std::vector<std::uint32_t
             break;
         }
     }
-    std::vector<Vec4<T> > ha(m), hj(m);
-    acc.copy_to_host(ha.data(), m);
-    jerk.copy_to_host(hj.data(), m);
-    JerkResult r{widen(ha), widen(hj), {}};
-    r.bits.resize(2 * m * sizeof(Vec4<T>));
-    std::memcpy(r.bits.data(), ha.data(), m * sizeof(Vec4<T>));
-    std::memcpy(r.bits.data() + m * sizeof(Vec4<T>), hj.data(), m * sizeof(Vec4<T>));
-    return r;
+    return read_result(acc, jerk, m);
 }
 
 // Bodies at the positions and velocities a T-precision kernel sees (so the reference sums the same
@@ -318,14 +317,7 @@ JerkResult run_pair_jerks(const HostState& s, double eps, const PairJerkLaunch& 
         scratch.copy_to_host(back.data(), slots);
         *scratch_untouched = std::memcmp(back.data(), sevens.data(), slots * sizeof(Vec4<T>)) == 0;
     }
-    std::vector<Vec4<T> > ha(n), hj(n);
-    acc.copy_to_host(ha.data(), n);
-    jerk.copy_to_host(hj.data(), n);
-    JerkResult r{widen(ha), widen(hj), {}};
-    r.bits.resize(2 * n * sizeof(Vec4<T>));
-    std::memcpy(r.bits.data(), ha.data(), n * sizeof(Vec4<T>));
-    std::memcpy(r.bits.data() + n * sizeof(Vec4<T>), hj.data(), n * sizeof(Vec4<T>));
-    return r;
+    return read_result(acc, jerk, n);
 }
 
 std::vector<PairJerkLaunch> pair_shapes(Precision p) {

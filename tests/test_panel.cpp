@@ -57,6 +57,17 @@ class Panel : public ::testing::Test {
     void idle(int frames) {
         for (int i = 0; i < frames; ++i) frame(-100, -100, false);
     }
+    // Every tab of the panel fits a 1280x720 screen without scrolling.
+    void expect_every_tab_fits() {
+        for (int tab = 0; tab < 4; ++tab) {
+            model.select_tab = tab;
+            idle(3);
+            ImGuiWindow* panel = ImGui::FindWindowByName("nbody");
+            ASSERT_NE(panel, nullptr);
+            EXPECT_LE(panel->Size.y, 720.0f);
+            EXPECT_EQ(panel->ScrollMax.y, 0.0f) << "tab " << kPanelTabs[tab] << " needs scrolling";
+        }
+    }
     PanelActions press(int key) {
         PanelActions a = frame(-100, -100, false, key);
         frame(-100, -100, false);
@@ -241,14 +252,7 @@ TEST_F(Panel, FitsIn1280x720WithoutScrolling) {
     info.message = "unknown preset 'nope' (valid: plummer, disk, collision, solar, cube, shell, expand)";
     info.picked.valid = true;  // and a selected body
     info.picked.have_potential = true;
-    for (int tab = 0; tab < 4; ++tab) {
-        model.select_tab = tab;
-        idle(3);
-        ImGuiWindow* panel = ImGui::FindWindowByName("nbody");
-        ASSERT_NE(panel, nullptr);
-        EXPECT_LE(panel->Size.y, 720.0f);
-        EXPECT_EQ(panel->ScrollMax.y, 0.0f) << "tab " << kPanelTabs[tab] << " needs scrolling";
-    }
+    expect_every_tab_fits();
 }
 
 // Issue 21: hermite is offered as the adaptive choice beside the fixed-step integrators (the combo's
@@ -277,14 +281,7 @@ TEST_F(Panel, HermiteIsTheAdaptiveChoiceAndSaysWhyReverseIsOff) {
     info.message = "cannot reverse: hermite chooses each body's step going forward";
     info.picked.valid = true;
     info.picked.have_potential = true;
-    for (int tab = 0; tab < 4; ++tab) {
-        model.select_tab = tab;
-        idle(3);
-        ImGuiWindow* panel = ImGui::FindWindowByName("nbody");
-        ASSERT_NE(panel, nullptr);
-        EXPECT_LE(panel->Size.y, 720.0f);
-        EXPECT_EQ(panel->ScrollMax.y, 0.0f) << "tab " << kPanelTabs[tab] << " needs scrolling";
-    }
+    expect_every_tab_fits();
 }
 
 // Play mode (issue 23): a replay never simulates, so the panel shows no simulation controls (no Run
