@@ -373,7 +373,6 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     NextBlock next_block() override {
         const DeviceBodies<T> b = bodies_();
         stopped_ = false;
-        last_all_ = false;
         if (n_ == 0) return {kTicksPerMaxStep, 0};
         enqueue_select(b);
         if (read_clock().held) {
@@ -387,13 +386,14 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             stopped_ = true;
             return {kTicksPerMaxStep, 0};
         }
-        last_all_ = c.tick == kTicksPerMaxStep && !pair_.off;
         return {c.tick, c.active};
     }
     void predict(std::int64_t /*tick*/) override {}
+    // The block next_block listed (its clock as read back then): the max step's last, every body in order,
+    // goes to the pairwise kernel where it serves N.
     void evaluate() override {
         if (stopped_ || n_ == 0) return;
-        if (last_all_) {
+        if (!pair_.off && clock_host_.data()->tick == kTicksPerMaxStep) {
             evaluate_all(&clock_.data()->live);
         } else {
             evaluate_active();
@@ -620,7 +620,6 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     JerkPlans plans_;       // the force+jerk plan of every active count
     PairJerkLaunch requested_pair_;
     PairJerkLaunch pair_{0, 0, true};  // every body at once (off: the plans above serve it too)
-    bool last_all_ = false;            // next_block listed the max step's last block, for evaluate_all
     DeviceBuffer<JerkPlan> plans_dev_;
     DeviceBuffer<JerkChosen> chosen_{1};  // the plan of the block being evaluated
     cudaStream_t stream_ = nullptr;       // blocking: ordered with the backend's work on the legacy stream

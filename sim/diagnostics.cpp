@@ -7,6 +7,18 @@
 
 namespace nbody {
 
+const char* to_string(PotentialMethod m) {
+    switch (m) {
+        case PotentialMethod::exact:
+            return "exact";
+        case PotentialMethod::tree:
+            return "tree";
+        case PotentialMethod::sampled:
+            return "sampled";
+    }
+    return "exact";
+}
+
 template <typename T>
 Diagnostics compute_diagnostics(const State<T>& s, const Params& p, bool with_potential) {
     Diagnostics d;

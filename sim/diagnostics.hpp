@@ -17,6 +17,8 @@ enum class PotentialMethod {
     tree,     // the Barnes-Hut tree in double, at the run's theta
     sampled,  // exact rows of an evenly spaced sample of bodies, scaled to N
 };
+// "exact", "tree", "sampled".
+const char* to_string(PotentialMethod m);
 
 struct Diagnostics {
     double mass = 0;

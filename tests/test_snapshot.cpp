@@ -366,7 +366,9 @@ TEST_F(SnapshotTest, CsvAndTipsySayWhatAnAdaptiveRunLosesInThem) {
                   std::string::npos)
             << tipsy[0];
     }
-    if (have_hdf5()) EXPECT_TRUE(write_snapshot(file("h.h5"), snap).empty());
+    if (have_hdf5()) {
+        EXPECT_TRUE(write_snapshot(file("h.h5"), snap).empty());
+    }
     // A fixed-step run's CSV and Tipsy (in float) need no word.
     snap.info.params.integrator = Integrator::leapfrog;
     EXPECT_TRUE(write_snapshot(file("l.csv"), snap).empty());

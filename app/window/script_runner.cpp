@@ -37,6 +37,15 @@ double max_distance(const std::vector<Vec4<float>>& a, const std::vector<Vec4<fl
     return worst;
 }
 
+// A text check of the script: whether `text` contains `want`, or with a leading '!' does not; '_' in
+// `want` stands for a space (spaces separate the script's items).
+bool reads_as_asked(const std::string& text, std::string want) {
+    std::replace(want.begin(), want.end(), '_', ' ');
+    const bool absent = !want.empty() && want.front() == '!';
+    if (absent) want.erase(0, 1);
+    return (text.find(want) != std::string::npos) != absent;
+}
+
 }  // namespace
 
 void ScriptRunner::run(int frame, ScriptWindow& w) {
@@ -192,24 +201,15 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
         } else if (s.action == "expect_clock") {
             w.settle();
             const std::string clock = clock_text(w.panel_info_now());
-            std::string want = s.value;  // '_' stands for a space (spaces separate the script's items)
-            std::replace(want.begin(), want.end(), '_', ' ');
-            const bool absent = !want.empty() && want.front() == '!';
-            if (absent) want.erase(0, 1);
             std::cout << "nbody: clock: " << clock << std::endl;
-            if ((clock.find(want) == std::string::npos) != absent) fail("the clock reads '" + clock + "'");
+            if (!reads_as_asked(clock, s.value)) fail("the clock reads '" + clock + "'");
         } else if (s.action == "expect_energy") {
             w.settle();
             const PanelInfo& info = w.panel_info_now();
             const std::string energy =
                 energy_text(info) + (info.energy_note.empty() ? "" : " " + info.energy_note);
-            std::string want = s.value;
-            std::replace(want.begin(), want.end(), '_', ' ');
-            const bool absent = !want.empty() && want.front() == '!';
-            if (absent) want.erase(0, 1);
             std::cout << "nbody: energy: " << energy << std::endl;
-            if ((energy.find(want) == std::string::npos) != absent)
-                fail("the Energy section reads '" + energy + "'");
+            if (!reads_as_asked(energy, s.value)) fail("the Energy section reads '" + energy + "'");
         } else if (s.action == "expect_drift_below") {
             w.settle();
             const PanelInfo& info = w.panel_info_now();

@@ -77,8 +77,7 @@ const std::vector<ScriptAction>& script_actions() {
          "space; !TEXT: does not)"},
         {"expect_energy",
          "expect_energy=TEXT fails unless the panel's Energy section (KE, PE, E and how PE was found where "
-         "it "
-         "is estimated) contains TEXT ('_' for a space; !TEXT: does not)"},
+         "it is estimated) contains TEXT ('_' for a space; !TEXT: does not)"},
         {"expect_drift_below", "expect_drift_below=X fails unless the panel's |dE/E| is at most X"},
         {"replay_speed",
          "replay_speed=S plays a replay at S snapshots per second from here, without looping"},

@@ -98,18 +98,6 @@ void def_param(py::class_<PySimulation>& c, const char* name, double Params::*fi
         doc);
 }
 
-const char* method_name(PotentialMethod m) {
-    switch (m) {
-        case PotentialMethod::exact:
-            return "exact";
-        case PotentialMethod::tree:
-            return "tree";
-        case PotentialMethod::sampled:
-            return "sampled";
-    }
-    return "exact";
-}
-
 py::dict diagnostics_dict(const Diagnostics& d) {
     auto vec = [](const Vec3d& v) { return py::make_tuple(v.x, v.y, v.z); };
     py::dict out;
@@ -121,7 +109,7 @@ py::dict diagnostics_dict(const Diagnostics& d) {
     out["angular_momentum"] = vec(d.angular_momentum);
     out["center_of_mass"] = vec(d.center_of_mass);
     if (d.has_potential) {
-        out["potential_method"] = method_name(d.potential_method);
+        out["potential_method"] = to_string(d.potential_method);
         out["potential_error"] = d.potential_error;
     }
     return out;
@@ -338,7 +326,7 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         "potential_method",
         [](PySimulation& s) {
             auto l = s.lock();
-            return method_name(s.potential_method());
+            return to_string(s.potential_method());
         },
         "How energy() and diagnostics() find the potential at this N, backend and force: \"exact\" (every\n"
         "pair in double, O(N^2)) up to 131072 bodies and on a GPU backend; above that on a CPU backend\n"
