@@ -49,6 +49,9 @@ struct Params {
     ForceAlgorithm force = ForceAlgorithm::direct;
     double theta = kDefaultTheta;  // the tree's opening angle (its range: the tree's SettingInfo)
     double eta = kDefaultEta;      // an adaptive integrator's accuracy (its range: hermite's SettingInfo)
+    // Hermite's Ahmad-Cohen neighbour scheme (sim/integrate/neighbour_scheme.hpp): the number of
+    // neighbours each body's irregular force aims at; 0 is off (every step a full sum). A whole number.
+    double neighbours = 0;
     CollisionMode collisions = CollisionMode::off;
     double restitution = 0.5;          // bounce: normal speed kept after contact, in [0, 1]
     double density = kDefaultDensity;  // gives bodies of radius 0 their radius when collisions are on

@@ -139,6 +139,7 @@ void validate_params(const Params& p) {
             throw Error(std::string(s->name) + " must be in [" + num(s->min) + ", " + num(s->max) +
                         "] (got " + num(v) + ")");
     }
+    check(p.neighbours == std::floor(p.neighbours), "neighbours", "a whole number", p.neighbours);
     check_block_model(p);
     check(is_finite_bits(p.restitution) && p.restitution >= 0 && p.restitution <= 1, "restitution",
           "in [0, 1] (1: elastic, 0: the normal motion stops)", p.restitution);

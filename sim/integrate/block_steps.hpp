@@ -36,6 +36,9 @@ struct BlockCounters {
     std::uint64_t body_updates = 0;  // sum of the active bodies over those blocks: force+jerk evaluations
                                      // of one body against all N (init's all-body evaluations included)
     std::int64_t starts = 0;         // init calls: (re)starts from the bodies alone
+    // The neighbour scheme's irregular steps (Params::neighbours > 0): evaluations of one body against its
+    // neighbour list only. body_updates then counts the full sums alone (the regular steps and starts).
+    std::uint64_t neighbour_updates = 0;
 };
 
 class BlockSteps {

@@ -7,17 +7,25 @@
 #include "hermite_host.hpp"
 #include "integrators.hpp"
 #include "sim/backend.hpp"
+#include "sim/collide/collision_mode.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_solver.hpp"
 
 namespace nbody {
 
 bool same_block_model(const Params& a, const Params& b) {
-    return a.dt == b.dt && a.eta == b.eta && same_force_model(a, b);
+    return a.dt == b.dt && a.eta == b.eta && a.neighbours == b.neighbours && same_force_model(a, b);
 }
 
 void check_block_model(const Params& p) {
-    if (!integrator_info(p.integrator).adaptive || p.force == ForceAlgorithm::direct) return;
+    if (!integrator_info(p.integrator).adaptive) return;
+    if (p.neighbours > 0 && p.collisions != CollisionMode::off) {
+        throw Error(
+            "the neighbour scheme (--neighbours) does not resolve collisions: use --neighbours 0 "
+            "with --collisions " +
+            std::string(to_string(p.collisions)));
+    }
+    if (p.force == ForceAlgorithm::direct) return;
     std::string fixed;
     for (const IntegratorInfo& i : builtin_integrators()) {
         if (!i.adaptive) fixed += std::string(fixed.empty() ? "" : ", ") + i.name;

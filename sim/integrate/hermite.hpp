@@ -108,40 +108,68 @@ NBODY_HD void hermite_predict(const Vec4<T>& x, const Vec4<T>& v, const Vec4<T>&
     vp.w = v.w;  // the radius (sim/state.hpp): the corrector keeps it
 }
 
+// The Hermite interpolation of a body's acceleration over a step h, from (a0, j0) at t0 to (a1, j1) at
+// t0 + h: its snap a2 and crackle a3 at t0, kept as the h-scaled products
+//   c2 = a2 h^2 = -6 (a0 - a1) - h (4 j0 + 2 j1),   c3 = a3 h^3 = 12 (a0 - a1) + 6 h (j0 + j1)
+// (no division by h^3 in float). A linear a (a1 = a0 + h j0, j1 = j0) gives c2 = c3 = 0.
+template <typename T>
+struct HermiteFit {
+    Vec4<T> c2, c3;
+};
+
+template <typename T>
+NBODY_HD HermiteFit<T> hermite_fit(const Vec4<T>& a0, const Vec4<T>& j0, const Vec4<T>& a1, const Vec4<T>& j1,
+                                   T h) {
+    HermiteFit<T> f;
+    f.c2.x = T(-6) * (a0.x - a1.x) - h * (T(4) * j0.x + T(2) * j1.x);
+    f.c2.y = T(-6) * (a0.y - a1.y) - h * (T(4) * j0.y + T(2) * j1.y);
+    f.c2.z = T(-6) * (a0.z - a1.z) - h * (T(4) * j0.z + T(2) * j1.z);
+    f.c3.x = T(12) * (a0.x - a1.x) + T(6) * h * (j0.x + j1.x);
+    f.c3.y = T(12) * (a0.y - a1.y) + T(6) * h * (j0.y + j1.y);
+    f.c3.z = T(12) * (a0.z - a1.z) + T(6) * h * (j0.z + j1.z);
+    f.c2.w = f.c3.w = T(0);
+    return f;
+}
+
+// What the fit's snap and crackle add over the step beyond the predictor's Taylor series:
+//   x1 = x + h^4/24 a2 + h^5/120 a3,   v1 = v + h^3/6 a2 + h^4/24 a3   (w components kept).
+template <typename T>
+NBODY_HD void hermite_apply(const HermiteFit<T>& f, T h, const Vec4<T>& x, const Vec4<T>& v, Vec4<T>& x1,
+                            Vec4<T>& v1) {
+    const T h2 = h * h;
+    const T x24 = T(1) / T(24), x120 = T(1) / T(120), x6 = T(1) / T(6);
+    x1.x = x.x + h2 * (x24 * f.c2.x + x120 * f.c3.x);
+    x1.y = x.y + h2 * (x24 * f.c2.y + x120 * f.c3.y);
+    x1.z = x.z + h2 * (x24 * f.c2.z + x120 * f.c3.z);
+    x1.w = x.w;
+    v1.x = v.x + h * (x6 * f.c2.x + x24 * f.c3.x);
+    v1.y = v.y + h * (x6 * f.c2.y + x24 * f.c3.y);
+    v1.z = v.z + h * (x6 * f.c2.z + x24 * f.c3.z);
+    v1.w = v.w;  // the radius (sim/state.hpp), carried through the predictor
+}
+
+// The step Aarseth's criterion asks for at t0 + h from the acceleration and jerk there (a1, j1) and the
+// fit over the step (a2(t0 + h) = a2 + h a3), in the units of h (double).
+template <typename T>
+NBODY_HD double hermite_fit_step(double eta, const Vec4<T>& a1, const Vec4<T>& j1, const HermiteFit<T>& f,
+                                 T h) {
+    const double hd = h;
+    const Vec4<double> snap{double(f.c2.x) + double(f.c3.x), double(f.c2.y) + double(f.c3.y),
+                            double(f.c2.z) + double(f.c3.z), 0};
+    const Vec4<double> crackle{f.c3.x, f.c3.y, f.c3.z, 0};
+    return aarseth_step(eta, norm3(a1), norm3(j1), norm3(snap) / (hd * hd), norm3(crackle) / (hd * hd * hd));
+}
+
 // The corrector of Makino & Aarseth (1992) for a body that was predicted over h (xp, vp) from its state at
-// t0 (a0, j0) and has its new force and jerk at t0 + h (a1, j1): the Hermite interpolation of a over the
-// step gives the snap and crackle at t0,
-//   a2 h^2 = -6 (a0 - a1) - h (4 j0 + 2 j1),   a3 h^3 = 12 (a0 - a1) + 6 h (j0 + j1),
-// and the corrected
-//   x1 = xp + h^4/24 a2 + h^5/120 a3,   v1 = vp + h^3/6 a2 + h^4/24 a3.
-// Kept as the h-scaled products above (no division by h^3 in float). Returns the step Aarseth's criterion
-// asks for at t0 + h, with a2(t0 + h) = a2 + h a3, in the units of h (double).
+// t0 (a0, j0) and has its new force and jerk at t0 + h (a1, j1): the fit's snap and crackle applied to the
+// prediction (hermite_fit, hermite_apply). Returns the step Aarseth's criterion asks for at t0 + h.
 template <typename T>
 NBODY_HD double hermite_correct(const Vec4<T>& xp, const Vec4<T>& vp, const Vec4<T>& a0, const Vec4<T>& j0,
                                 const Vec4<T>& a1, const Vec4<T>& j1, T h, double eta, Vec4<T>& x1,
                                 Vec4<T>& v1) {
-    const T c2x = T(-6) * (a0.x - a1.x) - h * (T(4) * j0.x + T(2) * j1.x);
-    const T c2y = T(-6) * (a0.y - a1.y) - h * (T(4) * j0.y + T(2) * j1.y);
-    const T c2z = T(-6) * (a0.z - a1.z) - h * (T(4) * j0.z + T(2) * j1.z);
-    const T c3x = T(12) * (a0.x - a1.x) + T(6) * h * (j0.x + j1.x);
-    const T c3y = T(12) * (a0.y - a1.y) + T(6) * h * (j0.y + j1.y);
-    const T c3z = T(12) * (a0.z - a1.z) + T(6) * h * (j0.z + j1.z);
-    const T h2 = h * h;
-    const T x24 = T(1) / T(24), x120 = T(1) / T(120), x6 = T(1) / T(6);
-    x1.x = xp.x + h2 * (x24 * c2x + x120 * c3x);
-    x1.y = xp.y + h2 * (x24 * c2y + x120 * c3y);
-    x1.z = xp.z + h2 * (x24 * c2z + x120 * c3z);
-    x1.w = xp.w;
-    v1.x = vp.x + h * (x6 * c2x + x24 * c3x);
-    v1.y = vp.y + h * (x6 * c2y + x24 * c3y);
-    v1.z = vp.z + h * (x6 * c2z + x24 * c3z);
-    v1.w = vp.w;  // the radius (sim/state.hpp), carried through the predictor
-    // The criterion in double: a2(t1) h^2 = c2 + c3, a3 h^3 = c3.
-    const double hd = h;
-    const Vec4<double> snap{double(c2x) + double(c3x), double(c2y) + double(c3y), double(c2z) + double(c3z),
-                            0};
-    const Vec4<double> crackle{c3x, c3y, c3z, 0};
-    return aarseth_step(eta, norm3(a1), norm3(j1), norm3(snap) / (hd * hd), norm3(crackle) / (hd * hd * hd));
+    const HermiteFit<T> f = hermite_fit(a0, j0, a1, j1, h);
+    hermite_apply(f, h, xp, vp, x1, v1);
+    return hermite_fit_step(eta, a1, j1, f, h);
 }
 
 }  // namespace nbody

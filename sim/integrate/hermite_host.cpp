@@ -4,9 +4,11 @@
 #include <cstring>
 
 #include "hermite.hpp"
+#include "neighbour_scheme.hpp"
 #include "sim/backend.hpp"
 #include "sim/collide/contact.hpp"
 #include "sim/collide/resolve.hpp"
+#include "sim/error.hpp"
 
 namespace nbody {
 
@@ -26,11 +28,20 @@ void HostBlockSteps<T>::init(const Params& p) {
     // Every body is active at the start: its force and jerk at its own position, then its first level.
     active_.resize(n);
     for (std::size_t i = 0; i < n; ++i) active_[i] = i;
+    if (p.neighbours > 0 && exchange_)
+        throw Error(
+            "the neighbour scheme (--neighbours) does not run distributed: use --neighbours 0 under "
+            "mpirun");
     evaluate_active();
-    for (std::size_t i = 0; i < n; ++i) {
-        acc_[i] = a1_[i];
-        jerk_[i] = j1_[i];
-        level_[i] = level_for_step(hermite_start_step(p.eta, acc_[i], jerk_[i]), p.dt);
+    nb_.k = 0;
+    if (p.neighbours > 0) {
+        start_neighbours(p);
+    } else {
+        for (std::size_t i = 0; i < n; ++i) {
+            acc_[i] = a1_[i];
+            jerk_[i] = j1_[i];
+            level_[i] = level_for_step(hermite_start_step(p.eta, acc_[i], jerk_[i]), p.dt);
+        }
     }
     ++counters_.starts;
     const std::uint64_t mine = n;
@@ -47,6 +58,16 @@ NextBlock HostBlockSteps<T>::next_block() {
     for (std::size_t i = 0; i < n; ++i) {
         if (t_[i] + level_ticks(level_[i]) == tick) active_.push_back(i);
     }
+    if (nb_.k > 0) {
+        nb_.regular.clear();
+        nb_.regular_slot.assign(active_.size(), -1);
+        for (std::size_t k = 0; k < active_.size(); ++k) {
+            const std::size_t i = active_[k];
+            if (!regular_due(tick, nb_.t_regular[i], nb_.regular_level[i])) continue;
+            nb_.regular_slot[k] = std::int32_t(nb_.regular.size());
+            nb_.regular.push_back(i);
+        }
+    }
     return {tick, active_.size()};
 }
 
@@ -61,7 +82,11 @@ void HostBlockSteps<T>::predict(std::int64_t tick) {
 
 template <typename T>
 void HostBlockSteps<T>::evaluate() {
-    evaluate_active();
+    if (nb_.k > 0) {
+        evaluate_neighbours();
+    } else {
+        evaluate_active();
+    }
 }
 
 template <typename T>
@@ -90,6 +115,10 @@ void HostBlockSteps<T>::evaluate_active() {
 
 template <typename T>
 void HostBlockSteps<T>::correct(std::int64_t tick) {
+    if (nb_.k > 0) {
+        correct_neighbours(tick);
+        return;
+    }
     const Params& p = *params_;
     for (std::size_t k = 0; k < active_.size(); ++k) {
         const std::size_t i = active_[k];
@@ -200,6 +229,7 @@ void HostBlockSteps<T>::collide(const Params& p, std::int64_t tick) {
 template <typename T>
 void HostBlockSteps<T>::finish_max_step() {
     std::fill(t_.begin(), t_.end(), std::int64_t(0));
+    std::fill(nb_.t_regular.begin(), nb_.t_regular.end(), std::int64_t(0));
     for (std::size_t i = 0; i < start_index_.size(); ++i) start_index_[i] = i;
     counters_.body_updates += exchange_ ? exchange_->sum_over_slices(pending_updates_) : pending_updates_;
     pending_updates_ = 0;

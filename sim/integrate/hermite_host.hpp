@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "block_steps.hpp"
+#include "neighbour_scheme.hpp"
 #include "sim/gravity/kernels_cpu.hpp"
 #include "sim/source_exchange.hpp"
 #include "sim/state.hpp"
@@ -55,6 +56,22 @@ class HostBlockSteps final : public BlockSteps {
     // Force and jerk of the bodies in active_ at the predicted state of all bodies, into a1_ and j1_.
     void evaluate_active();
 
+    // The neighbour scheme (Params::neighbours > 0, sim/integrate/neighbour_scheme.hpp), in
+    // hermite_host_neighbours.cpp: the start after init's full evaluation, and each block's evaluation and
+    // correction.
+    void start_neighbours(const Params& p);
+    void evaluate_neighbours();
+    void correct_neighbours(std::int64_t tick);
+    NeighbourArrays<T> neighbour_arrays();
+    // How far ahead body i's list looks (neighbour_lookahead of its regular level).
+    double lookahead(std::size_t i) const;
+    // Each body's count of others within its radius (all of them), from the predicted bodies.
+    void count_within(const std::vector<std::size_t>& bodies, std::vector<std::uint32_t>& count) const;
+    // The lists of `bodies` built at the predicted state, and their radii adapted for next time.
+    void build_lists(const std::vector<std::size_t>& bodies);
+    // Irregular force and jerk (G included) of `bodies` from their listed neighbours' predicted states.
+    void irregular(const std::vector<std::size_t>& bodies, std::vector<Vec4<T>>& a, std::vector<Vec4<T>>& j);
+
     State<T>& bodies_;
     bool parallel_;
     SourceExchange* exchange_ = nullptr;
@@ -77,6 +94,22 @@ class HostBlockSteps final : public BlockSteps {
     std::vector<std::size_t> start_index_;
     double t_start_ = 0;
     CollisionTally tally_;
+    // The neighbour scheme's state (k == 0: off). Per body: irregular force and jerk at its own time, the
+    // regular at its regular time, that time and the regular level, the radius and the list (capacity
+    // entries per body, count of them used). Per block: which active bodies are at a regular step, their
+    // body indices, the irregular of every active body from its old list, and the regular ones' full sum
+    // and irregular from the new list.
+    struct Neighbours {
+        int k = 0, capacity = 0;
+        std::vector<Vec4<T>> ai, ji, ar, jr, d2, d3;  // d2, d3: the regular snap and crackle
+        std::vector<std::int64_t> t_regular;
+        std::vector<int> regular_level;
+        std::vector<double> radius;
+        std::vector<std::uint32_t> list, listed;
+        std::vector<std::int32_t> regular_slot;  // per active body: its index in `regular`, or -1
+        std::vector<std::size_t> regular;
+        std::vector<Vec4<T>> ai_old, ji_old, af, jf, ai_new, ji_new;
+    } nb_;
 };
 
 // The generic block steps of a backend that has none of its own: at the start of each max step the

@@ -69,7 +69,12 @@ const std::vector<IntegratorInfo> kIntegrators = {
        "accuracy of an adaptive integrator: Aarseth's criterion gives each body a step of about "
        "sqrt(eta) times its own time scale; smaller is more accurate and slower",
        // Below 1e-6 the steps reach the finest level (dt / 2^40) for any realistic orbit.
-       1e-6, 1.0, &Params::eta, true}}},
+       1e-6, 1.0, &Params::eta, true},
+      {"neighbours", "Neighbours",
+       "Ahmad-Cohen neighbour scheme of an adaptive integrator: each body's force from about this many "
+       "nearest bodies at every step, from all the others (a full sum) only at its longer regular steps; "
+       "0 is off. Pays from some thousands of bodies",
+       0, 1024, &Params::neighbours}}},
 };
 
 }  // namespace
