@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <memory>
 
 #include "backends/registry.hpp"
+#include "hermite_checks.hpp"
 #include "reference.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
@@ -18,6 +18,13 @@
 
 namespace nbody {
 namespace {
+
+using test::backend_with;
+using test::dist;
+using test::hermite_params;
+using test::relative_rms_difference;
+using test::same_bits;
+using test::two_body_energy;
 
 // ---- The pair interaction with jerk ------------------------------------------------------------------
 
@@ -101,10 +108,6 @@ struct Quintic {
 
 const Quintic kMotion{{0.1, -0.2, 0.3, 2.0}, {1.0, 0.5, -0.25, 0}, {-0.3, 0.2, 0.1, 0},
                       {0.05, -0.4, 0.2, 0},  {0.7, 0.1, -0.6, 0},  {-0.9, 0.3, 0.4, 0}};
-
-double dist(const Vec4<double>& a, const Vec4<double>& b) {
-    return std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
-}
 
 TEST(HermiteMath, PredictorIsTheCubicTaylorExpansion) {
     Quintic cubic = kMotion;
@@ -225,35 +228,6 @@ Elements elements(const HostState& s) {
     return el;
 }
 
-Params hermite_params(double dt, double eta) {
-    Params p;
-    p.integrator = Integrator::hermite;
-    p.dt = dt;
-    p.eta = eta;
-    p.softening = 0;
-    return p;
-}
-
-std::unique_ptr<Backend> backend_with(const char* name, Precision precision, const HostState& s) {
-    auto b = create_backend(name, precision);
-    b->set_state(s);
-    return b;
-}
-
-// The energy of two bodies (G = 1) from the backend's state, without the diagnostics' thread team.
-double two_body_energy(const Backend& b) {
-    const HostState s = b.get_state();
-    const Vec4<double>&x0 = s.pos_mass[0], &x1 = s.pos_mass[1];
-    const double r = std::sqrt((x0.x - x1.x) * (x0.x - x1.x) + (x0.y - x1.y) * (x0.y - x1.y) +
-                               (x0.z - x1.z) * (x0.z - x1.z));
-    double kinetic = 0;
-    for (std::size_t i = 0; i < 2; ++i) {
-        const Vec4<double>& v = s.vel[i];
-        kinetic += 0.5 * s.pos_mass[i].w * (v.x * v.x + v.y * v.y + v.z * v.z);
-    }
-    return kinetic - x0.w * x1.w / r;
-}
-
 // |dE/E| over one orbit of the e = 0.5 Kepler problem with every body held on the max step (eta so large
 // that the criterion never asks for less), sampled at every step.
 double fixed_step_energy_error(int steps_per_orbit) {
@@ -362,22 +336,6 @@ TEST(Hermite, PlummerSphereConservesEnergy) {
     // bodies at the finest level used.
     EXPECT_GT(r.body_updates, std::uint64_t(steps) * 1024u);
     EXPECT_GT(r.blocks, steps);
-}
-
-// Positions and velocities of a against b, relative RMS over the bodies.
-double relative_rms_difference(const HostState& a, const HostState& b) {
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        num += std::pow(dist(a.pos_mass[i], b.pos_mass[i]), 2) + std::pow(dist(a.vel[i], b.vel[i]), 2);
-        den += std::pow(norm3(b.pos_mass[i]), 2) + std::pow(norm3(b.vel[i]), 2);
-    }
-    return std::sqrt(num / den);
-}
-
-bool same_bits(const HostState& a, const HostState& b) {
-    return a.size() == b.size() && a.t == b.t &&
-           std::memcmp(a.pos_mass.data(), b.pos_mass.data(), a.size() * sizeof(Vec4<double>)) == 0 &&
-           std::memcmp(a.vel.data(), b.vel.data(), a.size() * sizeof(Vec4<double>)) == 0;
 }
 
 // Every host backend in both precisions against serial double at the same simulated time. Each active
