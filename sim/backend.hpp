@@ -31,6 +31,9 @@ struct StepReport {
     // each (re)start).
     std::int64_t blocks = 0;
     std::uint64_t body_updates = 0;
+    // With the neighbour scheme (Params::neighbours > 0): the irregular steps, evaluations of one body
+    // against its neighbour list only (body_updates then counts the full sums alone).
+    std::uint64_t neighbour_updates = 0;
     // With Params::collisions on: what the steps' collisions did (merges shrink size()).
     CollisionTally collisions;
 };

@@ -628,6 +628,35 @@ TEST_F(CliTest, HermiteEndsExactlyAtTEndAndCountsItsBlocks) {
     EXPECT_NE(k.out.find("max steps       4 (t = 0 -> 1)"), std::string::npos) << k.out;
 }
 
+// With --neighbours the summary, the integrator's text and the energy log also count the evaluations
+// against a neighbour list; the full ones are named as such.
+TEST_F(CliTest, HermiteWithNeighboursCountsTheNeighbourEvaluations) {
+    const std::string log = file("energy.csv");
+    const CliResult r = run_cli({"run",     "--preset",     "plummer", "--n",       "64",     "--integrator",
+                                 "hermite", "--neighbours", "8",       "--dt",      "0.125",  "--steps",
+                                 "2",       "--precision",  "double",  "--backend", "serial", "--energy-log",
+                                 log,       "--log-every",  "1",       "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("hermite (eta 0.02, neighbours 8), direct"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("full force+jerk evaluations of a body"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(N per full evaluation, 8 per neighbour evaluation; "), std::string::npos) << r.out;
+    const auto rows = data_lines([&] {
+        std::ifstream f(log);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    }());
+    ASSERT_EQ(rows.size(), 4u);  // header, steps 0, 1, 2
+    EXPECT_EQ(
+        rows[0],
+        "step,t,kinetic,potential,total,rel_drift,px,py,pz,blocks,force_evaluations,neighbour_evaluations");
+    EXPECT_EQ(rows[1].substr(rows[1].size() - 6), ",0,0,0") << rows[1];
+    // The last row's neighbour evaluations are the summary's.
+    const std::string neighbour = rows[3].substr(rows[3].rfind(',') + 1);
+    EXPECT_GT(std::stoll(neighbour), 0) << rows[3];
+    EXPECT_NE(r.out.find(", " + neighbour + " neighbour evaluations ("), std::string::npos)
+        << neighbour << "\n"
+        << r.out;
+}
+
 TEST_F(CliTest, LogAndTrajectoryCadence) {
     const std::string log = file("e.csv"), traj = file("t.csv");
     const CliResult r = run_cli({"run", "--n", "16", "--steps", "20", "--log-every", "5", "--energy-log", log,

@@ -36,6 +36,9 @@ constexpr const char* kAdaptiveCounting =
     "hermite rows: a step is a max step (dt), interactions/s count each body's force+jerk evaluation against "
     "all N (the sum over blocks of active x N) and GFLOP/s 42 flops each; ms/t_unit (ms_per_time_unit) is "
     "wall ms per unit of simulated time, the figure to compare integrators by";
+// With the neighbour scheme (--neighbours K), in the legends and in --help.
+constexpr const char* kNeighbourCounting =
+    "with --neighbours K, each evaluation of a body against its neighbour list counts K interactions";
 constexpr const char* kFootnote =
     "interactions/s count N^2 per force evaluation for every backend (at the median time); GFLOP/s counts 20 "
     "flops per "
@@ -151,10 +154,12 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     progress.update(o.warmup);
     std::vector<double> seconds;
     double updates = 0;  // an adaptive integrator's force+jerk evaluations of one body, over the repeats
+    double neighbour_updates = 0;  // of those the neighbour scheme's, of one body against its list
     for (std::int64_t r = 0; r < o.repeats; ++r) {
         const double start_s = now_s();
         const StepReport rep = backend->step(p, o.steps);
         updates += double(rep.body_updates);
+        neighbour_updates += double(rep.neighbour_updates);
         // step() returns after device work completes (its finiteness check reads the result back), so
         // the wall clock covers the whole computation.
         seconds.push_back(now_s() - start_s);
@@ -182,10 +187,13 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     row.gflops = row.interactions_per_second * kFlopsPerInteraction * 1e-9;
     row.interactions_per_body = n;
     if (adaptive) {
-        // Each body evaluated against all N; the repeats' total over their total time (the blocks vary).
+        // Each body evaluated against all N (with the neighbour scheme: each full evaluation, and K per
+        // evaluation against a list); the repeats' total over their total time (the blocks vary).
         double total_s = 0;
         for (double sec : seconds) total_s += sec;
-        row.interactions_per_second = total_s > 0 ? updates * n / total_s : 0;
+        row.neighbours = p.neighbours;
+        const double interactions = updates * n + neighbour_updates * p.neighbours;
+        row.interactions_per_second = total_s > 0 ? interactions / total_s : 0;
         row.gflops = row.interactions_per_second * kFlopsPerJerkInteraction * 1e-9;
     } else if (const auto counted = backend->last_force_interactions()) {
         // A tree: its own count (the last evaluation's), never N^2; no GFLOP/s (cells and pairs differ).
@@ -331,7 +339,7 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
                     "vs_baseline for cuda: production force kernel speed / GPU Gems 3 baseline kernel speed; "
                     "max_diff, rms_diff, "
                     "diff_bound with --compare; ms_per_time_unit with an adaptive integrator).\n") +
-        kFootnote + "; " + kAdaptiveCounting + ".");
+        kFootnote + "; " + kAdaptiveCounting + "; " + kNeighbourCounting + ".");
     return cmd;
 }
 
@@ -437,6 +445,10 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.err_median >= 0; });
     const bool any_adaptive =
         std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.adaptive; });
+    const bool any_neighbours =
+        std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.neighbours > 0; });
+    const std::string adaptive_counting =
+        std::string(kAdaptiveCounting) + (any_neighbours ? std::string("; ") + kNeighbourCounting : "");
     const bool show_per_body = any_error || std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) {
                                    return r.force != "direct";
                                });
@@ -473,7 +485,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
     } else if (format == "csv") {
         out << "# cpu = " << m.cpu << "\n# cores = " << m.cores << "\n# gpu = " << m.gpu << '\n';
         // How an adaptive row counts, above the columns it explains (issue 21), as the table's legend says.
-        if (any_adaptive) out << "# " << kAdaptiveCounting << '\n';
+        if (any_adaptive) out << "# " << adaptive_counting << '\n';
         out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "")
             << (show_processes ? "threads,processes," : "threads,")
             << "n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
@@ -558,7 +570,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                       "GFLOP/s 0 there"
                     : "")
             << (any_error ? "; err_*: relative force error against the float64 direct sum on a sample" : "")
-            << (any_adaptive ? std::string("; ") + kAdaptiveCounting : std::string()) << ".\n";
+            << (any_adaptive ? "; " + adaptive_counting : std::string()) << ".\n";
     }
     return out.str();
 }

@@ -66,6 +66,9 @@ struct BenchRow {
     // integrator (a step is a max step) with a fixed-step one. A column when an adaptive row is present.
     double ms_per_time_unit = 0;
     bool adaptive = false;
+    // The neighbour scheme's K (--neighbours) of an adaptive row, 0 when off: its interactions/s count K
+    // per evaluation of a body against its neighbour list besides N per full evaluation.
+    double neighbours = 0;
 };
 
 // Adds the `bench` subcommand and its flags to root.

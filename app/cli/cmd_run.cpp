@@ -50,10 +50,13 @@ constexpr double kEnergyWarning = 1e-2;
 constexpr double kMinStepsPerEncounter = 10.0;
 
 // "tree (theta 0.6)": a registry entry's name with the values of the settings it takes.
+// A setting that is off at its default of 0 (--neighbours) is named only when on.
 std::string with_settings(const char* name, const std::vector<SettingInfo>& settings, const Params& p) {
     std::string values;
-    for (const SettingInfo& s : settings)
+    for (const SettingInfo& s : settings) {
+        if (p.*s.field == 0 && s.default_value() == 0) continue;
         values += (values.empty() ? "" : ", ") + std::string(s.name) + " " + format_g(p.*s.field);
+    }
     return values.empty() ? name : std::string(name) + " (" + values + ")";
 }
 
@@ -203,9 +206,11 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
                             ", an estimate (more than " + std::to_string(kExactPotentialMaxN) +
                             " bodies: no exact pair sum)\n";
         }
-        // An adaptive run's rows say what its max steps did: the blocks and force+jerk evaluations so far.
+        // An adaptive run's rows say what its max steps did: the blocks and force+jerk evaluations so far
+        // (and the neighbour-list evaluations with the neighbour scheme).
+        const bool adaptive = integrator_info(sc.params.integrator).adaptive;
         f.energy_log = std::make_unique<EnergyLog>(o.energy_log, log_preamble, collisions, resolution,
-                                                   integrator_info(sc.params.integrator).adaptive);
+                                                   adaptive, adaptive && sc.params.neighbours > 0);
     }
     if (!o.trajectory.empty())
         f.trajectory = std::make_unique<TrajectoryLog>(o.trajectory, preamble, resolution);
@@ -287,7 +292,8 @@ struct RunOutcome {
     double t = 0;             // simulated time at the end (the integrator's clock)
     std::int64_t blocks = 0;  // an adaptive integrator's blocks and force+jerk evaluations (StepReport)
     std::uint64_t body_updates = 0;
-    double step_seconds = 0;  // inside Backend::step only
+    std::uint64_t neighbour_updates = 0;  // the neighbour scheme's evaluations against a list (StepReport)
+    double step_seconds = 0;              // inside Backend::step only
     Diagnostics last;
     double drift = 0;         // |dE/E| from the start to the end (of E + energy_lost with collisions)
     std::size_t n_start = 0;  // N at the start (collisions' merges shrink it)
@@ -323,6 +329,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
                     RunFiles& files, const SnapshotSeries& series, Cluster& cl) {
     const std::int64_t log_every = o.log_every.value_or(o.energy_log.empty() ? 0 : kDefaultLogEvery);
     const bool adaptive = integrator_info(sc.params.integrator).adaptive;
+    const bool neighbours = adaptive && sc.params.neighbours > 0;  // the neighbour scheme's counts too
     // An adaptive integrator resolves encounters by its own steps; its max step says nothing of them.
     const bool watch_encounters = sc.params.softening == 0 && cl.root() && !adaptive;
     const double n = static_cast<double>(backend.size());
@@ -396,13 +403,17 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         if (files.collision_log) files.collision_log->write(sc.step + r.done, rep.collisions.events);
         r.blocks += rep.blocks;
         r.body_updates += rep.body_updates;
+        r.neighbour_updates += rep.neighbour_updates;
         const HostState now = backend.get_state();
         r.t = now.t;
         // A max step says little of an adaptive run's work: the line shows its clock, blocks and evaluations.
         if (adaptive) {
             progress.set_detail("t = " + format_time(r.t, std::abs(sc.params.dt) / 1000) + ", " +
                                 std::to_string(r.blocks) + " blocks, " + format_g(double(r.body_updates), 3) +
-                                " force+jerk evaluations");
+                                (neighbours
+                                     ? " full force+jerk evaluations, " +
+                                           format_g(double(r.neighbour_updates), 3) + " neighbour evaluations"
+                                     : std::string(" force+jerk evaluations")));
         }
         progress.update(r.done);
         if (watch_encounters) sample_encounter(now, sc.params.G, r.encounter);
@@ -414,7 +425,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             if (files.energy_log) {
                 files.energy_log->write(r.done, r.t, r.last,
                                         relative_energy_drift(e0, r.last.total() + r.energy_lost),
-                                        r.energy_lost, r.blocks, r.body_updates);
+                                        r.energy_lost, r.blocks, r.body_updates, r.neighbour_updates);
             }
         }
         if (files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps)) {
@@ -445,12 +456,15 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         : o.scenario.input.empty()  ? (o.scenario.preset.empty() ? presets().front().name : o.scenario.preset)
                                     : o.scenario.input;
     // A tree counts what it evaluated (its last force evaluation, times the evaluations per step); the
-    // direct sum N^2 per evaluation; an adaptive integrator N per body it evaluated (force and jerk).
+    // direct sum N^2 per evaluation; an adaptive integrator N per body it evaluated (force and jerk), and
+    // with the neighbour scheme K (--neighbours, the lists' target length) per evaluation against a list.
     const bool adaptive = integrator_info(sc.params.integrator).adaptive;
+    const bool neighbours = adaptive && sc.params.neighbours > 0;
     const std::optional<std::uint64_t> evaluated =
         adaptive ? std::nullopt : backend.last_force_interactions();
     // (The direct sum's N^2 is summed with each step's N: merges shrink it.)
-    const double interactions = adaptive    ? double(r.body_updates) * double(backend.size())
+    const double interactions = adaptive ? double(r.body_updates) * double(backend.size()) +
+                                               double(r.neighbour_updates) * sc.params.neighbours
                                 : evaluated ? double(*evaluated) *
                                                   integrator_info(sc.params.integrator).force_evaluations *
                                                   static_cast<double>(r.done)
@@ -484,11 +498,17 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         // Each block evaluates its active bodies against all N: body_updates of them in all (every body at
         // each (re)start included), i.e. this many full N^2 evaluations' worth.
         const double n = double(backend.size());
-        std::cout << "  blocks          " << r.blocks << ", " << r.body_updates
+        std::cout << "  blocks          " << r.blocks << ", " << r.body_updates << (neighbours ? " full" : "")
                   << " force+jerk evaluations of a body (" << format_g(double(r.body_updates) / n, 4)
                   << " per body, "
                   << format_g(r.blocks > 0 ? double(r.body_updates) / double(r.blocks) : 0.0, 4)
-                  << " per block)\n";
+                  << " per block)";
+        // The neighbour scheme's irregular steps: one body against its list (about K bodies) each.
+        if (neighbours) {
+            std::cout << ", " << r.neighbour_updates << " neighbour evaluations ("
+                      << format_g(double(r.neighbour_updates) / n, 4) << " per body)";
+        }
+        std::cout << '\n';
     }
     if (sc.params.collisions != CollisionMode::off) {
         std::cout << "  collisions      " << to_string(sc.params.collisions) << ": " << r.merges
@@ -502,7 +522,9 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         std::cout << "none (no steps)\n";
     } else {
         std::cout << format_g(per_second, 4)
-                  << (adaptive    ? std::string(" (N per body evaluated; ")
+                  << (neighbours ? " (N per full evaluation, " + format_g(sc.params.neighbours) +
+                                       " per neighbour evaluation; "
+                      : adaptive  ? std::string(" (N per body evaluated; ")
                       : evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "
                                   : std::string(" (N^2 per force evaluation; "))
                   << format_g(per_second * flops * 1e-9, 4) << " GFLOP/s at " << format_g(flops)

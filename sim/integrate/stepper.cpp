@@ -62,6 +62,7 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
         const BlockCounters after = blocks->counters();
         r.blocks = after.blocks - before.blocks;
         r.body_updates = after.body_updates - before.body_updates;
+        r.neighbour_updates = after.neighbour_updates - before.neighbour_updates;
     }
     return r;
 }

@@ -247,15 +247,21 @@ std::string TimeText::operator()(double t) {
 }
 
 EnergyLog::EnergyLog(const std::string& path, const std::string& preamble, bool energy_lost,
-                     double time_resolution, bool work)
-    : file_(path), energy_lost_(energy_lost), work_(work), time_text_(time_resolution) {
+                     double time_resolution, bool work, bool neighbours)
+    : file_(path),
+      energy_lost_(energy_lost),
+      work_(work),
+      neighbours_(work && neighbours),
+      time_text_(time_resolution) {
     file_.stream() << preamble << "step,t,kinetic,potential,total,rel_drift,px,py,pz"
-                   << (energy_lost ? ",e_lost" : "") << (work ? ",blocks,force_evaluations" : "") << "\n";
+                   << (energy_lost ? ",e_lost" : "") << (work ? ",blocks,force_evaluations" : "")
+                   << (neighbours_ ? ",neighbour_evaluations" : "") << "\n";
     file_.end_record();
 }
 
 void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double rel_drift, double energy_lost,
-                      std::int64_t blocks, std::uint64_t force_evaluations) {
+                      std::int64_t blocks, std::uint64_t force_evaluations,
+                      std::uint64_t neighbour_evaluations) {
     char buf[64];
     std::string row = std::to_string(step);
     auto put = [&](double v) {
@@ -278,6 +284,7 @@ void EnergyLog::write(std::int64_t step, double t, const Diagnostics& d, double 
     put(d.momentum.z);
     if (energy_lost_) put(energy_lost);
     if (work_) row += ',' + std::to_string(blocks) + ',' + std::to_string(force_evaluations);
+    if (neighbours_) row += ',' + std::to_string(neighbour_evaluations);
     row += '\n';
     file_.stream() << row;
     file_.end_record();

@@ -36,7 +36,8 @@ void write_bodies_csv(AtomicFile& file, const HostState& s, Precision p);
 // a column e_lost holds the energy the collisions so far removed (rel_drift then compares total + e_lost
 // with the start). With an adaptive integrator (`work`), step counts max steps and two last columns,
 // blocks and force_evaluations, hold the work done so far (block steps' blocks and force+jerk
-// evaluations of one body against all N).
+// evaluations of one body against all N); with the neighbour scheme on (`neighbours`, Params::neighbours
+// > 0) a last column neighbour_evaluations holds its evaluations of one body against its list so far.
 // A simulated time t with the significant digits that resolve `resolution` (callers pass a thousandth of
 // the step), at most 17, or the shortest text that reads back exactly when resolution is not positive. t is
 // summed step by step, so it carries rounding noise (2.9999999999999583 after 600 steps of 0.005): this
@@ -63,9 +64,10 @@ class EnergyLog {
     // `time_resolution`: t is printed with the digits that resolve it (sim/util.hpp format_time; a
     // thousandth of the step), but never the same as the row before unless it is; 0: every digit.
     explicit EnergyLog(const std::string& path, const std::string& preamble = "", bool energy_lost = false,
-                       double time_resolution = 0, bool work = false);
+                       double time_resolution = 0, bool work = false, bool neighbours = false);
     void write(std::int64_t step, double t, const Diagnostics& d, double rel_drift, double energy_lost = 0,
-               std::int64_t blocks = 0, std::uint64_t force_evaluations = 0);
+               std::int64_t blocks = 0, std::uint64_t force_evaluations = 0,
+               std::uint64_t neighbour_evaluations = 0);
     void commit() { file_.commit(); }
     PartialFile& file() { return file_; }
 
@@ -73,6 +75,7 @@ class EnergyLog {
     PartialFile file_;
     bool energy_lost_;
     bool work_;
+    bool neighbours_;
     TimeText time_text_;
 };
 
