@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -16,9 +17,12 @@
 #include "finite_bits.cuh"
 #include "hermite_steps.hpp"
 #include "launch.cuh"
+#include "neighbour_kernels.hpp"
 #include "pinned_buffer.hpp"
+#include "predict_on_the_fly.cuh"
 #include "sim/error.hpp"
 #include "sim/integrate/hermite.hpp"
+#include "sim/integrate/neighbour_scheme.hpp"
 #include "step_kernels.hpp"
 
 namespace nbody {
@@ -49,11 +53,19 @@ struct BlockClock {
     unsigned long long gate;      // bad_code(step, 0) of the step being run; 0 outside one
     unsigned long long bad_seen;  // the failure flag as the last schedule_kernel saw it
     unsigned long long blocks;    // blocks run, and the sum of their active counts (never reset)
-    unsigned long long updates;
+    unsigned long long updates;   // (with the neighbour scheme: of their regular counts, the full sums)
+    std::uint32_t regular;        // the neighbour scheme: the due bodies whose regular step is due too
+    unsigned long long irregular_updates;  // the neighbour scheme: the sum of the active counts
+    // The neighbour scheme: the earliest regular due tick of any body (regular_min_kernel), and 1 to stop
+    // a batch before the block that holds it: the batches run the irregular steps alone (no prediction of
+    // every body, no full sums), the host runs each block with a regular step as a graph of its own.
+    unsigned long long min_regular_due;
+    std::uint32_t hold_regular;
 };
 
 // A new max step: every body's clock at tick 0 (init, finish_max_step and set_levels put them there).
-__global__ void begin_kernel(BlockClock* __restrict__ c, unsigned long long gate, std::uint32_t hold_last) {
+__global__ void begin_kernel(BlockClock* __restrict__ c, unsigned long long gate, std::uint32_t hold_last,
+                             std::uint32_t hold_regular) {
     c->tick = 0;
     c->min_due = ~0ull;
     c->active = 0;
@@ -62,6 +74,8 @@ __global__ void begin_kernel(BlockClock* __restrict__ c, unsigned long long gate
     c->held = 0;
     c->gate = gate;
     c->bad_seen = kNoBadBody;
+    c->min_regular_due = ~0ull;
+    c->hold_regular = hold_regular;
 }
 
 // A start: every body active (the list is 0..n-1), the block's count n.
@@ -102,6 +116,7 @@ __global__ void __launch_bounds__(kBlock)
 __global__ void schedule_kernel(BlockClock* __restrict__ c, const unsigned long long* __restrict__ bad,
                                 std::size_t n) {
     c->active = 0;
+    c->regular = 0;
     if (!c->live) return;
     if (bad) c->bad_seen = *bad;
     if (c->tick == kTicksPerMaxStep || (bad && *bad < c->gate)) {
@@ -109,7 +124,8 @@ __global__ void schedule_kernel(BlockClock* __restrict__ c, const unsigned long 
         return;
     }
     const std::int64_t next = static_cast<std::int64_t>(c->min_due);
-    if (next == kTicksPerMaxStep && c->hold_last) {
+    if ((next == kTicksPerMaxStep && c->hold_last) ||
+        (c->hold_regular && static_cast<unsigned long long>(next) >= c->min_regular_due)) {
         c->live = 0;
         c->held = 1;
         return;
@@ -117,7 +133,7 @@ __global__ void schedule_kernel(BlockClock* __restrict__ c, const unsigned long 
     c->tick = next;
     c->min_due = ~0ull;
     ++c->blocks;
-    if (next == kTicksPerMaxStep) c->active = std::uint32_t(n);
+    if (next == kTicksPerMaxStep) c->active = c->regular = std::uint32_t(n);
 }
 
 // The host takes over a held clock: the next schedule_kernel runs the last block.
@@ -125,8 +141,50 @@ __global__ void release_kernel(BlockClock* __restrict__ c) {
     if (!c->held) return;
     c->held = 0;
     c->hold_last = 0;
+    c->hold_regular = 0;
     c->live = 1;
 }
+
+// The neighbour scheme, after a block with regular steps (and at a max step's start): the earliest regular
+// due tick of all bodies, and the batches' hold before it again. One block of threads per grid-stride
+// chunk; reset_regular_min_kernel first.
+__global__ void reset_regular_min_kernel(BlockClock* __restrict__ c) {
+    c->min_regular_due = ~0ull;
+    c->hold_regular = 1;
+}
+__global__ void __launch_bounds__(kBlock)
+    regular_min_kernel(BlockClock* __restrict__ c, const std::int64_t* __restrict__ t_regular,
+                       const int* __restrict__ regular_level, std::size_t n) {
+    unsigned long long v = ~0ull;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        v = min(v, static_cast<unsigned long long>(t_regular[i] + level_ticks(regular_level[i])));
+    block_min_into(v, &c->min_regular_due);
+}
+
+// The slot of this lane's item in a list counted by *count, for the lanes of the warp where `has`: one
+// atomic per warp, slots in lane order. Every lane of the warp calls it; the result is meaningful where
+// `has`.
+__device__ __forceinline__ unsigned append_lanes(bool has, std::uint32_t* count) {
+    const unsigned lanes = __ballot_sync(0xffffffffu, has);
+    if (lanes == 0) return 0;
+    const unsigned lane = threadIdx.x % 32;
+    const int leader = __ffs(lanes) - 1;
+    unsigned first = 0;
+    if (int(lane) == leader) first = atomicAdd(count, unsigned(__popc(lanes)));
+    first = __shfl_sync(0xffffffffu, first, leader);
+    return first + __popc(lanes & ((1u << lane) - 1));
+}
+
+// What select_predict_kernel needs for the neighbour scheme (all null when it is off): each body's regular
+// time and level, and the regular list it appends the due bodies at a regular step to, with each due
+// body's slot in it (-1: not at a regular step).
+struct NeighbourSelect {
+    const std::int64_t* t_regular;
+    const int* regular_level;
+    std::uint32_t* regular;
+    std::int32_t* slot;
+};
 
 // Every body predicted to the block's tick from its own time (its due tick minus its step), and the due
 // ones appended to the active list (one atomic per warp; the list's order does not matter: each active
@@ -139,36 +197,45 @@ __global__ void __launch_bounds__(kBlock)
                           const Vec4<T>* __restrict__ jerk, const int* __restrict__ level,
                           const std::int64_t* __restrict__ due, std::size_t n, double dt,
                           Vec4<T>* __restrict__ xp, Vec4<T>* __restrict__ vp,
-                          std::uint32_t* __restrict__ active) {
-    if (!c->live) return;  // the same for every thread: the ballot below sees whole warps
+                          std::uint32_t* __restrict__ active, NeighbourSelect nb, bool predict) {
+    if (!c->live) return;  // the same for every thread: the ballots below see whole warps
     const std::int64_t tick = c->tick;
-    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    bool is_due = false;
-    unsigned long long stays = ~0ull;  // a body not due now: its due tick is a candidate for the next block
-    if (i < n) {
-        const std::int64_t d = due[i];
-        is_due = d == tick;
-        if (!is_due) stays = static_cast<unsigned long long>(d);
-        const std::int64_t own = d - level_ticks(level[i]);
-        const T h = static_cast<T>(ticks_to_time(tick - own, dt));
-        Vec4<T> x, v;
-        hermite_predict(pos[i], vel[i], acc[i], jerk[i], h, x, v);
-        xp[i] = x;
-        vp[i] = v;
+    unsigned long long stays =
+        ~0ull;  // bodies not due now: their due ticks are candidates for the next block
+    // Grid-stride in whole blocks of threads: every warp takes each pass together (the ballots).
+    for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x; base < n;
+         base += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t i = base + threadIdx.x;
+        bool is_due = false;
+        if (i < n) {
+            const std::int64_t d = due[i];
+            is_due = d == tick;
+            if (!is_due) stays = min(stays, static_cast<unsigned long long>(d));
+        }
+        if (i < n && predict) {
+            const std::int64_t own = due[i] - level_ticks(level[i]);
+            const T h = static_cast<T>(ticks_to_time(tick - own, dt));
+            Vec4<T> x, v;
+            hermite_predict(pos[i], vel[i], acc[i], jerk[i], h, x, v);
+            xp[i] = x;
+            vp[i] = v;
+        }
+        if (tick == kTicksPerMaxStep) {
+            if (i < n) {
+                active[i] = std::uint32_t(i);
+                if (nb.regular) nb.regular[i] = std::uint32_t(i), nb.slot[i] = std::int32_t(i);
+            }
+            continue;
+        }
+        const unsigned slot = append_lanes(is_due, &c->active);
+        if (is_due) active[slot] = std::uint32_t(i);
+        if (!nb.regular) continue;
+        const bool is_regular = is_due && regular_due(tick, nb.t_regular[i], nb.regular_level[i]);
+        const unsigned r = append_lanes(is_regular, &c->regular);
+        if (is_regular) nb.regular[r] = std::uint32_t(i);
+        if (is_due) nb.slot[i] = is_regular ? std::int32_t(r) : -1;
     }
     block_min_into(stays, &c->min_due);
-    if (tick == kTicksPerMaxStep) {
-        if (i < n) active[i] = std::uint32_t(i);
-        return;
-    }
-    const unsigned due_lanes = __ballot_sync(0xffffffffu, is_due);
-    if (due_lanes == 0) return;
-    const unsigned lane = threadIdx.x % 32;
-    const int leader = __ffs(due_lanes) - 1;
-    unsigned first = 0;
-    if (int(lane) == leader) first = atomicAdd(&c->active, unsigned(__popc(due_lanes)));
-    first = __shfl_sync(0xffffffffu, first, leader);
-    if (is_due) active[first + __popc(due_lanes & ((1u << lane) - 1))] = std::uint32_t(i);
 }
 
 // After the start's force+jerk evaluation of every body (a1, j1 in body order): the body's first level
@@ -232,12 +299,83 @@ __global__ void __launch_bounds__(kBlock)
     block_min_into(next_due, &c->min_due);
 }
 
-// The end of a max step: every body is at kTicksPerMaxStep, which becomes tick 0 of the next one.
+// The neighbour scheme's correction of each active body k (index active[k]): neighbour_correct_body with
+// the irregular force from its old list (ai_old[k]) and, at a regular step (slot[i] = r >= 0), the full
+// sum (a1[r], j1[r]) and the irregular from its new list (ai_new[r]); then as correct_kernel.
+template <typename T>
+__global__ void __launch_bounds__(kBlock)
+    correct_neighbours_kernel(BlockClock* __restrict__ c, const std::uint32_t* __restrict__ active, double dt,
+                              double eta, NeighbourArrays<T> s, const std::int32_t* __restrict__ slot,
+                              const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp,
+                              PredictOnTheFly<T> fly, const Vec4<T>* __restrict__ ai_old,
+                              const Vec4<T>* __restrict__ ji_old, const Vec4<T>* __restrict__ a1,
+                              const Vec4<T>* __restrict__ j1, const Vec4<T>* __restrict__ ai_new,
+                              const Vec4<T>* __restrict__ ji_new, Vec4<T>* __restrict__ pos,
+                              Vec4<T>* __restrict__ vel, Vec4<T>* __restrict__ acc,
+                              Vec4<T>* __restrict__ jerk, int* __restrict__ level,
+                              std::int64_t* __restrict__ due, unsigned long long* __restrict__ bad) {
+    if (!c->live) return;
+    const std::size_t m = c->active;
+    const std::int64_t tick = c->tick;
+    const unsigned long long step_code = c->gate;
+    if (blockIdx.x == 0 && threadIdx.x == 0) c->updates += c->regular, c->irregular_updates += m;
+    unsigned long long next_due = ~0ull;
+    for (std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < m;
+         k += std::size_t(gridDim.x) * blockDim.x) {
+        const std::uint32_t i = active[k];
+        Vec4<T> xpi, vpi;
+        predicted(xp, vp, fly, i, xpi, vpi);  // before this body's own state changes below
+        int l = level[i];
+        const std::int64_t own = due[i] - level_ticks(l);
+        NeighbourForces<T> f{ai_old[k], ji_old[k], nullptr, nullptr, nullptr, nullptr};
+        if (const std::int32_t r = slot[i]; r >= 0)
+            f.af = &a1[r], f.jf = &j1[r], f.ai_new = &ai_new[r], f.ji_new = &ji_new[r];
+        Vec4<T> x, v, a = acc[i], j = jerk[i];
+        neighbour_correct_body(s, i, tick, own, dt, eta, xpi, vpi, f, a, j, x, v, l);
+        pos[i] = x;
+        vel[i] = v;
+        acc[i] = a;
+        jerk[i] = j;
+        level[i] = l;
+        due[i] = tick + level_ticks(l);
+        next_due = min(next_due, static_cast<unsigned long long>(tick + level_ticks(l)));
+        if (bad) {
+            const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
+                            finite_bits(v.y) && finite_bits(v.z);
+            if (!ok) atomicMin(bad, step_code | i);
+        }
+    }
+    block_min_into(next_due, &c->min_due);
+}
+
+// The neighbour scheme's start, after the full evaluation of every body (a1, j1) and the irregular from
+// the new lists (ai, ji), all in body order: the split, both levels, the clock at tick 0.
+template <typename T>
+__global__ void start_neighbours_kernel(const Vec4<T>* __restrict__ a1, const Vec4<T>* __restrict__ j1,
+                                        const Vec4<T>* __restrict__ ai, const Vec4<T>* __restrict__ ji,
+                                        std::size_t n, double eta, double dt, NeighbourArrays<T> s,
+                                        Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
+                                        int* __restrict__ level, std::int64_t* __restrict__ due,
+                                        const unsigned long long* __restrict__ bad,
+                                        unsigned long long bad_before) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n || (bad && *bad < bad_before)) return;
+    acc[i] = a1[i];
+    jerk[i] = j1[i];
+    const int l = neighbour_start_body(s, i, eta, dt, a1[i], j1[i], ai[i], ji[i]);
+    level[i] = l;
+    due[i] = level_ticks(l);
+}
+
+// The end of a max step: every body is at kTicksPerMaxStep, which becomes tick 0 of the next one (its
+// regular time too, where the neighbour scheme keeps one: t_regular may be null).
 __global__ void finish_kernel(const int* __restrict__ level, std::int64_t* __restrict__ due, std::size_t n,
-                              const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
+                              const unsigned long long* __restrict__ bad, unsigned long long bad_before,
+                              std::int64_t* __restrict__ t_regular) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n || (bad && *bad < bad_before)) return;
     due[i] = level_ticks(level[i]);
+    if (t_regular) t_regular[i] = 0;
 }
 
 // Levels set from outside, every clock at tick 0 (the benchmark's block of a chosen size).
@@ -293,6 +431,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         large_.reset();
         single_.reset();
         last_.reset();
+        regular_block_.reset();
         CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
     }
 
@@ -303,6 +442,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     void init(const Params& p) override {
         const DeviceBodies<T> b = bodies_();
         params_.reset();
+        nb_k_ = int(std::lround(p.neighbours));
         allocate(b.n);
         stopped_ = false;
         params_ = p;
@@ -319,15 +459,19 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             } else {
                 evaluate_all(nullptr);
             }
-            launch_kernel(start_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_, a1_.data(),
-                          j1_.data(), n_, p.eta, p.dt, acc_.data(), jerk_.data(), level_.data(), due_.data(),
-                          b.bad, gate(b));
+            if (nb_k_ > 0) {
+                start_neighbours(b, p);
+            } else {
+                launch_kernel(start_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
+                              a1_.data(), j1_.data(), n_, p.eta, p.dt, acc_.data(), jerk_.data(),
+                              level_.data(), due_.data(), b.bad, gate(b));
+            }
             restart_clock(gate(b));
         }
         ++starts_;
         init_updates_ += n_;
         // The graphs hold the old parameters (dt, eta, G, softening) in their launches.
-        small_.reset(), large_.reset(), single_.reset(), last_.reset();
+        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
         read_clock();
     }
 
@@ -346,11 +490,17 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         const DeviceBodies<T> b = bodies_();
         restart_clock(gate(b));
         const unsigned long long blocks_before = clock_host_.data()->blocks;
-        for (std::int64_t launched = 0;;) {
-            BatchGraph& g = last_max_step_blocks_ - launched >= kLargeBatch ? large_ : small_;
+        for (std::int64_t done = 0;;) {
+            BatchGraph& g = last_max_step_blocks_ - done >= kLargeBatch ? large_ : small_;
             launch_batch(g, b);
-            launched += g.blocks;
             const BlockClock& c = read_clock();
+            done = std::int64_t(c.blocks - blocks_before);
+            if (c.held && nb_k_ > 0 && c.min_due != static_cast<unsigned long long>(kTicksPerMaxStep)) {
+                launch_batch(regular_block_, b);  // a block with regular steps, not the last
+                const BlockClock& r = read_clock();
+                if (!r.live) break;
+                continue;
+            }
             if (c.held) {
                 run_last_block(b);
                 read_clock();
@@ -393,7 +543,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     // goes to the pairwise kernel where it serves N.
     void evaluate() override {
         if (stopped_ || n_ == 0) return;
-        if (!pair_.off && clock_host_.data()->tick == kTicksPerMaxStep) {
+        if (nb_k_ > 0) {
+            evaluate_neighbours(!pair_.off && clock_host_.data()->tick == kTicksPerMaxStep);
+        } else if (!pair_.off && clock_host_.data()->tick == kTicksPerMaxStep) {
             evaluate_all(&clock_.data()->live);
         } else {
             evaluate_active();
@@ -401,7 +553,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     }
     void correct(std::int64_t /*tick*/) override {
         if (stopped_ || n_ == 0) return;
-        enqueue_correct(bodies_());
+        enqueue_correct_any(bodies_());
         // The counters (counters()) come from the last read-back: this block's evaluations with them.
         read_clock();
         if (on_move_) on_move_();
@@ -411,7 +563,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         if (!stopped_ && n_ > 0) {
             const DeviceBodies<T> b = bodies_();
             launch_kernel(finish_kernel, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
-                          level_.data(), due_.data(), n_, b.bad, gate(b));
+                          level_.data(), due_.data(), n_, b.bad, gate(b),
+                          nb_k_ > 0 ? t_regular_.data() : nullptr);
             restart_clock(gate(b));
         }
     }
@@ -422,6 +575,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         out.starts = starts_;
         out.blocks = std::int64_t(clock_host_.data()->blocks);
         out.body_updates = init_updates_ + clock_host_.data()->updates;
+        out.neighbour_updates = clock_host_.data()->irregular_updates;
         return out;
     }
 
@@ -493,6 +647,20 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         due_.resize(n);
         level_.resize(n);
         active_.resize(n);
+        if (nb_k_ > 0) {
+            for (DeviceBuffer<Vec4<T>>* v : {&nb_ai_, &nb_ji_, &nb_ar_, &nb_jr_, &nb_d2_, &nb_d3_, &ai_old_,
+                                             &ji_old_, &ai_new_, &ji_new_})
+                v->resize(n);
+            t_regular_.resize(n);
+            regular_level_.resize(n);
+            radius_.resize(n);
+            list_.resize(n * std::size_t(neighbour_capacity(nb_k_)));
+            listed_.resize(n);
+            split_list_.resize(neighbour_split_items() * std::size_t(neighbour_capacity(nb_k_)));
+            split_count_.resize(neighbour_split_items());
+            regular_.resize(n);
+            slot_.resize(n);
+        }
         if (!same) make_plans();
     }
 
@@ -506,7 +674,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         plans_dev_.copy_from_host(plans_.entries.data(), plans_.entries.size());
         scratch_.resize(std::max<std::size_t>({plans_.scratch, pair_jerk_scratch_count(pair_, n_), 1}));
         // The device-side grids are fixed per plan table: the graphs hold the old ones.
-        small_.reset(), large_.reset(), single_.reset(), last_.reset();
+        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
     }
 
     // Blocks of the grid-stride kernels: enough to fill the device, no more than the bodies need.
@@ -517,17 +685,118 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     // A new max step's clock (begin_kernel) and the earliest due tick of all bodies, for its first block.
     void restart_clock(unsigned long long gate) {
         launch_kernel(begin_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), gate,
-                      std::uint32_t(pair_.off ? 0 : 1));
+                      std::uint32_t(pair_.off ? 0 : 1), std::uint32_t(nb_k_ > 0 ? 1 : 0));
         launch_kernel(due_min_kernel, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_, clock_.data(),
                       due_.data(), n_);
+        if (nb_k_ > 0) enqueue_regular_min(false);
     }
 
-    void enqueue_select(const DeviceBodies<T>& b) {
+    // The earliest regular due tick (regular_min_kernel), after a reset that also turns the batches' hold
+    // before it back on.
+    void enqueue_regular_min(bool reset) {
+        if (reset) launch_kernel(reset_regular_min_kernel, dim3(1), dim3(1), 0, stream_, clock_.data());
+        launch_kernel(regular_min_kernel, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_, clock_.data(),
+                      t_regular_.data(), regular_level_.data(), n_);
+    }
+    void enqueue_select(const DeviceBodies<T>& b, bool predict = true) {
         launch_kernel(schedule_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(),
                       static_cast<const unsigned long long*>(b.bad), n_);
-        launch_kernel(select_predict_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
+        launch_kernel(select_predict_kernel<T>, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_,
                       clock_.data(), b.pos, b.vel, acc_.data(), jerk_.data(), level_.data(), due_.data(), n_,
-                      params_->dt, xp_.data(), vp_.data(), active_.data());
+                      params_->dt, xp_.data(), vp_.data(), active_.data(), neighbour_select(), predict);
+    }
+    void enqueue_correct_any(const DeviceBodies<T>& b) {
+        if (nb_k_ > 0) {
+            enqueue_correct_neighbours(b, {});
+            enqueue_regular_min(true);
+        } else {
+            enqueue_correct(b);
+        }
+    }
+
+    // ---- The neighbour scheme (nb_k_ > 0; sim/integrate/neighbour_scheme.hpp).
+    NeighbourArrays<T> neighbour_arrays() {
+        return {nb_ai_.data(), nb_ji_.data(), nb_ar_.data(),     nb_jr_.data(),
+                nb_d2_.data(), nb_d3_.data(), t_regular_.data(), regular_level_.data()};
+    }
+    NeighbourSelect neighbour_select() {
+        if (nb_k_ == 0) return {nullptr, nullptr, nullptr, nullptr};
+        return {t_regular_.data(), regular_level_.data(), regular_.data(), slot_.data()};
+    }
+    DeviceNeighbourLists lists() {
+        DeviceNeighbourLists l;
+        l.list = list_.data(), l.listed = listed_.data(), l.radius = radius_.data();
+        l.regular_level = regular_level_.data();
+        l.k = nb_k_, l.capacity = neighbour_capacity(nb_k_);
+        l.split_list = split_list_.data(), l.split_count = split_count_.data();
+        return l;
+    }
+    // A start after every body's full evaluation (a1_, j1_ in body order, xp_ the bodies): one radius for
+    // all from a host copy (start_neighbour_radius, as the host's start), kStartRadiusRounds counts, the
+    // lists, the irregular sums, the split and the levels.
+    void start_neighbours(const DeviceBodies<T>& b, const Params& p) {
+        std::vector<Vec4<T>> host(n_);
+        CUDA_CHECK(
+            cudaMemcpyAsync(host.data(), xp_.data(), n_ * sizeof(Vec4<T>), cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        const std::vector<double> r(n_, start_neighbour_radius(host.data(), n_, nb_k_));
+        radius_.copy_from_host(r.data(), n_);
+        CUDA_CHECK(cudaMemsetAsync(regular_level_.data(), 0, n_ * sizeof(int), stream_));
+        for (int round = 0; round < kStartRadiusRounds; ++round)
+            launch_neighbour_lists<T>(false, xp_.data(), vp_.data(), n_, nullptr, nullptr, n_, lists(), p.dt,
+                                      kStartRadiusFactor, nullptr, stream_);
+        launch_neighbour_lists<T>(true, xp_.data(), vp_.data(), n_, nullptr, nullptr, n_, lists(), p.dt,
+                                  kRadiusFactor, nullptr, stream_);
+        launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, nullptr, nullptr, n_, lists(), T(p.G),
+                            softening2<T>(p), ai_new_.data(), ji_new_.data(), nullptr, stream_);
+        launch_kernel(start_neighbours_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
+                      a1_.data(), j1_.data(), ai_new_.data(), ji_new_.data(), n_, p.eta, p.dt,
+                      neighbour_arrays(), acc_.data(), jerk_.data(), level_.data(), due_.data(), b.bad,
+                      gate(b));
+    }
+    // A block's evaluations: the irregular sums of the active bodies from their old lists; the full sums
+    // of those at a regular step (planned, or pairwise for the held last block where every body is); their
+    // new lists; the irregular sums from those. Each launch reads its count from the clock.
+    void evaluate_neighbours(bool pairwise) {
+        const std::uint32_t* live = &clock_.data()->live;
+        const T G = T(params_->G), eps2 = softening2<T>(*params_);
+        launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, active_.data(), &clock_.data()->active, n_,
+                            lists(), G, eps2, ai_old_.data(), ji_old_.data(), live, stream_);
+        if (pairwise) {
+            evaluate_all(live);
+        } else {
+            launch_planned_jerks<T>(plans_, plans_dev_.data(), chosen_.data(), xp_.data(), vp_.data(), n_,
+                                    regular_.data(), &clock_.data()->regular, G, eps2, a1_.data(), j1_.data(),
+                                    scratch_.data(), stream_);
+        }
+        launch_neighbour_lists<T>(true, xp_.data(), vp_.data(), n_, regular_.data(), &clock_.data()->regular,
+                                  n_, lists(), params_->dt, kRadiusFactor, live, stream_);
+        launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, regular_.data(), &clock_.data()->regular, n_,
+                            lists(), G, eps2, ai_new_.data(), ji_new_.data(), live, stream_);
+    }
+    // The bodies predicted on the fly to the clock's tick (a block with no regular step: select predicted
+    // none).
+    PredictOnTheFly<T> on_the_fly(const DeviceBodies<T>& b) {
+        PredictOnTheFly<T> f;
+        f.pos = b.pos, f.vel = b.vel, f.acc = acc_.data(), f.jerk = jerk_.data();
+        f.level = level_.data(), f.due = due_.data(), f.tick = &clock_.data()->tick, f.dt = params_->dt;
+        return f;
+    }
+    // A block of a batch, which holds before any block with a regular step: the due bodies listed, their
+    // irregular sums and corrections, each body predicted where it is needed.
+    void enqueue_irregular_block(const DeviceBodies<T>& b) {
+        enqueue_select(b, false);
+        launch_irregular<T>(xp_.data(), vp_.data(), on_the_fly(b), n_, active_.data(), &clock_.data()->active,
+                            n_, lists(), T(params_->G), softening2<T>(*params_), ai_old_.data(),
+                            ji_old_.data(), &clock_.data()->live, stream_);
+        enqueue_correct_neighbours(b, on_the_fly(b));
+    }
+    void enqueue_correct_neighbours(const DeviceBodies<T>& b, const PredictOnTheFly<T>& fly) {
+        launch_kernel(correct_neighbours_kernel<T>, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_,
+                      clock_.data(), active_.data(), params_->dt, params_->eta, neighbour_arrays(),
+                      slot_.data(), xp_.data(), vp_.data(), fly, ai_old_.data(), ji_old_.data(), a1_.data(),
+                      j1_.data(), ai_new_.data(), ji_new_.data(), b.pos, b.vel, acc_.data(), jerk_.data(),
+                      level_.data(), due_.data(), b.bad);
     }
     void enqueue_correct(const DeviceBodies<T>& b) {
         launch_kernel(correct_kernel<T>, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_, clock_.data(),
@@ -550,11 +819,17 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     // The max step's last block, held back by the batch: every body, with the pairwise evaluation (one
     // graph: its six launches cost less so).
     void run_last_block(const DeviceBodies<T>& b) { launch_batch(last_, b); }
-    void enqueue_last_block(const DeviceBodies<T>& b) {
+    // A held block (the last of the max step: pairwise where it serves n; with the neighbour scheme also a
+    // block with regular steps: `pairwise` false), released and run as a graph of its own.
+    void enqueue_last_block(const DeviceBodies<T>& b, bool pairwise = true) {
         launch_kernel(release_kernel, dim3(1), dim3(1), 0, stream_, clock_.data());
         enqueue_select(b);
-        evaluate_all(&clock_.data()->live);
-        enqueue_correct(b);
+        if (nb_k_ > 0) {
+            evaluate_neighbours(pairwise && !pair_.off);
+        } else {
+            evaluate_all(&clock_.data()->live);
+        }
+        enqueue_correct_any(b);
     }
 
     // Runs g (capturing it first if it is missing or was captured with other bodies; init and new plans
@@ -565,11 +840,15 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             g.reset();
             CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
             try {
-                if (g.blocks == 0) enqueue_last_block(b);
+                if (g.blocks <= 0) enqueue_last_block(b, g.blocks == 0);
                 for (int k = 0; k < g.blocks; ++k) {
-                    enqueue_select(b);
-                    evaluate_active();
-                    enqueue_correct(b);
+                    if (nb_k_ > 0) {
+                        enqueue_irregular_block(b);
+                    } else {
+                        enqueue_select(b);
+                        evaluate_active();
+                        enqueue_correct(b);
+                    }
                 }
             } catch (...) {
                 cudaGraph_t dropped = nullptr;
@@ -624,9 +903,20 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     DeviceBuffer<JerkChosen> chosen_{1};  // the plan of the block being evaluated
     cudaStream_t stream_ = nullptr;       // blocking: ordered with the backend's work on the legacy stream
     BatchGraph small_{kSmallBatch}, large_{kLargeBatch}, single_{1}, last_{0};
+    BatchGraph regular_block_{-1};  // the neighbour scheme's held block with regular steps (not the last)
     std::int64_t last_max_step_blocks_ = 0;  // blocks of the last max step: how large a batch to launch
     bool stopped_ = false;  // an earlier step of this step() call failed: this max step does nothing
     unsigned long long seen_bad_ = kNoBadBody;
+    // The neighbour scheme (Params::neighbours > 0, else nb_k_ 0 and these empty): each body's state
+    // (neighbour_arrays), radius and list; per block the regular list, each due body's slot in it (-1:
+    // none), the irregular sums from the old lists (active order) and from the new ones (regular order).
+    int nb_k_ = 0;
+    DeviceBuffer<Vec4<T>> nb_ai_, nb_ji_, nb_ar_, nb_jr_, nb_d2_, nb_d3_, ai_old_, ji_old_, ai_new_, ji_new_;
+    DeviceBuffer<std::int64_t> t_regular_;
+    DeviceBuffer<int> regular_level_;
+    DeviceBuffer<double> radius_;
+    DeviceBuffer<std::uint32_t> list_, listed_, regular_, split_list_, split_count_;
+    DeviceBuffer<std::int32_t> slot_;
     std::int64_t starts_ = 0;         // init calls (the device clock counts blocks and evaluations)
     std::uint64_t init_updates_ = 0;  // the starts' all-body evaluations
 };

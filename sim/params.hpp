@@ -71,6 +71,7 @@ struct SettingInfo {
     double min, max;           // the valid range, both ends included
     ParamsField field;         // where the value lives
     bool logarithmic = false;  // the panel's slider moves over the exponent (a range of decades)
+    bool whole = false;  // whole numbers only (validate_params refuses others; the panel's slider steps by 1)
 
     double default_value() const { return Params{}.*field; }
     bool in_range(double v) const { return v >= min && v <= max; }  // false for NaN

@@ -138,8 +138,9 @@ void validate_params(const Params& p) {
         if (!is_finite_bits(v) || !s->in_range(v))
             throw Error(std::string(s->name) + " must be in [" + num(s->min) + ", " + num(s->max) +
                         "] (got " + num(v) + ")");
+        if (s->whole && v != std::floor(v))
+            throw Error(std::string(s->name) + " must be a whole number (got " + num(v) + ")");
     }
-    check(p.neighbours == std::floor(p.neighbours), "neighbours", "a whole number", p.neighbours);
     check_block_model(p);
     check(is_finite_bits(p.restitution) && p.restitution >= 0 && p.restitution <= 1, "restitution",
           "in [0, 1] (1: elastic, 0: the normal motion stops)", p.restitution);

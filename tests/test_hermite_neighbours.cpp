@@ -244,11 +244,10 @@ TEST(HermiteNeighbours, KeplerOrbitWithOneNeighbourConservesEnergyAsPlainHermite
     EXPECT_NEAR(two.worst, plain.worst, 0.01 * plain.worst);
 }
 
-// The same with K = 1. Fails: the other body is never listed and every step is a full sum (8052, plain's
-// count), because next_neighbour_radius reads an empty sphere's count 0 as 1, and cbrt(K / 1) = 1 leaves
-// the start radius (0.198 here: the RMS distance 0.25 times cbrt(1/2), the bodies 0.5 apart) where it is.
-// With K >= 2 an empty sphere grows by cbrt(K). Enable once an empty sphere grows for K = 1 too.
-TEST(HermiteNeighbours, DISABLED_KeplerOrbitWithOneNeighbourListsTheCompanion) {
+// The same with K = 1: the other body is listed. (It once was not: an empty sphere kept its radius when
+// the count 0 was read as 1, and the start radius, 0.198 here, is below the bodies' 0.5 apart; an empty
+// sphere now grows by the most a step allows.)
+TEST(HermiteNeighbours, KeplerOrbitWithOneNeighbourListsTheCompanion) {
     const KeplerRun plain = kepler_run(0), one = kepler_run(1);
     EXPECT_NEAR(double(one.irregular), double(plain.full - 2), 0.05 * double(plain.full));
     EXPECT_LE(10 * one.full, plain.full) << one.full << " full sums against plain's " << plain.full;

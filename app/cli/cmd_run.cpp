@@ -607,6 +607,13 @@ int run_run_command(const RunOptions& o) {
                         sc.backend + " has not (yet): use --backend openmp or serial, or run in one process");
         }
     });
+    // The neighbour lists hold indices of the whole system: one process's block steps only.
+    agree(cl, [&] {
+        if (cl.distributed() && integrator_info(sc.params.integrator).adaptive && sc.params.neighbours > 0)
+            throw Error(
+                "--neighbours does not run under mpirun yet (each list indexes the whole system): run "
+                "it in one process, or use --neighbours 0");
+    });
     // Contacts between bodies of different processes are not searched for: refused rather than missed.
     agree(cl, [&] {
         if (cl.distributed() && sc.params.collisions != CollisionMode::off)

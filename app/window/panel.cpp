@@ -128,9 +128,13 @@ bool slider_double(const char* label, double& v, double lo, double hi, const cha
 // A slider per setting of the chosen force algorithm or integrator, over the setting's own range.
 void settings_controls(Params& p, const std::vector<SettingInfo>& settings) {
     for (const SettingInfo& s : settings) {
-        if (s.logarithmic)
+        if (s.logarithmic) {
             log_slider(s.name, p.*s.field, s.min, s.max, "%.3g");
-        else
+        } else if (s.whole) {
+            int x = int(std::lround(std::clamp(p.*s.field, s.min, s.max)));
+            if (ImGui::SliderInt(s.name, &x, int(s.min), int(s.max), "%d", ImGuiSliderFlags_AlwaysClamp))
+                p.*s.field = std::clamp(double(x), s.min, s.max);
+        } else
             slider_double(s.name, p.*s.field, s.min, s.max, "%.3g");
         tooltip_for_last(setting_help(s).c_str());
     }

@@ -74,7 +74,7 @@ const std::vector<IntegratorInfo> kIntegrators = {
        "Ahmad-Cohen neighbour scheme of an adaptive integrator: each body's force from about this many "
        "nearest bodies at every step, from all the others (a full sum) only at its longer regular steps; "
        "0 is off. Pays from some thousands of bodies",
-       0, 1024, &Params::neighbours}}},
+       0, 1024, &Params::neighbours, false, true}}},
 };
 
 }  // namespace

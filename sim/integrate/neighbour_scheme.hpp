@@ -7,16 +7,15 @@
 //   irregular: from the bodies in its neighbour list (about K of them), evaluated at every step of the
 //              body (its level, as in plain block steps), against the neighbours predicted there;
 //   regular:   from every other body, evaluated with the full sum only at the body's regular steps, a
-//              power-of-two multiple of its irregular step with a level of its own, and extrapolated
-//              linearly in between (ar + tau jr, tau since the regular time).
+//              power-of-two multiple of its irregular step with a level of its own, and extrapolated in
+//              between from its value, jerk, snap and crackle at the regular time (regular_extrapolate).
 //
 // An irregular step of body i at the block time: irregular force and jerk from its list, plus the
 // extrapolated regular, is the total (a1, j1) the Hermite corrector uses (neighbour_correct); the
-// next irregular step comes from Aarseth's criterion on the irregular force and the fit's derivatives
-// (the linear regular part adds nothing to them).
+// next irregular step comes from Aarseth's criterion on that total and the fit's derivatives.
 // A regular step (the body is due and so is its regular time): first the same irregular correction, with
 // the old list; then the full force and jerk (af, jf) at the block time gives the regular part of that
-// list, af - ai_old, whose Hermite fit over the regular step is what the linear extrapolation left out,
+// list, af - ai_old, whose Hermite fit over the regular step, less the extrapolation, is what that left out,
 // added once to x and v (regular_correct), and the next regular step. Then the list is built again at the
 // block time (every other body within the radius, ascending index, the first neighbour_capacity(K)
 // kept), the radius adapts towards K bodies for next time, the irregular part is evaluated over the new
@@ -56,7 +55,8 @@ NBODY_HD double neighbour_cbrt(double x) {
 // The radius for next time from the bodies `count` found within `r` (all of them, also those past the
 // capacity): scaled by the cube root of k / count (a uniform density's), by at most `factor` either way.
 NBODY_HD double next_neighbour_radius(double r, std::uint32_t count, int k, double factor) {
-    double s = neighbour_cbrt(double(k) / double(count > 0 ? count : 1));
+    if (count == 0) return r * factor;  // an empty sphere grows by the most it may
+    double s = neighbour_cbrt(double(k) / double(count));
     s = s < 1.0 / factor ? 1.0 / factor : (s > factor ? factor : s);
     return r * s;
 }
