@@ -125,9 +125,22 @@ bool slider_double(const char* label, double& v, double lo, double hi, const cha
     return changed;
 }
 
-// A slider per setting of the chosen force algorithm or integrator, over the setting's own range.
+// A slider per setting of the chosen force algorithm or integrator, over the setting's own range; two
+// settings share one row (hermite's eta and neighbours: the Simulation tab fits 720 pixels so).
 void settings_controls(Params& p, const std::vector<SettingInfo>& settings) {
-    for (const SettingInfo& s : settings) {
+    const bool paired = settings.size() == 2;
+    float width = 0;
+    if (paired) {
+        const ImGuiStyle& style = ImGui::GetStyle();
+        float labels = 0;
+        for (const SettingInfo& s : settings)
+            labels += ImGui::CalcTextSize(s.name).x + style.ItemInnerSpacing.x;
+        width = std::max(40.0f, (ImGui::GetContentRegionAvail().x - labels - style.ItemSpacing.x) / 2);
+    }
+    for (std::size_t k = 0; k < settings.size(); ++k) {
+        const SettingInfo& s = settings[k];
+        if (paired && k == 1) ImGui::SameLine();
+        if (paired) ImGui::SetNextItemWidth(width);
         if (s.logarithmic) {
             log_slider(s.name, p.*s.field, s.min, s.max, "%.3g");
         } else if (s.whole) {
