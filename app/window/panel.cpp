@@ -243,7 +243,14 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
             "Time runs backwards: each step takes -dt, so t and the step count go down and the motion "
             "retraces itself. B again runs it forward.");
     }
-    if (info.adaptive) {
+    if (info.adaptive && info.neighbour_updates_total > 0) {
+        ImGui::Text("%lld blocks  %.3g full  %.3g neighbour", static_cast<long long>(info.blocks_total),
+                    double(info.body_updates_total), double(info.neighbour_updates_total));
+        tooltip_for_last(
+            "Hermite block steps with the neighbour scheme: each block advances only the bodies due at its "
+            "time, each against its neighbour list; a full evaluation (one body's force and jerk against all "
+            "N) comes only at the body's regular steps.");
+    } else if (info.adaptive) {
         ImGui::Text("%lld blocks  %.3g force+jerk evaluations", static_cast<long long>(info.blocks_total),
                     double(info.body_updates_total));
         tooltip_for_last(

@@ -133,6 +133,7 @@ struct PanelInfo {
     bool adaptive = false;               // an adaptive integrator: steps_total counts max steps
     std::int64_t blocks_total = 0;       // its blocks and force+jerk evaluations (SessionStats)
     std::uint64_t body_updates_total = 0;
+    std::uint64_t neighbour_updates_total = 0;         // with --neighbours: evaluations against the list only
     std::vector<std::size_t> level_counts;             // bodies per time-step level
     std::int64_t merges_total = 0, bounces_total = 0;  // collisions since the bodies were loaded
     double energy_lost = 0;                            // what they removed (the drift is of E + this)

@@ -447,6 +447,7 @@ void SimSession::do_steps() {
             if (e.merged) merges_.push_back(e);
         stats_.blocks_total += r.blocks;
         stats_.body_updates_total += r.body_updates;
+        stats_.neighbour_updates_total += r.neighbour_updates;
         stats_.sim_time = backend_->time();  // the integrator's clock (we hold the backend's lock)
         window_steps_ += r.steps_done;
         window_busy_ += t1 - t0;
@@ -465,8 +466,11 @@ void SimSession::do_steps() {
         double inter = counted ? double(*counted) * double(integrator_info(p.integrator).force_evaluations)
                                : interactions_per_step(p, backend_->size());
         // An adaptive integrator: each body it evaluated against all N, averaged over these (max) steps.
+        // The neighbour scheme's irregular steps: each against about K neighbours (as nbody run counts).
         if (integrator_info(p.integrator).adaptive && r.steps_done > 0)
-            inter = double(r.body_updates) * double(backend_->size()) / double(r.steps_done);
+            inter = (double(r.body_updates) * double(backend_->size()) +
+                     double(r.neighbour_updates) * p.neighbours) /
+                    double(r.steps_done);
         std::lock_guard<std::mutex> c(ctl_mutex_);
         stats_.interactions_per_step = inter;
     }
@@ -764,6 +768,7 @@ void SimSession::reset_step_stats(std::optional<double> loaded_t, std::int64_t l
         reversed_ = stats_.reversed = false;
         stats_.blocks_total = 0;
         stats_.body_updates_total = 0;
+        stats_.neighbour_updates_total = 0;
         stats_.sim_time = *loaded_t;
         stats_.steps_per_s = 0;
     } else {

@@ -36,6 +36,7 @@ struct SessionStats {
     // the energy cadence (a GPU backend copies the levels back then). Empty for fixed-step integrators.
     std::int64_t blocks_total = 0;
     std::uint64_t body_updates_total = 0;
+    std::uint64_t neighbour_updates_total = 0;  // the neighbour scheme's irregular steps (BlockCounters)
     std::vector<std::size_t> level_counts;
     // Collisions since the bodies were loaded (Params::collisions), and the energy they removed: the
     // drift below is that of E + energy_lost.

@@ -848,6 +848,7 @@ void WindowApp::update_info(double frame_ms) {
     update_clock(st);
     info.blocks_total = st.blocks_total;
     info.body_updates_total = st.body_updates_total;
+    info.neighbour_updates_total = st.neighbour_updates_total;
     info.level_counts = st.level_counts;
     info.merges_total = st.merges_total;
     info.bounces_total = st.bounces_total;
