@@ -255,6 +255,30 @@ __global__ void start_kernel(const Vec4<T>* __restrict__ a1, const Vec4<T>* __re
     due[i] = level_ticks(l);
 }
 
+// A corrected body i stored: its state, its new level and clock (due one step after `tick`), its due tick
+// gathered into next_due, a non-finite result recorded in *bad as bad_code(step, body).
+template <typename T>
+__device__ __forceinline__ void store_corrected(std::uint32_t i, const Vec4<T>& x, const Vec4<T>& v,
+                                                const Vec4<T>& a, const Vec4<T>& j, int l, std::int64_t tick,
+                                                Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ vel,
+                                                Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
+                                                int* __restrict__ level, std::int64_t* __restrict__ due,
+                                                unsigned long long* __restrict__ bad,
+                                                unsigned long long step_code, unsigned long long& next_due) {
+    pos[i] = x;
+    vel[i] = v;
+    acc[i] = a;
+    jerk[i] = j;
+    level[i] = l;
+    due[i] = tick + level_ticks(l);
+    next_due = min(next_due, static_cast<unsigned long long>(tick + level_ticks(l)));
+    if (bad) {
+        const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
+                        finite_bits(v.y) && finite_bits(v.z);
+        if (!ok) atomicMin(bad, step_code | i);
+    }
+}
+
 // Each active body k (index active[k]) corrected to the block's tick with its new force and jerk
 // (a1[k], j1[k]): new position and velocity, its acceleration and jerk kept, its clock at the tick, its
 // next level; a non-finite result is recorded in *bad as bad_code(step, body).
@@ -282,19 +306,8 @@ __global__ void __launch_bounds__(kBlock)
         const Vec4<T> a = a1[k], j = j1[k];
         Vec4<T> x, v;
         const double wanted = hermite_correct(xp[i], vp[i], acc[i], jerk[i], a, j, h, eta, x, v);
-        pos[i] = x;
-        vel[i] = v;
-        acc[i] = a;
-        jerk[i] = j;
-        const int next = next_level(l, level_for_step(wanted, dt), tick);
-        level[i] = next;
-        due[i] = tick + level_ticks(next);
-        next_due = min(next_due, static_cast<unsigned long long>(tick + level_ticks(next)));
-        if (bad) {
-            const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
-                            finite_bits(v.y) && finite_bits(v.z);
-            if (!ok) atomicMin(bad, step_code | i);
-        }
+        store_corrected(i, x, v, a, j, next_level(l, level_for_step(wanted, dt), tick), tick, pos, vel, acc,
+                        jerk, level, due, bad, step_code, next_due);
     }
     block_min_into(next_due, &c->min_due);
 }
@@ -332,18 +345,7 @@ __global__ void __launch_bounds__(kBlock)
             f.af = &a1[r], f.jf = &j1[r], f.ai_new = &ai_new[r], f.ji_new = &ji_new[r];
         Vec4<T> x, v, a = acc[i], j = jerk[i];
         neighbour_correct_body(s, i, tick, own, dt, eta, xpi, vpi, f, a, j, x, v, l);
-        pos[i] = x;
-        vel[i] = v;
-        acc[i] = a;
-        jerk[i] = j;
-        level[i] = l;
-        due[i] = tick + level_ticks(l);
-        next_due = min(next_due, static_cast<unsigned long long>(tick + level_ticks(l)));
-        if (bad) {
-            const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
-                            finite_bits(v.y) && finite_bits(v.z);
-            if (!ok) atomicMin(bad, step_code | i);
-        }
+        store_corrected(i, x, v, a, j, l, tick, pos, vel, acc, jerk, level, due, bad, step_code, next_due);
     }
     block_min_into(next_due, &c->min_due);
 }
