@@ -220,6 +220,23 @@ TEST_F(MpiTest, BadInputIsOneLineFromRankZeroAndNoHang) {
                      "only `nbody run` and `nbody bench` run as 2 processes");
 }
 
+// What does not run distributed yet is refused with one line, not run wrong: collisions (contacts across
+// processes are not searched) and hermite's neighbour scheme (each list indexes the whole system). The
+// same commands run in one process.
+TEST_F(MpiTest, CollisionsAndNeighboursAreRefusedWithOneLine) {
+    const std::string collide = "run --backend openmp --n 64 --steps 2 --quiet --collisions merge";
+    expect_one_error(run(2, collide), "--collisions merge does not run under mpirun yet");
+    const std::string neighbours =
+        "run --backend openmp --n 64 --steps 2 --quiet --integrator hermite --neighbours 32";
+    expect_one_error(run(2, neighbours), "--neighbours does not run under mpirun yet");
+    const Result one = run(0, neighbours);
+    EXPECT_EQ(one.code, 0) << one.err;
+    // --neighbours 0 is the plain hermite run, which does run distributed.
+    const Result off =
+        run(2, "run --backend openmp --n 64 --steps 2 --quiet --integrator hermite --neighbours 0");
+    EXPECT_EQ(off.code, 0) << off.err;
+}
+
 TEST_F(MpiTest, ProcessesStartedWithDifferentArgumentsStopWithOneLine) {
     // An mpirun line of two parts used to hang: the process with --dt nan failed alone, the other waited
     // in its first collective forever; different --log-every values deadlocked later (issue 26, item 7).

@@ -184,7 +184,9 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
             auto colon = s.value.find(':');
             std::string name = s.value.substr(0, colon);
             double want = std::stod(s.value.substr(colon + 1));
-            double got = name == "dt"          ? model.params.dt
+            const SettingInfo* setting = find_setting(name);
+            double got = setting               ? model.params.*setting->field
+                         : name == "dt"        ? model.params.dt
                          : name == "softening" ? model.params.softening
                                                : model.params.G;
             if (std::abs(got - want) > 1e-12 * std::max(1.0, std::abs(want))) {

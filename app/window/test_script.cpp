@@ -1,6 +1,7 @@
 #include "test_script.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "keys.hpp"
@@ -70,7 +71,8 @@ const std::vector<ScriptAction>& script_actions() {
          "expect_kept=TOL: the marked bodies are within TOL of where they were (new ones ignored)"},
         {"expect_n", "expect_n=N fails unless there are N bodies"},
         {"expect_selected", "expect_selected=I fails unless body I is selected (-1: none)"},
-        {"expect_param", "expect_param=NAME:VALUE for dt, softening or G"},
+        {"expect_param",
+         "expect_param=NAME:VALUE for dt, softening, G or a setting (theta, eta, neighbours)"},
         {"expect_running", "expect_running fails if the window is closing"},
         {"expect_clock",
          "expect_clock=TEXT fails unless the panel's clock line (N, t, steps) contains TEXT ('_' for a "
@@ -147,9 +149,11 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
             } catch (const std::exception&) {
                 used = 0;
             }
-            if (used == 0 || used != s.value.size() || !setting->in_range(t)) {
-                throw Error("--test-script item '" + item + "': " + s.action + " must be a number in [" +
-                            format_g(setting->min) + ", " + format_g(setting->max) + "]");
+            if (used == 0 || used != s.value.size() || !setting->in_range(t) ||
+                (setting->whole && t != std::floor(t))) {
+                throw Error("--test-script item '" + item + "': " + s.action + " must be a " +
+                            (setting->whole ? "whole number" : "number") + " in [" + format_g(setting->min) +
+                            ", " + format_g(setting->max) + "]");
             }
         }
         if ((s.action == "save" || s.action == "drop") && s.value.empty()) {
@@ -198,8 +202,10 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
         if (s.action == "expect_param") {
             auto c = s.value.find(':');
             std::string name = s.value.substr(0, c);
-            if (c == std::string::npos || (name != "dt" && name != "softening" && name != "G")) {
-                throw Error("--test-script item '" + item + "': expect_param needs dt|softening|G:VALUE");
+            if (c == std::string::npos ||
+                (name != "dt" && name != "softening" && name != "G" && !find_setting(name))) {
+                throw Error("--test-script item '" + item +
+                            "': expect_param needs dt|softening|G|SETTING:VALUE (SETTING: theta, eta, ...)");
             }
             std::string v = s.value.substr(c + 1);
             std::size_t used = 0;

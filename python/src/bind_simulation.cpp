@@ -60,7 +60,7 @@ ScenarioOptions options_from(const std::optional<std::string>& preset, const std
                              std::optional<double> G, std::optional<double> damping,
                              const std::string& integrator, const std::string& force,
                              std::optional<double> theta, std::optional<double> eta,
-                             const std::optional<std::string>& input) {
+                             std::optional<double> neighbours, const std::optional<std::string>& input) {
     ScenarioOptions o;
     o.preset = preset.value_or("");
     o.input = input.value_or("");
@@ -75,6 +75,7 @@ ScenarioOptions options_from(const std::optional<std::string>& preset, const std
     // Range-checked by validate_params ("theta must be in [0.01, 1] (got 2)"), as the panel's values are.
     o.settings["theta"] = theta;
     o.settings["eta"] = eta;
+    o.settings["neighbours"] = neighbours;  // a whole number: 2.5 raises as --neighbours 2.5 does
     return o;
 }
 
@@ -136,15 +137,15 @@ numerical blow-up, a backend this machine lacks) raises RuntimeError.
                       std::optional<double> dt, std::optional<double> softening, std::optional<double> G,
                       std::optional<double> damping, const std::string& integrator, const std::string& force,
                       std::optional<double> theta, std::optional<double> eta,
-                      const std::optional<std::string>& input) {
+                      std::optional<double> neighbours, const std::optional<std::string>& input) {
               return make_simulation(options_from(preset, n, seed, backend, precision, dt, softening, G,
-                                                  damping, integrator, force, theta, eta, input));
+                                                  damping, integrator, force, theta, eta, neighbours, input));
           }),
           py::arg("preset") = py::none(), py::arg("n") = py::none(), py::arg("seed") = 1,
           py::arg("backend") = "auto", py::arg("precision") = "float", py::arg("dt") = py::none(),
           py::arg("softening") = py::none(), py::arg("G") = py::none(), py::arg("damping") = py::none(),
           py::arg("integrator") = "leapfrog", py::arg("force") = "direct", py::arg("theta") = py::none(),
-          py::arg("eta") = py::none(), py::arg("input") = py::none(),
+          py::arg("eta") = py::none(), py::arg("neighbours") = py::none(), py::arg("input") = py::none(),
           R"doc(Creates the bodies and puts them on a backend.
 
 preset: plummer (default), disk, collision, solar, cube, shell, expand (nbody.presets() lists them).
@@ -152,7 +153,8 @@ n: number of bodies of the preset (default 1024). seed: the preset's random seed
 backend: "auto" (cuda where usable, else openmp), "serial", "openmp", "cuda".
 precision: "float" or "double". dt, softening, G, damping: None keeps the preset's.
 integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite. force: direct or tree.
-theta: the tree's opening angle; eta: hermite's accuracy (None: their defaults).
+theta: the tree's opening angle; eta: hermite's accuracy; neighbours: hermite's Ahmad-Cohen neighbour
+scheme, a whole number K in [0, 1024], 0 off (None: their defaults).
 input: a bodies file instead of a preset (its parameters become the defaults).)doc");
     c.def_static(
         "load",

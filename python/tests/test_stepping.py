@@ -159,6 +159,37 @@ def test_hermite_reports_its_blocks_and_evaluations(cli):
     assert (fixed.blocks, fixed.force_evaluations) == (0, 0)
 
 
+def test_hermite_neighbours_save_full_evaluations_and_keep_the_energy():
+    """The Ahmad-Cohen scheme (neighbours=K, as --neighbours K): force_evaluations counts the full sums
+    only, fewer than without the scheme, and the energy still holds."""
+    def run(**kw):
+        sim = nbody.Simulation(n=512, backend="openmp", precision="double", integrator="hermite", dt=0.125,
+                               softening=0.01, **kw)
+        e0 = sim.energy()
+        sim.step(4)
+        return sim, abs(sim.energy() / e0 - 1.0)
+
+    plain, plain_drift = run()
+    listed, drift = run(neighbours=32)
+    assert listed.neighbours == 32 and plain.neighbours == 0
+    assert listed.t == plain.t == pytest.approx(0.5, abs=1e-15)
+    assert 0 < listed.force_evaluations < plain.force_evaluations
+    assert drift < 1e-5, (drift, plain_drift)
+    # The property takes the same values as the keyword.
+    plain.neighbours = 32
+    assert plain.neighbours == 32
+    plain.step()
+
+
+def test_hermite_neighbours_must_be_a_whole_number():
+    with pytest.raises(ValueError, match="whole number"):
+        nbody.Simulation(n=16, backend="serial", integrator="hermite", neighbours=2.5)
+    sim = nbody.Simulation(n=16, backend="serial", integrator="hermite")
+    with pytest.raises(ValueError, match="whole number"):
+        sim.neighbours = 2.5
+    assert sim.neighbours == 0
+
+
 def test_hermite_csv_and_tipsy_say_what_they_cannot_hold(tmp_path):
     sim = nbody.Simulation(n=16, backend="serial", integrator="hermite")
     sim.step(2)
