@@ -154,8 +154,6 @@ void settings_controls(Params& p, const std::vector<SettingInfo>& settings) {
 }
 
 // Bodies per time-step level of an adaptive integrator: level L steps dt / 2^L (dt is the max step).
-// 32 px high: with hermite's eta and neighbours sliders above it the Physics tab still fits 1280x720
-// (test_panel's HermiteIsTheAdaptiveChoiceAndSaysWhyReverseIsOff; at 48 px it needed 14 px of scrolling).
 void level_histogram(const PanelInfo& info) {
     if (info.level_counts.empty()) {
         ImGui::TextDisabled("levels: measuring...");
@@ -167,7 +165,7 @@ void level_histogram(const PanelInfo& info) {
     char label[64];
     std::snprintf(label, sizeof label, "levels %zu-%zu", first, counts.size() - 1);
     ImGui::PlotHistogram("##levels", counts.data() + first, int(counts.size() - first), 0, label, 0.0f,
-                         FLT_MAX, ImVec2(0, 32));
+                         FLT_MAX, ImVec2(0, 48));
     tooltip_for_last(
         "Bodies per time-step level: level L steps dt / 2^L (dt is the max step). Close encounters push "
         "bodies to the right; most bodies of a quiet system sit on the left.");

@@ -239,7 +239,12 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         "force_evaluations", &PySimulation::force_evaluations,
         "Force+jerk evaluations of one body against all N that an adaptive integrator\n"
         "(hermite) made since this Simulation was made (or loaded), summed over its blocks:\n"
-        "its work, where steps_done counts max steps. 0 with a fixed step.");
+        "its work, where steps_done counts max steps. 0 with a fixed step. With the neighbour\n"
+        "scheme (neighbours > 0) only the full sums: see neighbour_evaluations.");
+    c.def_property_readonly(
+        "neighbour_evaluations", &PySimulation::neighbour_evaluations,
+        "With hermite's neighbour scheme (neighbours > 0): evaluations of one body against its\n"
+        "neighbour list alone (its irregular steps) since this Simulation was made (or loaded).");
     c.def_property_readonly("preset", &PySimulation::preset, "The preset's name; empty for other bodies.");
     c.def_property_readonly("seed", &PySimulation::seed, "The preset's seed.");
 

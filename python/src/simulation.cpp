@@ -76,6 +76,7 @@ StepReport Simulation::step(std::int64_t k) {
     step_ += r.steps_done;
     blocks_ += r.blocks;
     body_updates_ += r.body_updates;
+    neighbour_updates_ += r.neighbour_updates;
     check_finite(r, t0, params_.dt);
     return r;
 }
@@ -88,6 +89,7 @@ StepReport Simulation::step_of(double h) {
     step_ += r.steps_done;
     blocks_ += r.blocks;
     body_updates_ += r.body_updates;
+    neighbour_updates_ += r.neighbour_updates;
     check_finite(r, t0, h);
     return r;
 }

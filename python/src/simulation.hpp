@@ -45,6 +45,7 @@ class Simulation {
     // and the force+jerk evaluations of one body against all N over them. 0 with a fixed-step integrator.
     std::int64_t blocks() const { return blocks_; }
     std::uint64_t force_evaluations() const { return body_updates_; }
+    std::uint64_t neighbour_evaluations() const { return neighbour_updates_; }
     const std::string& preset() const { return preset_; }
     std::uint64_t seed() const { return seed_; }
 
@@ -87,6 +88,7 @@ class Simulation {
     std::int64_t step_ = 0;  // steps since the run began (a restart's continue from the snapshot's)
     std::int64_t blocks_ = 0;
     std::uint64_t body_updates_ = 0;
+    std::uint64_t neighbour_updates_ = 0;
     std::string preset_;  // kept in snapshots; empty for bodies from elsewhere
     std::uint64_t seed_ = 0;
 };

@@ -174,6 +174,8 @@ def test_hermite_neighbours_save_full_evaluations_and_keep_the_energy():
     assert listed.neighbours == 32 and plain.neighbours == 0
     assert listed.t == plain.t == pytest.approx(0.5, abs=1e-15)
     assert 0 < listed.force_evaluations < plain.force_evaluations
+    # The irregular steps, each against the list alone, counted apart; none without the scheme.
+    assert listed.neighbour_evaluations > listed.force_evaluations and plain.neighbour_evaluations == 0
     assert drift < 1e-5, (drift, plain_drift)
     # The property takes the same values as the keyword.
     plain.neighbours = 32
