@@ -726,7 +726,8 @@ TEST(CudaHermite, RunsAreDeterministic) {
 // done, the time), the call ends instead of stepping on, and the bodies are those the failing step left.
 // G = 1e38 overflows float at the start; a NaN velocity poisons every jerk at once. Both leave every
 // body on level 0 (a NaN step reads as the max step), so each max step is one block and the failure is
-// read back with the next max step's first block, which then ends the call.
+// read back with the next max step's first block, which then ends the call. Plain and with the
+// neighbour scheme.
 TEST(CudaHermite, BlowUpIsReportedLikeSerial) {
     SKIP_WITHOUT_DEVICE();
     struct Case {
@@ -744,6 +745,13 @@ TEST(CudaHermite, BlowUpIsReportedLikeSerial) {
         HostState s = test::random_bodies(300, 6);
         s.vel[299].y = std::numeric_limits<double>::quiet_NaN();
         cases.push_back({"NaN velocity", s, hermite_params(0.05)});
+    }
+    // The same with the neighbour scheme (its start and its blocks with regular steps: every block here).
+    for (std::size_t k = 0, plain = cases.size(); k < plain; ++k) {
+        Case c = cases[k];
+        c.p.neighbours = 32;
+        c.name = k == 0 ? "G = 1e38, neighbours 32" : "NaN velocity, neighbours 32";
+        cases.push_back(c);
     }
     for (const Case& c : cases) {
         for (Precision precision : {Precision::f32, Precision::f64}) {
