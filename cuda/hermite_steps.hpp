@@ -12,6 +12,12 @@
 // large, the max step's last block (every body due, listed in order) is held back and run by the host as
 // a graph of its own with the pairwise evaluation (jerk_kernels.hpp): one more launch and read-back per
 // max step.
+//
+// With the neighbour scheme (Params::neighbours > 0; sim/integrate/neighbour_scheme.hpp) each body also
+// keeps its split, regular level, radius and list here (neighbour_kernels.hpp builds the lists and takes
+// the irregular sums). The clock then also holds the batch before any block with a regular step: a batch
+// runs irregular steps alone (no prediction of every body, no full sum; each body predicted where it is
+// needed), and the host runs each block with regular steps as a graph of its own.
 #include <cstddef>
 #include <cstdint>
 #include <functional>

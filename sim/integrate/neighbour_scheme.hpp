@@ -17,9 +17,9 @@
 // the old list; then the full force and jerk (af, jf) at the block time gives the regular part of that
 // list, af - ai_old, whose Hermite fit over the regular step, less the extrapolation, is what that left out,
 // added once to x and v (regular_correct), and the next regular step. Then the list is built again at the
-// block time (every other body within the radius, ascending index, the first neighbour_capacity(K)
-// kept), the radius adapts towards K bodies for next time, the irregular part is evaluated over the new
-// list, and the regular becomes af minus that.
+// block time (every other body within the radius now or, by within_radius's look-ahead, during the next
+// regular step; ascending index, the first neighbour_capacity(K) kept), the radius adapts towards K bodies
+// for next time, the irregular part is evaluated over the new list, and the regular becomes af minus that.
 //
 // Every level's step divides the max step, so the last block of a max step is a regular step of every
 // body: synchronized states have every body's split fresh.
