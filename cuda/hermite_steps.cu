@@ -718,8 +718,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
 
     // ---- The neighbour scheme (nb_k_ > 0; sim/integrate/neighbour_scheme.hpp).
     NeighbourArrays<T> neighbour_arrays() {
-        return {nb_ai_.data(), nb_ji_.data(), nb_ar_.data(),     nb_jr_.data(),
-                nb_d2_.data(), nb_d3_.data(), t_regular_.data(), regular_level_.data()};
+        return {nb_ai_.data(), nb_ji_.data(),     nb_ar_.data(),         nb_jr_.data(),  nb_d2_.data(),
+                nb_d3_.data(), t_regular_.data(), regular_level_.data(), listed_.data(), n_};
     }
     NeighbourSelect neighbour_select() {
         if (nb_k_ == 0) return {nullptr, nullptr, nullptr, nullptr};

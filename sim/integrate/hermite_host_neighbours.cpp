@@ -119,8 +119,9 @@ void HostBlockSteps<T>::evaluate_neighbours() {
 
 template <typename T>
 NeighbourArrays<T> HostBlockSteps<T>::neighbour_arrays() {
-    return {nb_.ai.data(), nb_.ji.data(), nb_.ar.data(),        nb_.jr.data(),
-            nb_.d2.data(), nb_.d3.data(), nb_.t_regular.data(), nb_.regular_level.data()};
+    return {nb_.ai.data(),     nb_.ji.data(), nb_.ar.data(),        nb_.jr.data(),
+            nb_.d2.data(),     nb_.d3.data(), nb_.t_regular.data(), nb_.regular_level.data(),
+            nb_.listed.data(), bodies_.size()};
 }
 
 template <typename T>

@@ -182,13 +182,24 @@ NBODY_HD void neighbour_start_levels(double eta, double dt, const Vec4<T>& ai, c
 
 // One body's state in the scheme, beside the block steps' own (pointers into host or device arrays, one
 // element per body): the irregular force and jerk at its own time, the regular ones, their snap and
-// crackle at its regular time, that time (ticks since the max step began) and its regular level.
+// crackle at its regular time, that time (ticks since the max step began) and its regular level; and
+// how many bodies each list holds, of n.
 template <typename T>
 struct NeighbourArrays {
     Vec4<T>*ai, *ji, *ar, *jr, *d2, *d3;
     std::int64_t* t_regular;
     int* regular_level;
+    const std::uint32_t* listed;
+    std::size_t n;
 };
+
+// Whether body i's list holds every other body: its regular part is then exactly zero, not the rounding
+// difference of two sums of the same forces in another order, which would choose its regular level at
+// random (and through it some irregular levels).
+template <typename T>
+NBODY_HD bool lists_every_body(const NeighbourArrays<T>& s, std::size_t i) {
+    return std::size_t(s.listed[i]) + 1 >= s.n;
+}
 
 // What a block evaluated for one due body: its irregular force and jerk from the list it had (old), and
 // at a regular step (full != nullptr) its full sum and the irregular from its new list.
@@ -225,6 +236,10 @@ NBODY_HD void neighbour_correct_body(const NeighbourArrays<T>& s, std::size_t i,
         s.ar[i] = minus3(*f.af, *f.ai_new);
         s.jr[i] = minus3(*f.jf, *f.ji_new);
         s.t_regular[i] = tick;
+        if (lists_every_body(s, i)) {
+            s.ar[i] = s.jr[i] = s.d2[i] = s.d3[i] = Vec4<T>{T(0), T(0), T(0), T(0)};
+            regular_step = dt;  // nothing to extrapolate: the max step
+        }
     } else {
         s.ai[i] = f.ai_old;
         s.ji[i] = f.ji_old;
@@ -244,6 +259,7 @@ NBODY_HD int neighbour_start_body(const NeighbourArrays<T>& s, std::size_t i, do
     s.ar[i] = minus3(a, ai);
     s.jr[i] = minus3(j, ji);
     s.d2[i] = s.d3[i] = Vec4<T>{T(0), T(0), T(0), T(0)};
+    if (lists_every_body(s, i)) s.ar[i] = s.jr[i] = s.d2[i];  // zero: the max step (0 / 0 reads so)
     s.t_regular[i] = 0;
     int level = 0;
     neighbour_start_levels(eta, dt, ai, ji, s.ar[i], s.jr[i], level, s.regular_level[i]);
