@@ -213,10 +213,8 @@ __global__ void __launch_bounds__(kBlock)
             if (!is_due) stays = min(stays, static_cast<unsigned long long>(d));
         }
         if (i < n && predict) {
-            const std::int64_t own = due[i] - level_ticks(level[i]);
-            const T h = static_cast<T>(ticks_to_time(tick - own, dt));
             Vec4<T> x, v;
-            hermite_predict(pos[i], vel[i], acc[i], jerk[i], h, x, v);
+            predict_body(pos, vel, acc, jerk, level, due, i, tick, dt, x, v);
             xp[i] = x;
             vp[i] = v;
         }

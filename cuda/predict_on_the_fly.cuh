@@ -6,6 +6,19 @@
 
 namespace nbody {
 
+// Body i predicted from its own time (its due tick less its step) to `tick`: select_predict_kernel's
+// prediction of every body, and the on-the-fly one below.
+template <typename T>
+__device__ __forceinline__ void predict_body(const Vec4<T>* __restrict__ pos, const Vec4<T>* __restrict__ vel,
+                                             const Vec4<T>* __restrict__ acc,
+                                             const Vec4<T>* __restrict__ jerk, const int* __restrict__ level,
+                                             const std::int64_t* __restrict__ due, std::size_t i,
+                                             std::int64_t tick, double dt, Vec4<T>& x, Vec4<T>& v) {
+    const std::int64_t own = due[i] - level_ticks(level[i]);
+    const T h = static_cast<T>(ticks_to_time(tick - own, dt));
+    hermite_predict(pos[i], vel[i], acc[i], jerk[i], h, x, v);
+}
+
 template <typename T>
 __device__ __forceinline__ void predicted(const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp,
                                           const PredictOnTheFly<T>& f, std::uint32_t i, Vec4<T>& x,
@@ -15,9 +28,7 @@ __device__ __forceinline__ void predicted(const Vec4<T>* __restrict__ xp, const 
         v = vp[i];
         return;
     }
-    const std::int64_t own = f.due[i] - level_ticks(f.level[i]);
-    const T h = static_cast<T>(ticks_to_time(*f.tick - own, f.dt));
-    hermite_predict(f.pos[i], f.vel[i], f.acc[i], f.jerk[i], h, x, v);
+    predict_body(f.pos, f.vel, f.acc, f.jerk, f.level, f.due, i, *f.tick, f.dt, x, v);
 }
 
 }  // namespace nbody

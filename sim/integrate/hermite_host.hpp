@@ -65,10 +65,10 @@ class HostBlockSteps final : public BlockSteps {
     NeighbourArrays<T> neighbour_arrays();
     // How far ahead body i's list looks (neighbour_lookahead of its regular level).
     double lookahead(std::size_t i) const;
-    // Each body's count of others within its radius (all of them), from the predicted bodies.
-    void count_within(const std::vector<std::size_t>& bodies, std::vector<std::uint32_t>& count) const;
-    // The lists of `bodies` built at the predicted state, and their radii adapted for next time.
-    void build_lists(const std::vector<std::size_t>& bodies);
+    // For each of `bodies`: every other body within its radius (with the look-ahead) at the predicted
+    // state, listed in index order up to the capacity (build) or only counted, then its radius rescaled by
+    // at most `factor` (next_neighbour_radius), as the device's list kernels do.
+    void search_lists(const std::vector<std::size_t>& bodies, bool build, double factor);
     // Irregular force and jerk (G included) of `bodies` from their listed neighbours' predicted states.
     void irregular(const std::vector<std::size_t>& bodies, std::vector<Vec4<T>>& a, std::vector<Vec4<T>>& j);
 

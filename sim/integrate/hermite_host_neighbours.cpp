@@ -14,23 +14,7 @@ double HostBlockSteps<T>::lookahead(std::size_t i) const {
 }
 
 template <typename T>
-void HostBlockSteps<T>::count_within(const std::vector<std::size_t>& bodies,
-                                     std::vector<std::uint32_t>& count) const {
-    const std::size_t n = xp_.size(), m = bodies.size();
-    count.assign(m, 0);
-#pragma omp parallel for schedule(dynamic, 16) if (parallel_ && m * n >= 65536)
-    for (std::size_t q = 0; q < m; ++q) {
-        const std::size_t i = bodies[q];
-        const T r2 = static_cast<T>(nb_.radius[i] * nb_.radius[i]);
-        std::uint32_t c = 0;
-        const T ahead = static_cast<T>(lookahead(i));
-        for (std::size_t j = 0; j < n; ++j) c += within_radius(xp_[i], vp_[i], xp_[j], vp_[j], r2, ahead);
-        count[q] = c > 0 ? c - 1 : 0;  // not itself (at distance 0 from itself: within while r > 0)
-    }
-}
-
-template <typename T>
-void HostBlockSteps<T>::build_lists(const std::vector<std::size_t>& bodies) {
+void HostBlockSteps<T>::search_lists(const std::vector<std::size_t>& bodies, bool build, double factor) {
     const std::size_t n = xp_.size(), m = bodies.size(), cap = std::size_t(nb_.capacity);
 #pragma omp parallel for schedule(dynamic, 16) if (parallel_ && m * n >= 65536)
     for (std::size_t q = 0; q < m; ++q) {
@@ -41,11 +25,11 @@ void HostBlockSteps<T>::build_lists(const std::vector<std::size_t>& bodies) {
         std::uint32_t found = 0;
         for (std::size_t j = 0; j < n; ++j) {
             if (j == i || !within_radius(xp_[i], vp_[i], xp_[j], vp_[j], r2, ahead)) continue;
-            if (found < cap) list[found] = std::uint32_t(j);
+            if (build && found < cap) list[found] = std::uint32_t(j);
             ++found;
         }
-        nb_.listed[i] = found < cap ? found : std::uint32_t(cap);
-        nb_.radius[i] = next_neighbour_radius(nb_.radius[i], found, nb_.k, kRadiusFactor);
+        if (build) nb_.listed[i] = found < cap ? found : std::uint32_t(cap);
+        nb_.radius[i] = next_neighbour_radius(nb_.radius[i], found, nb_.k, factor);
     }
 }
 
@@ -85,13 +69,8 @@ void HostBlockSteps<T>::start_neighbours(const Params& p) {
     nb_.d2.resize(n), nb_.d3.resize(n);
     // Every body's radius from one guess, counted and rescaled a few times, then its list.
     nb_.radius.assign(n, start_neighbour_radius(xp_.data(), n, nb_.k));
-    std::vector<std::uint32_t> count;
-    for (int round = 0; round < kStartRadiusRounds; ++round) {
-        count_within(active_, count);
-        for (std::size_t i = 0; i < n; ++i)
-            nb_.radius[i] = next_neighbour_radius(nb_.radius[i], count[i], nb_.k, kStartRadiusFactor);
-    }
-    build_lists(active_);
+    for (int round = 0; round < kStartRadiusRounds; ++round) search_lists(active_, false, kStartRadiusFactor);
+    search_lists(active_, true, kRadiusFactor);
     std::vector<Vec4<T>> ai, ji;
     irregular(active_, ai, ji);
     const NeighbourArrays<T> s = neighbour_arrays();
@@ -113,7 +92,7 @@ void HostBlockSteps<T>::evaluate_neighbours() {
     if (m == 0) return;
     accelerations_jerks_of(xp_.data(), vp_.data(), xp_.size(), nb_.regular.data(), m, static_cast<T>(p.G),
                            softening2<T>(p), nb_.af.data(), nb_.jf.data(), parallel_, scratch_);
-    build_lists(nb_.regular);
+    search_lists(nb_.regular, true, kRadiusFactor);
     irregular(nb_.regular, nb_.ai_new, nb_.ji_new);
 }
 
@@ -146,9 +125,7 @@ void HostBlockSteps<T>::correct_neighbours(std::int64_t tick) {
 
 #define NBODY_NEIGHBOUR_MEMBERS(T)                                                                     \
     template double HostBlockSteps<T>::lookahead(std::size_t) const;                                   \
-    template void HostBlockSteps<T>::count_within(const std::vector<std::size_t>&,                     \
-                                                  std::vector<std::uint32_t>&) const;                  \
-    template void HostBlockSteps<T>::build_lists(const std::vector<std::size_t>&);                     \
+    template void HostBlockSteps<T>::search_lists(const std::vector<std::size_t>&, bool, double);      \
     template void HostBlockSteps<T>::irregular(const std::vector<std::size_t>&, std::vector<Vec4<T>>&, \
                                                std::vector<Vec4<T>>&);                                 \
     template NeighbourArrays<T> HostBlockSteps<T>::neighbour_arrays();                                 \
