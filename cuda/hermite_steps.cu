@@ -11,11 +11,13 @@
 #include <random>
 #include <vector>
 
+#include "block_clock.cuh"
 #include "cuda_backend.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "finite_bits.cuh"
 #include "hermite_steps.hpp"
+#include "irregular_blocks.cuh"
 #include "launch.cuh"
 #include "neighbour_kernels.hpp"
 #include "pinned_buffer.hpp"
@@ -27,41 +29,6 @@
 
 namespace nbody {
 namespace {
-
-constexpr unsigned kBlock = 256;
-
-// The block clock: what the kernels of a block read instead of launch parameters, so that a batch of
-// blocks is one fixed sequence of launches, captured once as a CUDA graph and replayed. A block:
-// schedule_kernel makes the earliest due tick the block's tick, select_predict_kernel predicts every body
-// there and lists the due ones, the planned force+jerk kernels and correct_kernel work on that list. The
-// earliest due tick of the next block is gathered on the way: select_predict_kernel takes the bodies not
-// due, correct_kernel the corrected ones' new due ticks (due_min_kernel takes all, once a max step, for
-// its first block). Once the max step's last block has run (or an earlier step failed), `live` drops to 0
-// and every later kernel of the batch returns at once.
-//
-// The last block of a max step has every body due (every level's step divides the max step): it lists
-// them in body order and, where the pairwise kernel serves n (pairwise_jerks.cu, each pair evaluated
-// once), the batch stops before it (`held`) and the host runs it with that kernel, which a graph of
-// one-sided launches could not switch to without an idle launch in every block.
-struct BlockClock {
-    std::int64_t tick;            // the block being run, in ticks since the max step began
-    unsigned long long min_due;   // the smallest due tick of any body, gathered for the next block
-    std::uint32_t active;         // the bodies due at tick, as select_predict_kernel lists them
-    std::uint32_t live;           // 1 while the max step runs
-    std::uint32_t hold_last;      // 1: stop before the max step's last block, for the host to run it
-    std::uint32_t held;           // 1: stopped there (live is 0 then)
-    unsigned long long gate;      // bad_code(step, 0) of the step being run; 0 outside one
-    unsigned long long bad_seen;  // the failure flag as the last schedule_kernel saw it
-    unsigned long long blocks;    // blocks run, and the sum of their active counts (never reset)
-    unsigned long long updates;   // (with the neighbour scheme: of their regular counts, the full sums)
-    std::uint32_t regular;        // the neighbour scheme: the due bodies whose regular step is due too
-    unsigned long long irregular_updates;  // the neighbour scheme: the sum of the active counts
-    // The neighbour scheme: the earliest regular due tick of any body (regular_min_kernel), and 1 to stop
-    // a batch before the block that holds it: the batches run the irregular steps alone (no prediction of
-    // every body, no full sums), the host runs each block with a regular step as a graph of its own.
-    unsigned long long min_regular_due;
-    std::uint32_t hold_regular;
-};
 
 // A new max step: every body's clock at tick 0 (init, finish_max_step and set_levels put them there).
 __global__ void begin_kernel(BlockClock* __restrict__ c, unsigned long long gate, std::uint32_t hold_last,
@@ -84,20 +51,6 @@ __global__ void all_active_kernel(BlockClock* __restrict__ c, std::uint32_t* __r
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n) active[i] = std::uint32_t(i);
     if (i == 0) c->active = std::uint32_t(n);
-}
-
-// The smallest of every thread's v in this block into *target (one atomic per block). Every thread of the
-// block calls it.
-__device__ __forceinline__ void block_min_into(unsigned long long v, unsigned long long* target) {
-    __shared__ unsigned long long warp_min[kBlock / 32];
-#pragma unroll
-    for (unsigned o = 16; o > 0; o /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, o));
-    if (threadIdx.x % 32 == 0) warp_min[threadIdx.x / 32] = v;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (unsigned w = 1; w < blockDim.x / 32; ++w) v = min(v, warp_min[w]);
-        if (v != ~0ull) atomicMin(target, v);
-    }
 }
 
 // The earliest due tick of all bodies, into c->min_due: for the first block of a max step.
@@ -160,20 +113,6 @@ __global__ void __launch_bounds__(kBlock)
          i += std::size_t(gridDim.x) * blockDim.x)
         v = min(v, static_cast<unsigned long long>(t_regular[i] + level_ticks(regular_level[i])));
     block_min_into(v, &c->min_regular_due);
-}
-
-// The slot of this lane's item in a list counted by *count, for the lanes of the warp where `has`: one
-// atomic per warp, slots in lane order. Every lane of the warp calls it; the result is meaningful where
-// `has`.
-__device__ __forceinline__ unsigned append_lanes(bool has, std::uint32_t* count) {
-    const unsigned lanes = __ballot_sync(0xffffffffu, has);
-    if (lanes == 0) return 0;
-    const unsigned lane = threadIdx.x % 32;
-    const int leader = __ffs(lanes) - 1;
-    unsigned first = 0;
-    if (int(lane) == leader) first = atomicAdd(count, unsigned(__popc(lanes)));
-    first = __shfl_sync(0xffffffffu, first, leader);
-    return first + __popc(lanes & ((1u << lane) - 1));
 }
 
 // What select_predict_kernel needs for the neighbour scheme (all null when it is off): each body's regular
@@ -253,30 +192,6 @@ __global__ void start_kernel(const Vec4<T>* __restrict__ a1, const Vec4<T>* __re
     due[i] = level_ticks(l);
 }
 
-// A corrected body i stored: its state, its new level and clock (due one step after `tick`), its due tick
-// gathered into next_due, a non-finite result recorded in *bad as bad_code(step, body).
-template <typename T>
-__device__ __forceinline__ void store_corrected(std::uint32_t i, const Vec4<T>& x, const Vec4<T>& v,
-                                                const Vec4<T>& a, const Vec4<T>& j, int l, std::int64_t tick,
-                                                Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ vel,
-                                                Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
-                                                int* __restrict__ level, std::int64_t* __restrict__ due,
-                                                unsigned long long* __restrict__ bad,
-                                                unsigned long long step_code, unsigned long long& next_due) {
-    pos[i] = x;
-    vel[i] = v;
-    acc[i] = a;
-    jerk[i] = j;
-    level[i] = l;
-    due[i] = tick + level_ticks(l);
-    next_due = min(next_due, static_cast<unsigned long long>(tick + level_ticks(l)));
-    if (bad) {
-        const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
-                        finite_bits(v.y) && finite_bits(v.z);
-        if (!ok) atomicMin(bad, step_code | i);
-    }
-}
-
 // Each active body k (index active[k]) corrected to the block's tick with its new force and jerk
 // (a1[k], j1[k]): new position and velocity, its acceleration and jerk kept, its clock at the tick, its
 // next level; a non-finite result is recorded in *bad as bad_code(step, body).
@@ -336,14 +251,11 @@ __global__ void __launch_bounds__(kBlock)
         const std::uint32_t i = active[k];
         Vec4<T> xpi, vpi;
         predicted(xp, vp, fly, i, xpi, vpi);  // before this body's own state changes below
-        int l = level[i];
-        const std::int64_t own = due[i] - level_ticks(l);
         NeighbourForces<T> f{ai_old[k], ji_old[k], nullptr, nullptr, nullptr, nullptr};
         if (const std::int32_t r = slot[i]; r >= 0)
             f.af = &a1[r], f.jf = &j1[r], f.ai_new = &ai_new[r], f.ji_new = &ji_new[r];
-        Vec4<T> x, v, a = acc[i], j = jerk[i];
-        neighbour_correct_body(s, i, tick, own, dt, eta, xpi, vpi, f, a, j, x, v, l);
-        store_corrected(i, x, v, a, j, l, tick, pos, vel, acc, jerk, level, due, bad, step_code, next_due);
+        correct_neighbour_due(i, tick, dt, eta, s, xpi, vpi, f, pos, vel, acc, jerk, level, due, bad,
+                              step_code, next_due);
     }
     block_min_into(next_due, &c->min_due);
 }
@@ -491,8 +403,13 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         restart_clock(gate(b));
         const unsigned long long blocks_before = clock_host_.data()->blocks;
         for (std::int64_t done = 0;;) {
-            BatchGraph& g = last_max_step_blocks_ - done >= kLargeBatch ? large_ : small_;
-            launch_batch(g, b);
+            // The neighbour scheme's irregular blocks up to the next block with a regular step: one
+            // persistent kernel (irregular_blocks.cuh), or batches of graphs as plain block steps run.
+            if (nb_k_ > 0 && persistent_) {
+                launch_irregular_run(irregular_run(b), stream_);
+            } else {
+                launch_batch(last_max_step_blocks_ - done >= kLargeBatch ? large_ : small_, b);
+            }
             const BlockClock& c = read_clock();
             done = std::int64_t(c.blocks - blocks_before);
             if (c.held && nb_k_ > 0 && c.min_due != static_cast<unsigned long long>(kTicksPerMaxStep)) {
@@ -592,6 +509,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         return std::size_t(seen_bad_ & 0xffffffffull);
     }
     void clear_failure() override { seen_bad_ = kNoBadBody; }
+    void set_persistent_irregular(bool on) override { persistent_ = on && irregular_run_supported(); }
 
     // The benchmark's hook: levels chosen from outside (host copy, one per body), every clock at 0.
     void set_levels(const std::vector<int>& levels) {
@@ -656,8 +574,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             radius_.resize(n);
             list_.resize(n * std::size_t(neighbour_capacity(nb_k_)));
             listed_.resize(n);
-            split_list_.resize(neighbour_split_items() * std::size_t(neighbour_capacity(nb_k_)));
-            split_count_.resize(neighbour_split_items());
+            const std::size_t items = neighbour_split_items(n, neighbour_capacity(nb_k_));
+            split_list_.resize(items * std::size_t(neighbour_capacity(nb_k_)));
+            split_count_.resize(items);
             regular_.resize(n);
             slot_.resize(n);
         }
@@ -781,6 +700,19 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         f.pos = b.pos, f.vel = b.vel, f.acc = acc_.data(), f.jerk = jerk_.data();
         f.level = level_.data(), f.due = due_.data(), f.tick = &clock_.data()->tick, f.dt = params_->dt;
         return f;
+    }
+    // What the persistent kernel of irregular blocks works on.
+    IrregularRun<T> irregular_run(const DeviceBodies<T>& b) {
+        IrregularRun<T> r;
+        r.clock = clock_.data();
+        r.pos = b.pos, r.vel = b.vel, r.acc = acc_.data(), r.jerk = jerk_.data();
+        r.level = level_.data(), r.due = due_.data(), r.n = n_;
+        r.active = active_.data(), r.ai = ai_old_.data(), r.ji = ji_old_.data();
+        r.s = neighbour_arrays(), r.lists = lists();
+        r.bad = b.bad, r.scratch = run_scratch_.data();
+        r.dt = params_->dt, r.eta = params_->eta;
+        r.G = T(params_->G), r.eps2 = softening2<T>(*params_);
+        return r;
     }
     // A block of a batch, which holds before any block with a regular step: the due bodies listed, their
     // irregular sums and corrections, each body predicted where it is needed.
@@ -917,6 +849,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     DeviceBuffer<double> radius_;
     DeviceBuffer<std::uint32_t> list_, listed_, regular_, split_list_, split_count_;
     DeviceBuffer<std::int32_t> slot_;
+    bool persistent_ = irregular_run_supported();  // irregular blocks: one persistent kernel, or graphs
+    DeviceBuffer<unsigned long long> run_scratch_{kIrregularRunScratch};
     std::int64_t starts_ = 0;         // init calls (the device clock counts blocks and evaluations)
     std::uint64_t init_updates_ = 0;  // the starts' all-body evaluations
 };

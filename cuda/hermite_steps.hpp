@@ -17,7 +17,9 @@
 // keeps its split, regular level, radius and list here (neighbour_kernels.hpp builds the lists and takes
 // the irregular sums). The clock then also holds the batch before any block with a regular step: a batch
 // runs irregular steps alone (no prediction of every body, no full sum; each body predicted where it is
-// needed), and the host runs each block with regular steps as a graph of its own.
+// needed), and the host runs each block with regular steps as a graph of its own. Where the device runs
+// cooperative launches, the irregular blocks up to that hold run in one persistent kernel instead of
+// batches of graphs (irregular_blocks.cuh; the same device functions, the same bits).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -51,6 +53,10 @@ class DeviceBlockSteps : public BlockSteps {
     virtual std::optional<std::size_t> failed_body() const = 0;
     // A new step() call: forget what the last one saw (the backend resets the device flag itself).
     virtual void clear_failure() = 0;
+    // The neighbour scheme's irregular blocks in one persistent kernel (irregular_blocks.cuh; the default
+    // where the device runs cooperative launches) or, off, as graphs of a few kernels per block: the same
+    // bits either way (tests compare them).
+    virtual void set_persistent_irregular(bool on) = 0;
 };
 
 // Block steps over the bodies `bodies()` returns (called at every operation, so the backend may

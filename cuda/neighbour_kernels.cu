@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "irregular_sum.cuh"
 #include "launch.cuh"
 #include "neighbour_kernels.hpp"
 #include "predict_on_the_fly.cuh"
@@ -11,65 +12,100 @@
 namespace nbody {
 namespace {
 
-constexpr unsigned kWarps = 8;  // targets per block of the list kernel
+constexpr unsigned kWarps = 8;  // warps per block of the split search, join and irregular kernels
 constexpr unsigned kListBlock = kWarps * 32;
-constexpr unsigned kTile = 256;  // sources staged per tile
 // Grid of the grid-stride launches: fixed (the launches replay in graphs for any count), enough blocks to
 // fill the device several times over.
 constexpr unsigned kMaxGrid = 2048;
 constexpr unsigned kIrregularGrid = 256;
 // The split search, for a device count m <= kSplitMax: m targets times splits(m) source ranges, at most
 // kSplitItems items, one warp each.
-constexpr std::uint32_t kSplitMax = 2048;
+constexpr std::uint32_t kSplitMax = kNeighbourSplitMax;
 constexpr std::uint32_t kSplitItems = 8192;
 constexpr std::uint32_t kMaxSplits = 64;
+// The lane search (many targets): targets per block (one a thread, and sources per shared tile), the
+// threads it aims to run at once, and its scratch (entries of every range's list together, 32 MiB).
+constexpr unsigned kLaneBlock = 128;
+constexpr std::size_t kLaneThreads = 65536;
+constexpr std::size_t kLaneScratch = std::size_t(1) << 23;
+constexpr unsigned kLaneGrid = 1024;  // blocks of the lane search (a fixed grid, as kMaxGrid)
+
+// The list search for many targets (a device count above kSplitMax, or a start's fixed m): one target per
+// thread, each tile of sources staged in shared memory and read by every thread at once (a broadcast),
+// the sources split into S ranges (lane_splits_for) where the targets alone would not fill the device.
+// One range (S = 1): straight into the target's list; more: into the range's scratch list, joined in range
+// order by split_join_kernel (the same list).
+__device__ __forceinline__ std::uint32_t lane_splits_for(std::size_t m, std::uint32_t capacity) {
+    const std::size_t items = kLaneScratch / capacity;
+    std::uint32_t s = 1;
+    while (s < kMaxSplits && m * s < kLaneThreads && m * 2 * s <= items) s *= 2;
+    return s;
+}
 
 template <typename T, bool kBuild>
-__global__ void __launch_bounds__(kListBlock)
-    neighbour_list_kernel(const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp, std::size_t n,
-                          const std::uint32_t* __restrict__ targets, const std::uint32_t* __restrict__ count,
-                          std::size_t m_fixed, DeviceNeighbourLists lists, double dt, double factor,
-                          const std::uint32_t* __restrict__ live) {
+__global__ void __launch_bounds__(kLaneBlock)
+    neighbour_lanes_kernel(const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp, std::size_t n,
+                           const std::uint32_t* __restrict__ targets, const std::uint32_t* __restrict__ count,
+                           std::size_t m_fixed, DeviceNeighbourLists lists, double dt, double factor,
+                           const std::uint32_t* __restrict__ live) {
     if (live && !*live) return;
     const std::size_t m = count ? *count : m_fixed;
     if (count && m <= kSplitMax) return;  // the split search's
-    __shared__ Vec4<T> sx[kTile], sv[kTile];
-    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    __shared__ Vec4<T> sx[kLaneBlock], sv[kLaneBlock];
     const std::uint32_t cap = std::uint32_t(lists.capacity);
-    for (std::size_t base = std::size_t(blockIdx.x) * kWarps; base < m;
-         base += std::size_t(gridDim.x) * kWarps) {
-        const std::size_t q = base + warp;
-        const bool has = q < m;  // the same for the whole warp
+    const std::uint32_t S = kBuild ? lane_splits_for(m, cap) : 1;
+    const std::size_t groups = (m + kLaneBlock - 1) / kLaneBlock;
+    const std::size_t per = ((n + S - 1) / S + kLaneBlock - 1) / kLaneBlock * kLaneBlock;
+    for (std::size_t item = blockIdx.x; item < groups * S; item += gridDim.x) {
+        const std::size_t q = (item % groups) * kLaneBlock + threadIdx.x;
+        const std::uint32_t r = std::uint32_t(item / groups);
+        const bool has = q < m;
         const std::uint32_t i = has ? (targets ? targets[q] : std::uint32_t(q)) : 0;
         Vec4<T> xi{}, vi{};
         T r2 = 0, ahead = 0;
         if (has) {
             xi = xp[i], vi = vp[i];
-            const double r = lists.radius[i];
-            r2 = static_cast<T>(r * r);
+            const double radius = lists.radius[i];
+            r2 = static_cast<T>(radius * radius);
             ahead = static_cast<T>(neighbour_lookahead(lists.regular_level[i], dt));
         }
+        std::uint32_t* out =
+            S == 1 ? lists.list + std::size_t(i) * cap : lists.split_list + (q * S + r) * cap;
         std::uint32_t found = 0;
-        for (std::size_t t0 = 0; t0 < n; t0 += kTile) {
-            const unsigned tile_n = unsigned(min(std::size_t(kTile), n - t0));
+        const std::size_t first = std::size_t(r) * per, last = min(n, first + per);
+        for (std::size_t t0 = first; t0 < last; t0 += kLaneBlock) {
+            const unsigned tile_n = unsigned(min(std::size_t(kLaneBlock), last - t0));
             __syncthreads();
-            for (unsigned s = threadIdx.x; s < tile_n; s += blockDim.x)
-                sx[s] = xp[t0 + s], sv[s] = vp[t0 + s];
+            if (threadIdx.x < tile_n)
+                sx[threadIdx.x] = xp[t0 + threadIdx.x], sv[threadIdx.x] = vp[t0 + threadIdx.x];
             __syncthreads();
             if (!has) continue;
-            for (unsigned c = 0; c < tile_n; c += 32) {
-                const unsigned s = c + lane;
-                const std::size_t j = t0 + s;
-                const bool in = s < tile_n && j != i && within_radius(xi, vi, sx[s], sv[s], r2, ahead);
-                const unsigned mask = __ballot_sync(0xffffffffu, in);
-                if (kBuild && in) {
-                    const std::uint32_t slot = found + __popc(mask & ((1u << lane) - 1));
-                    if (slot < cap) lists.list[std::size_t(i) * cap + slot] = std::uint32_t(j);
+            // Four sources tested at a time, branch-free; the rare hit (and the target itself, always
+            // within its own sphere) takes the slow path, in index order.
+            const std::uint32_t self = i - std::uint32_t(t0);  // wraps past the tile when i is not in it
+            unsigned c = 0;
+            for (; c + 4 <= tile_n; c += 4) {
+                const unsigned hits = unsigned(within_radius(xi, vi, sx[c], sv[c], r2, ahead)) |
+                                      unsigned(within_radius(xi, vi, sx[c + 1], sv[c + 1], r2, ahead)) << 1 |
+                                      unsigned(within_radius(xi, vi, sx[c + 2], sv[c + 2], r2, ahead)) << 2 |
+                                      unsigned(within_radius(xi, vi, sx[c + 3], sv[c + 3], r2, ahead)) << 3;
+                if (hits == 0) continue;
+                for (unsigned u = 0; u < 4; ++u) {
+                    if (!(hits >> u & 1u) || c + u == self) continue;
+                    if (kBuild && found < cap) out[found] = std::uint32_t(t0) + c + u;
+                    ++found;
                 }
-                found += __popc(mask);
+            }
+            for (; c < tile_n; ++c) {
+                if (!within_radius(xi, vi, sx[c], sv[c], r2, ahead) || c == self) continue;
+                if (kBuild && found < cap) out[found] = std::uint32_t(t0) + c;
+                ++found;
             }
         }
-        if (has && lane == 0) {
+        if (!has) continue;
+        if (S > 1) {
+            lists.split_count[q * S + r] = found;
+        } else {
             if (kBuild) lists.listed[i] = min(found, cap);
             lists.radius[i] = next_neighbour_radius(lists.radius[i], found, lists.k, factor);
         }
@@ -124,16 +160,18 @@ __global__ void __launch_bounds__(kListBlock)
 // Each target's ranges joined in order into its list, up to the capacity; the radius from the total.
 __global__ void __launch_bounds__(kListBlock)
     split_join_kernel(const std::uint32_t* __restrict__ targets, const std::uint32_t* __restrict__ count,
-                      DeviceNeighbourLists lists, double factor, const std::uint32_t* __restrict__ live) {
+                      std::size_t m_fixed, DeviceNeighbourLists lists, double factor,
+                      const std::uint32_t* __restrict__ live) {
     if (live && !*live) return;
-    const std::uint32_t m = *count;
-    if (m > kSplitMax) return;
-    const std::uint32_t S = splits_for(m);
+    const std::uint32_t m = count ? *count : std::uint32_t(m_fixed);
+    const std::uint32_t cap = std::uint32_t(lists.capacity);
+    const bool few = count && m <= kSplitMax;
+    const std::uint32_t S = few ? splits_for(m) : lane_splits_for(m, cap);
+    if (S == 1) return;  // the lane search wrote the lists
     const unsigned lane = threadIdx.x % 32;
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
-    const std::uint32_t cap = std::uint32_t(lists.capacity);
     for (std::size_t q = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; q < m; q += warps) {
-        const std::uint32_t i = targets[q];
+        const std::uint32_t i = targets ? targets[q] : std::uint32_t(q);
         std::uint32_t* list = lists.list + std::size_t(i) * cap;
         std::uint32_t total = 0;
         for (std::uint32_t r = 0; r < S; ++r) {
@@ -151,13 +189,6 @@ __global__ void __launch_bounds__(kListBlock)
 }
 
 template <typename T>
-__device__ __forceinline__ T warp_sum(T v) {
-#pragma unroll
-    for (unsigned o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
-template <typename T>
 __global__ void __launch_bounds__(kListBlock)
     irregular_kernel(const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp, PredictOnTheFly<T> fly,
                      const std::uint32_t* __restrict__ targets, const std::uint32_t* __restrict__ count,
@@ -167,26 +198,15 @@ __global__ void __launch_bounds__(kListBlock)
     const std::size_t m = count ? *count : m_fixed;
     const unsigned lane = threadIdx.x % 32;
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
-    const std::size_t cap = std::size_t(lists.capacity);
     for (std::size_t q = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; q < m; q += warps) {
         const std::uint32_t i = targets ? targets[q] : std::uint32_t(q);
         Vec4<T> xi, vi;
         predicted(xp, vp, fly, i, xi, vi);
-        T ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
-        const std::uint32_t* list = lists.list + std::size_t(i) * cap;
-        const std::uint32_t listed = lists.listed[i];
-        for (std::uint32_t s = lane; s < listed; s += 32) {
-            Vec4<T> xj, vj;
-            predicted(xp, vp, fly, list[s], xj, vj);
-            add_interaction_jerk(xj.x - xi.x, xj.y - xi.y, xj.z - xi.z, vj.x - vi.x, vj.y - vi.y, vj.z - vi.z,
-                                 xj.w, eps2, ax, ay, az, jx, jy, jz);
-        }
-        ax = warp_sum(ax), ay = warp_sum(ay), az = warp_sum(az);
-        jx = warp_sum(jx), jy = warp_sum(jy), jz = warp_sum(jz);
-        if (lane == 0) {
-            a[q] = Vec4<T>{G * ax, G * ay, G * az, T(0)};
-            j[q] = Vec4<T>{G * jx, G * jy, G * jz, T(0)};
-        }
+        Vec4<T> aq, jq;
+        irregular_sum(
+            i, xi, vi, lists, G, eps2,
+            [&](std::uint32_t b, Vec4<T>& x, Vec4<T>& v) { predicted(xp, vp, fly, b, x, v); }, aq, jq);
+        if (lane == 0) a[q] = aq, j[q] = jq;
     }
 }
 
@@ -196,8 +216,9 @@ unsigned grid_for(std::size_t m, unsigned per_block) {
 
 }  // namespace
 
-std::size_t neighbour_split_items() {
-    return kSplitItems;
+std::size_t neighbour_split_items(std::size_t n, int capacity) {
+    const std::size_t lanes = std::min(kLaneScratch / std::size_t(capacity), 2 * kLaneThreads);
+    return std::max(std::size_t(kSplitItems), std::min(lanes, n * kMaxSplits));
 }
 
 template <typename T>
@@ -206,19 +227,19 @@ void launch_neighbour_lists(bool build, const Vec4<T>* xp, const Vec4<T>* vp, st
                             const DeviceNeighbourLists& lists, double dt, double factor,
                             const std::uint32_t* live, void* stream) {
     const auto s = static_cast<cudaStream_t>(stream);
-    const dim3 grid(grid_for(m, kWarps)), block(kListBlock);
+    const dim3 block(kListBlock), lanes_grid(kLaneGrid), lanes_block(kLaneBlock);
     if (build && count) {
         launch_kernel(split_search_kernel<T>, dim3(kSplitItems / kWarps), block, 0, s, xp, vp, n, targets,
                       count, lists, dt, live);
-        launch_kernel(split_join_kernel, dim3(kSplitMax / kWarps), block, 0, s, targets, count, lists, factor,
-                      live);
     }
     if (build) {
-        launch_kernel(neighbour_list_kernel<T, true>, grid, block, 0, s, xp, vp, n, targets, count, m, lists,
-                      dt, factor, live);
+        launch_kernel(neighbour_lanes_kernel<T, true>, lanes_grid, lanes_block, 0, s, xp, vp, n, targets,
+                      count, m, lists, dt, factor, live);
+        launch_kernel(split_join_kernel, dim3(kSplitMax / kWarps), block, 0, s, targets, count, m, lists,
+                      factor, live);
     } else {
-        launch_kernel(neighbour_list_kernel<T, false>, grid, block, 0, s, xp, vp, n, targets, count, m, lists,
-                      dt, factor, live);
+        launch_kernel(neighbour_lanes_kernel<T, false>, lanes_grid, lanes_block, 0, s, xp, vp, n, targets,
+                      count, m, lists, dt, factor, live);
     }
 }
 

@@ -12,6 +12,10 @@
 
 namespace nbody {
 
+// A device count up to this many targets takes the split search (few targets); above, the search of
+// many.
+inline constexpr std::uint32_t kNeighbourSplitMax = 2048;
+
 // Where a neighbour list lives: `capacity` entries per body (body i's at list[i * capacity]), `listed[i]`
 // of them used, `radius[i]` its sphere (double), `regular_level[i]` for the look-ahead.
 struct DeviceNeighbourLists {
@@ -20,8 +24,8 @@ struct DeviceNeighbourLists {
     double* radius = nullptr;
     const int* regular_level = nullptr;
     int k = 0, capacity = 0;
-    // Scratch of the split search for few targets: neighbour_split_items() x capacity entries and
-    // neighbour_split_items() counts.
+    // Scratch of the split searches: neighbour_split_items(n, capacity) x capacity entries and
+    // neighbour_split_items(n, capacity) counts.
     std::uint32_t* split_list = nullptr;
     std::uint32_t* split_count = nullptr;
 };
@@ -39,15 +43,19 @@ struct PredictOnTheFly {
     double dt = 0;
 };
 
-// Items (target, source range) of the split search, the most it uses at once: the scratch it needs.
-std::size_t neighbour_split_items();
+// Items (target, source range) of the split searches, the most they use at once for n bodies and lists of
+// `capacity`: the scratch they need.
+std::size_t neighbour_split_items(std::size_t n, int capacity);
 
 // For each target i: every other body within its radius (within_radius, look-ahead from its regular
 // level and dt), ascending index, the first `capacity` listed (build) or only counted (!build), then its
-// radius for next time (next_neighbour_radius with `factor`). Many targets (a device count above 2,048,
-// or a fixed m: a start): one warp per target, tiles of sources shared by the block. Few targets (a block
+// radius for next time (next_neighbour_radius with `factor`). Many targets (a device count above
+// kNeighbourSplitMax, or a fixed m: a start): one target per thread against every body, every thread of
+// a block reading the same staged source at once,
+// the sources split into ranges where the targets alone would not fill the device. Few targets (a block
 // with a few bodies at their regular step): each target's sources split into ranges searched by a warp
-// each, then joined in range order (the same list). Nothing runs when *live is 0 (live may be null).
+// each. Split ranges are joined in range order (the same list). Nothing runs when *live is 0 (live may be
+// null).
 template <typename T>
 void launch_neighbour_lists(bool build, const Vec4<T>* xp, const Vec4<T>* vp, std::size_t n,
                             const std::uint32_t* targets, const std::uint32_t* count, std::size_t m,

@@ -7,13 +7,14 @@
 namespace nbody {
 
 // Body i predicted from its own time (its due tick less its step) to `tick`: select_predict_kernel's
-// prediction of every body, and the on-the-fly one below.
+// prediction of every body, and the on-the-fly one below. Plain pointers, not const __restrict__: the
+// persistent irregular blocks (irregular_blocks.cu) read bodies other blocks of threads corrected earlier
+// in the same kernel, which the read-only data path may not see.
 template <typename T>
-__device__ __forceinline__ void predict_body(const Vec4<T>* __restrict__ pos, const Vec4<T>* __restrict__ vel,
-                                             const Vec4<T>* __restrict__ acc,
-                                             const Vec4<T>* __restrict__ jerk, const int* __restrict__ level,
-                                             const std::int64_t* __restrict__ due, std::size_t i,
-                                             std::int64_t tick, double dt, Vec4<T>& x, Vec4<T>& v) {
+__device__ __forceinline__ void predict_body(const Vec4<T>* pos, const Vec4<T>* vel, const Vec4<T>* acc,
+                                             const Vec4<T>* jerk, const int* level, const std::int64_t* due,
+                                             std::size_t i, std::int64_t tick, double dt, Vec4<T>& x,
+                                             Vec4<T>& v) {
     const std::int64_t own = due[i] - level_ticks(level[i]);
     const T h = static_cast<T>(ticks_to_time(tick - own, dt));
     hermite_predict(pos[i], vel[i], acc[i], jerk[i], h, x, v);

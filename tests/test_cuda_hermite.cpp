@@ -19,6 +19,7 @@
 #include "backends/registry.hpp"
 #include "reference.hpp"
 #include "sim/integrate/hermite.hpp"
+#include "sim/integrate/neighbour_scheme.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/presets.hpp"
@@ -28,6 +29,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/hermite_steps.hpp"
 #include "cuda/jerk_kernels.hpp"
+#include "cuda/neighbour_kernels.hpp"
 #include "cuda/step_kernels.hpp"
 #include "cuda_skip.hpp"
 #endif
@@ -661,6 +663,120 @@ TEST(CudaHermite, NeighbourSchemeRestartIsBitIdentical) {
     check_restart_is_bit_identical(p);
 }
 
+// Neighbour lists of random bodies from launch_neighbour_lists: each target's list (the first `capacity`
+// in index order), its full count's new radius. by_count: the count read from the device (the path a
+// block takes), else a fixed m (a start's).
+struct DeviceLists {
+    std::vector<std::vector<std::uint32_t> > lists;
+    std::vector<double> radius;
+};
+template <typename T>
+DeviceLists run_neighbour_lists(const HostState& s, const std::vector<double>& radius,
+                                const std::vector<int>& regular_level,
+                                const std::vector<std::uint32_t>& targets, bool by_count, int k, double dt,
+                                bool build = true) {
+    const std::size_t n = s.size(), m = targets.size();
+    const int cap = neighbour_capacity(k);
+    const std::size_t items = neighbour_split_items(n, cap);
+    std::vector<Vec4<T> > hx(n), hv(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& p = s.pos_mass[i];
+        const auto& v = s.vel[i];
+        hx[i] = {T(p.x), T(p.y), T(p.z), T(p.w)};
+        hv[i] = {T(v.x), T(v.y), T(v.z), T(0)};
+    }
+    DeviceBuffer<Vec4<T> > x(n), v(n);
+    DeviceBuffer<std::uint32_t> list(n * cap), listed(n), t(m), count(1), split_list(items * cap),
+        split_count(items);
+    DeviceBuffer<double> r(n);
+    DeviceBuffer<int> level(n);
+    x.copy_from_host(hx.data(), n);
+    v.copy_from_host(hv.data(), n);
+    t.copy_from_host(targets.data(), m);
+    const auto m32 = std::uint32_t(m);
+    count.copy_from_host(&m32, 1);
+    r.copy_from_host(radius.data(), n);
+    level.copy_from_host(regular_level.data(), n);
+    DeviceNeighbourLists l;
+    l.list = list.data(), l.listed = listed.data(), l.radius = r.data(), l.regular_level = level.data();
+    l.k = k, l.capacity = cap, l.split_list = split_list.data(), l.split_count = split_count.data();
+    launch_neighbour_lists<T>(build, x.data(), v.data(), n, t.data(), by_count ? count.data() : nullptr, m, l,
+                              dt, kRadiusFactor, nullptr, nullptr);
+    std::vector<std::uint32_t> all(n * cap), used(n);
+    list.copy_to_host(all.data(), n * cap);
+    listed.copy_to_host(used.data(), n);
+    DeviceLists out;
+    out.radius.resize(n);
+    r.copy_to_host(out.radius.data(), n);
+    for (const std::uint32_t i : targets)
+        out.lists.emplace_back(all.begin() + std::ptrdiff_t(i) * cap,
+                               all.begin() + std::ptrdiff_t(i) * cap + used[i]);
+    return out;
+}
+
+// Every path of the list search gives the same lists and radii: the split search of a few targets (a
+// device count up to 2,048), the lane search of many with its sources in ranges joined in order (a
+// larger count, or a fixed m) or in one range written straight (lists of K = 1024 leave no scratch for
+// ranges), building or only counting, in float and double. Against a host search in the same precision: the
+// same lists but for a rare body at a sphere's edge (the device may fuse a multiply-add the host rounds
+// twice). Radii make some lists overflow their capacity (the first ones in index order kept); targets in
+// reverse order.
+TEST(CudaHermiteKernel, NeighbourListsAreTheSameOnEveryPath) {
+    SKIP_WITHOUT_DEVICE();
+    const std::size_t n = 5003;
+    const HostState s = rounded<float>(test::random_bodies(n, 5));
+    const double dt = 0.125;
+    std::vector<int> regular_level(n);
+    for (std::size_t i = 0; i < n; ++i) regular_level[i] = int(i % 5);
+    for (const int k : {32, 1024}) {
+        // Uniform in [-1, 1]^3: a sphere of radius r0 holds about k bodies; scaled from 0.5 to 1.36 r0.
+        const double r0 = std::cbrt(3.0 * k * 8.0 / (4.0 * M_PI * double(n)));
+        std::vector<double> radius(n);
+        for (std::size_t i = 0; i < n; ++i) radius[i] = r0 * (0.5 + double(i % 7) / 7.0);
+        for (const std::size_t m : {std::size_t(2000), std::size_t(3001)}) {
+            SCOPED_TRACE("K " + std::to_string(k) + " m " + std::to_string(m));
+            std::vector<std::uint32_t> targets(m);
+            for (std::size_t q = 0; q < m; ++q) targets[q] = std::uint32_t(n - 1 - 2 * q % n);
+            const DeviceLists a = run_neighbour_lists<float>(s, radius, regular_level, targets, true, k, dt);
+            const DeviceLists b = run_neighbour_lists<float>(s, radius, regular_level, targets, false, k, dt);
+            EXPECT_EQ(a.lists, b.lists);
+            EXPECT_EQ(a.radius, b.radius);
+            // Counting only (a start's rounds, a fixed m): the same radii.
+            const DeviceLists c =
+                run_neighbour_lists<float>(s, radius, regular_level, targets, false, k, dt, false);
+            EXPECT_EQ(c.radius, a.radius) << "counting";
+            const DeviceLists d = run_neighbour_lists<double>(s, radius, regular_level, targets, true, k, dt);
+            const DeviceLists e =
+                run_neighbour_lists<double>(s, radius, regular_level, targets, false, k, dt);
+            EXPECT_EQ(d.lists, e.lists) << "double";
+            EXPECT_EQ(d.radius, e.radius) << "double";
+            std::size_t differ = 0, overflow = 0, listed = 0;
+            for (std::size_t q = 0; q < m; ++q) {
+                const std::uint32_t i = targets[q];
+                std::vector<std::uint32_t> host;
+                const Vec4<float> xi{float(s.pos_mass[i].x), float(s.pos_mass[i].y), float(s.pos_mass[i].z),
+                                     0.f};
+                const Vec4<float> vi{float(s.vel[i].x), float(s.vel[i].y), float(s.vel[i].z), 0.f};
+                const auto r2 = float(radius[i] * radius[i]);
+                const auto ahead = float(neighbour_lookahead(regular_level[i], dt));
+                for (std::size_t j = 0; j < n; ++j) {
+                    const Vec4<float> xj{float(s.pos_mass[j].x), float(s.pos_mass[j].y),
+                                         float(s.pos_mass[j].z), 0.f};
+                    const Vec4<float> vj{float(s.vel[j].x), float(s.vel[j].y), float(s.vel[j].z), 0.f};
+                    if (j != i && within_radius(xi, vi, xj, vj, r2, ahead)) host.push_back(std::uint32_t(j));
+                }
+                if (host.size() > std::size_t(neighbour_capacity(k))) ++overflow;
+                host.resize(std::min(host.size(), std::size_t(neighbour_capacity(k))));
+                differ += a.lists[q] != host;
+                listed += a.lists[q].size();
+            }
+            EXPECT_LE(differ, m / 200) << "of " << m;
+            EXPECT_GT(overflow, 0u);
+            EXPECT_GT(listed, m * std::size_t(k) / 2);
+        }
+    }
+}
+
 // The neighbour scheme (--neighbours) on the device against serial double, as MatchesSerialDoubleOnPlummer
 // and LevelsAndWorkAreTheHostsInDouble check plain block steps: N = 4096 exercises the lists of many
 // targets (a start, the last block of a max step: one warp per target) and of few (a block with a few
@@ -720,6 +836,33 @@ TEST(CudaHermite, RunsAreDeterministic) {
             ASSERT_TRUE(b->step(p, 3).finite);
             EXPECT_TRUE(same_bits(a->get_state(), b->get_state())) << to_string(precision);
         }
+}
+
+// The neighbour scheme's irregular blocks run in one persistent kernel (irregular_blocks.cuh) where the
+// device allows, else as graphs of a few kernels per block: both the same bits, blocks and evaluations.
+TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
+    SKIP_WITHOUT_DEVICE();
+    Params p = hermite_params(1e-3);
+    p.neighbours = 32;
+    p.dt = 0.0625;
+    const HostState s0 = make_preset("plummer", 4096, 3);
+    for (Precision precision : {Precision::f32, Precision::f64}) {
+        SCOPED_TRACE(to_string(precision));
+        auto persistent = with_state(make_cuda_backend(precision), s0);
+        auto graphs = with_state(make_cuda_backend(precision), s0);
+        auto* steps = dynamic_cast<DeviceBlockSteps*>(graphs->block_steps());
+        ASSERT_NE(steps, nullptr);
+        steps->set_persistent_irregular(false);
+        const StepReport a = persistent->step(p, 3), b = graphs->step(p, 3);
+        ASSERT_TRUE(a.finite);
+        ASSERT_TRUE(b.finite);
+        EXPECT_EQ(a.blocks, b.blocks);
+        EXPECT_EQ(a.body_updates, b.body_updates);
+        EXPECT_EQ(a.neighbour_updates, b.neighbour_updates);
+        EXPECT_GT(a.blocks, 3 * 10);  // many irregular blocks between the regular ones
+        EXPECT_TRUE(same_bits(persistent->get_state(), graphs->get_state()));
+        EXPECT_EQ(persistent->block_steps()->levels(), graphs->block_steps()->levels());
+    }
 }
 
 // A blow-up is reported as the serial backend reports it (the step, the lowest bad body, the steps

@@ -1,0 +1,47 @@
+#pragma once
+// The neighbour scheme's irregular blocks in one persistent kernel (irregular_blocks.cu): from the block
+// clock's next block on, every block whose due bodies take irregular steps alone (no full sum, no new
+// list) runs inside one cooperative launch, its three phases (the due bodies listed; their irregular
+// sums; their corrections) apart by grid-wide barriers, until the clock holds before a block with a
+// regular step or the max step's last block, or a step failed. The same device functions as the
+// per-kernel path (hermite_steps.cu's select, irregular and correct kernels), so the same bits; what a
+// block costs is three barriers and its work instead of four launches and their gaps.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "block_clock.cuh"
+#include "neighbour_kernels.hpp"
+#include "sim/integrate/neighbour_scheme.hpp"
+
+namespace nbody {
+
+// Everything the run reads and writes (device pointers; the clock's fields as hermite_steps.cu keeps
+// them). `scratch`: kIrregularRunScratch words of the run's own counters.
+template <typename T>
+struct IrregularRun {
+    BlockClock* clock = nullptr;
+    Vec4<T>*pos = nullptr, *vel = nullptr, *acc = nullptr, *jerk = nullptr;
+    int* level = nullptr;
+    std::int64_t* due = nullptr;
+    std::size_t n = 0;
+    std::uint32_t* active = nullptr;      // the block's due bodies
+    Vec4<T>*ai = nullptr, *ji = nullptr;  // their irregular sums, in active order
+    NeighbourArrays<T> s{};
+    DeviceNeighbourLists lists{};
+    unsigned long long* bad = nullptr;  // may be null
+    unsigned long long* scratch = nullptr;
+    double dt = 0, eta = 0;
+    T G = 0, eps2 = 0;
+};
+inline constexpr std::size_t kIrregularRunScratch = 4;
+
+// Whether this device runs cooperative launches (else the caller keeps its graphs of blocks).
+bool irregular_run_supported();
+
+// Runs the irregular blocks from the clock's state on `stream` (returns at once where the clock is not
+// live); the clock is left as the per-kernel path leaves it at the same block.
+template <typename T>
+void launch_irregular_run(const IrregularRun<T>& run, cudaStream_t stream);
+
+}  // namespace nbody
