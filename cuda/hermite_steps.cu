@@ -387,8 +387,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         read_clock();
     }
 
-    // One max step with no host round trip per block: batches of blocks replayed as CUDA graphs, the
-    // clock read back after each batch.
+    // One max step with no host round trip per block: batches of blocks replayed as CUDA graphs (with the
+    // neighbour scheme: runs of irregular blocks in one persistent kernel, each block with regular steps a
+    // graph of its own), the clock read back after each batch or run.
     void max_step(const Params& p) override {
         if (p.collisions != CollisionMode::off) {  // not reached: Backend::block_steps_for
             BlockSteps::max_step(p);
@@ -406,7 +407,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             // The neighbour scheme's irregular blocks up to the next block with a regular step: one
             // persistent kernel (irregular_blocks.cuh), or batches of graphs as plain block steps run.
             if (nb_k_ > 0 && persistent_) {
-                launch_irregular_run(irregular_run(b), stream_);
+                launch_irregular_run(irregular_run(b), run_grid_, stream_);
             } else {
                 launch_batch(last_max_step_blocks_ - done >= kLargeBatch ? large_ : small_, b);
             }
@@ -510,6 +511,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     }
     void clear_failure() override { seen_bad_ = kNoBadBody; }
     void set_persistent_irregular(bool on) override { persistent_ = on && irregular_run_supported(); }
+    std::int64_t persistent_blocks() const override { return std::int64_t(clock_host_.data()->run_blocks); }
 
     // The benchmark's hook: levels chosen from outside (host copy, one per body), every clock at 0.
     void set_levels(const std::vector<int>& levels) {
@@ -850,6 +852,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     DeviceBuffer<std::uint32_t> list_, listed_, regular_, split_list_, split_count_;
     DeviceBuffer<std::int32_t> slot_;
     bool persistent_ = irregular_run_supported();  // irregular blocks: one persistent kernel, or graphs
+    unsigned run_grid_ = persistent_ ? irregular_run_grid<T>() : 0;  // its grid on this device
     DeviceBuffer<unsigned long long> run_scratch_{kIrregularRunScratch};
     std::int64_t starts_ = 0;         // init calls (the device clock counts blocks and evaluations)
     std::uint64_t init_updates_ = 0;  // the starts' all-body evaluations

@@ -57,6 +57,8 @@ class DeviceBlockSteps : public BlockSteps {
     // where the device runs cooperative launches) or, off, as graphs of a few kernels per block: the same
     // bits either way (tests compare them).
     virtual void set_persistent_irregular(bool on) = 0;
+    // Blocks the persistent kernel ran so far (of BlockCounters::blocks), as of the last read-back.
+    virtual std::int64_t persistent_blocks() const = 0;
 };
 
 // Block steps over the bodies `bodies()` returns (called at every operation, so the backend may

@@ -8,6 +8,7 @@
 #include "irregular_blocks.cuh"
 #include "irregular_sum.cuh"
 #include "predict_on_the_fly.cuh"
+#include "sim/error.hpp"
 #include "step_kernels.hpp"
 
 namespace nbody {
@@ -44,8 +45,9 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
     for (unsigned b = 0;; ++b) {
         const unsigned cur = b & 1, nxt = cur ^ 1;
         if (b > 0) next = min_due[cur];
-        // schedule_kernel's decision. A block with a regular step (hold_regular, which the neighbour
-        // scheme's clock always has here) or the held last block is the host's: the run stops before it.
+        // schedule_kernel's decision. A block with a regular step or the held last block is the host's:
+        // the run stops before it whether or not the clock's hold_regular is on (it always is when
+        // max_step launches a run: restart_clock and enqueue_regular_min set it), since it has no full sums.
         const unsigned long long seen = r.bad ? *r.bad : kNoBadBody;
         const bool failed = r.bad && seen < gate;
         const bool held = !failed && tick != kTicksPerMaxStep &&
@@ -63,7 +65,7 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
             return;
         }
         tick = static_cast<std::int64_t>(next);
-        if (first) c->tick = tick, ++c->blocks;
+        if (first) c->tick = tick, ++c->blocks, ++c->run_blocks;
 
         // The due bodies listed (select_predict_kernel without the prediction).
         unsigned long long stays = ~0ull;
@@ -115,19 +117,6 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
 // Blocks of the cooperative grid: every one resident at once (the barriers need it), one per
 // multiprocessor (measured on the H100 at N = 65,536: 10.9 us a block, against 11.2 with two and 11.7 with
 // four; the work of a block is a few bodies, the barriers cost little either way).
-template <typename T>
-unsigned run_grid() {
-    static const unsigned grid = [] {
-        int dev = 0, sms = 0, per_sm = 0;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_CHECK(
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_run_kernel<T>, kBlock, 0));
-        return unsigned(std::max(1, sms * std::min(per_sm, 1)));
-    }();
-    return grid;
-}
-
 }  // namespace
 
 bool irregular_run_supported() {
@@ -137,15 +126,30 @@ bool irregular_run_supported() {
     return cooperative != 0;
 }
 
+// One block of threads per multiprocessor: every one resident at once (the barriers need it). Measured on
+// the H100 at N = 65,536: 10.9 us a block, against 11.2 with two per multiprocessor and 11.7 with four (a
+// block's work is a few bodies; the barriers cost little either way).
 template <typename T>
-void launch_irregular_run(const IrregularRun<T>& run, cudaStream_t stream) {
+unsigned irregular_run_grid() {
+    int dev = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_run_kernel<T>, kBlock, 0));
+    if (per_sm < 1) throw Error("block steps: the irregular blocks' kernel does not fit on this device");
+    return unsigned(sms);
+}
+
+template <typename T>
+void launch_irregular_run(const IrregularRun<T>& run, unsigned grid, cudaStream_t stream) {
     IrregularRun<T> copy = run;
     void* args[] = {&copy};
     CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&irregular_run_kernel<T>),
-                                           dim3(run_grid<T>()), dim3(kBlock), args, 0, stream));
+                                           dim3(grid), dim3(kBlock), args, 0, stream));
 }
 
-template void launch_irregular_run<float>(const IrregularRun<float>&, cudaStream_t);
-template void launch_irregular_run<double>(const IrregularRun<double>&, cudaStream_t);
+template unsigned irregular_run_grid<float>();
+template unsigned irregular_run_grid<double>();
+template void launch_irregular_run<float>(const IrregularRun<float>&, unsigned, cudaStream_t);
+template void launch_irregular_run<double>(const IrregularRun<double>&, unsigned, cudaStream_t);
 
 }  // namespace nbody

@@ -28,7 +28,7 @@ struct IrregularRun {
     std::uint32_t* active = nullptr;      // the block's due bodies
     Vec4<T>*ai = nullptr, *ji = nullptr;  // their irregular sums, in active order
     NeighbourArrays<T> s{};
-    DeviceNeighbourLists lists{};
+    DeviceNeighbourLists lists{};       // the lists and their counts (its split scratch unused here)
     unsigned long long* bad = nullptr;  // may be null
     unsigned long long* scratch = nullptr;
     double dt = 0, eta = 0;
@@ -39,9 +39,15 @@ inline constexpr std::size_t kIrregularRunScratch = 4;
 // Whether this device runs cooperative launches (else the caller keeps its graphs of blocks).
 bool irregular_run_supported();
 
-// Runs the irregular blocks from the clock's state on `stream` (returns at once where the clock is not
-// live); the clock is left as the per-kernel path leaves it at the same block.
+// The grid a run takes on the current device (one block of threads per multiprocessor); throws where the
+// kernel cannot be resident at all.
 template <typename T>
-void launch_irregular_run(const IrregularRun<T>& run, cudaStream_t stream);
+unsigned irregular_run_grid();
+
+// Runs the irregular blocks from the clock's state on `stream` with irregular_run_grid<T>()'s grid
+// (returns at once where the clock is not live); the clock is left as the per-kernel path leaves it at
+// the same block, but for its count of blocks run here (BlockClock::run_blocks).
+template <typename T>
+void launch_irregular_run(const IrregularRun<T>& run, unsigned grid, cudaStream_t stream);
 
 }  // namespace nbody

@@ -14,8 +14,7 @@ namespace {
 
 constexpr unsigned kWarps = 8;  // warps per block of the split search, join and irregular kernels
 constexpr unsigned kListBlock = kWarps * 32;
-// Grid of the grid-stride launches: fixed (the launches replay in graphs for any count), enough blocks to
-// fill the device several times over.
+// Grid of the irregular sums: fixed (the launches replay in graphs for any count), at most one wave.
 constexpr unsigned kMaxGrid = 2048;
 constexpr unsigned kIrregularGrid = 256;
 // The split search, for a device count m <= kSplitMax: m targets times splits(m) source ranges, at most

@@ -715,12 +715,12 @@ DeviceLists run_neighbour_lists(const HostState& s, const std::vector<double>& r
 }
 
 // Every path of the list search gives the same lists and radii: the split search of a few targets (a
-// device count up to 2,048), the lane search of many with its sources in ranges joined in order (a
-// larger count, or a fixed m) or in one range written straight (lists of K = 1024 leave no scratch for
-// ranges), building or only counting, in float and double. Against a host search in the same precision: the
-// same lists but for a rare body at a sphere's edge (the device may fuse a multiply-add the host rounds
-// twice). Radii make some lists overflow their capacity (the first ones in index order kept); targets in
-// reverse order.
+// device count up to 2,048), the lane search of many (a larger count, or a fixed m) with its sources in
+// ranges joined in order or, where the scratch has no room for ranges (lists of K = 1024 and 3,001
+// targets), in one range written straight; building or only counting, in float and double. Against a
+// host search in the same precision: the same lists but for a rare body at a sphere's edge (the device
+// may fuse a multiply-add the host rounds twice). Radii make some lists overflow their capacity (the
+// first ones in index order kept); targets in reverse order.
 TEST(CudaHermiteKernel, NeighbourListsAreTheSameOnEveryPath) {
     SKIP_WITHOUT_DEVICE();
     const std::size_t n = 5003;
@@ -733,7 +733,8 @@ TEST(CudaHermiteKernel, NeighbourListsAreTheSameOnEveryPath) {
         const double r0 = std::cbrt(3.0 * k * 8.0 / (4.0 * M_PI * double(n)));
         std::vector<double> radius(n);
         for (std::size_t i = 0; i < n; ++i) radius[i] = r0 * (0.5 + double(i % 7) / 7.0);
-        for (const std::size_t m : {std::size_t(2000), std::size_t(3001)}) {
+        for (const std::size_t m :
+             {std::size_t(2000), std::size_t(2048), std::size_t(2049), std::size_t(3001)}) {
             SCOPED_TRACE("K " + std::to_string(k) + " m " + std::to_string(m));
             std::vector<std::uint32_t> targets(m);
             for (std::size_t q = 0; q < m; ++q) targets[q] = std::uint32_t(n - 1 - 2 * q % n);
@@ -779,7 +780,7 @@ TEST(CudaHermiteKernel, NeighbourListsAreTheSameOnEveryPath) {
 
 // The neighbour scheme (--neighbours) on the device against serial double, as MatchesSerialDoubleOnPlummer
 // and LevelsAndWorkAreTheHostsInDouble check plain block steps: N = 4096 exercises the lists of many
-// targets (a start, the last block of a max step: one warp per target) and of few (a block with a few
+// targets (a start, the last block of a max step: one target per thread) and of few (a block with a few
 // regular steps: the sources split into ranges). Double: the same blocks, full sums, neighbour evaluations
 // and levels after every max step; the device adds each irregular sum in another order and may round a
 // distance at a sphere's edge differently (FMA), so the bound is 1e-9 rather than plain's 1e-10 (measured
@@ -860,6 +861,12 @@ TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
         EXPECT_EQ(a.body_updates, b.body_updates);
         EXPECT_EQ(a.neighbour_updates, b.neighbour_updates);
         EXPECT_GT(a.blocks, 3 * 10);  // many irregular blocks between the regular ones
+        // Most of them run inside the persistent kernel (the rest: the blocks with regular steps), none
+        // where it is off.
+        const auto* runs = dynamic_cast<const DeviceBlockSteps*>(persistent->block_steps());
+        ASSERT_NE(runs, nullptr);
+        EXPECT_GT(runs->persistent_blocks() * 2, a.blocks);
+        EXPECT_EQ(steps->persistent_blocks(), 0);
         EXPECT_TRUE(same_bits(persistent->get_state(), graphs->get_state()));
         EXPECT_EQ(persistent->block_steps()->levels(), graphs->block_steps()->levels());
     }
