@@ -28,6 +28,10 @@ constexpr unsigned kLaneBlock = 128;
 constexpr std::size_t kLaneThreads = 65536;
 constexpr std::size_t kLaneScratch = std::size_t(1) << 23;
 constexpr unsigned kLaneGrid = 1024;  // blocks of the lane search (a fixed grid, as kMaxGrid)
+// The lane search's reach test is conservative by this factor (its rounding and within_radius's are
+// ~1e-7 relative in float).
+template <typename T>
+constexpr T kReachMargin = T(1.001);
 
 // The list search for many targets (a device count above kSplitMax, or a start's fixed m): one target per
 // thread, each tile of sources staged in shared memory and read by every thread at once (a broadcast),
@@ -61,12 +65,16 @@ __global__ void __launch_bounds__(kLaneBlock)
         const bool has = q < m;
         const std::uint32_t i = has ? (targets ? targets[q] : std::uint32_t(q)) : 0;
         Vec4<T> xi{}, vi{};
-        T r2 = 0, ahead = 0;
+        T r2 = 0, ahead = 0, reach0 = 0, reach_ahead = 0;
         if (has) {
             xi = xp[i], vi = vp[i];
             const double radius = lists.radius[i];
             r2 = static_cast<T>(radius * radius);
             ahead = static_cast<T>(neighbour_lookahead(lists.regular_level[i], dt));
+            // The reach (see below), with a margin far above the rounding of either test.
+            reach0 = (static_cast<T>(radius) + ahead * sqrt(vi.x * vi.x + vi.y * vi.y + vi.z * vi.z)) *
+                     kReachMargin<T>;
+            reach_ahead = ahead * kReachMargin<T>;
         }
         std::uint32_t* out =
             S == 1 ? lists.list + std::size_t(i) * cap : lists.split_list + (q * S + r) * cap;
@@ -75,28 +83,26 @@ __global__ void __launch_bounds__(kLaneBlock)
         for (std::size_t t0 = first; t0 < last; t0 += kLaneBlock) {
             const unsigned tile_n = unsigned(min(std::size_t(kLaneBlock), last - t0));
             __syncthreads();
-            if (threadIdx.x < tile_n)
-                sx[threadIdx.x] = xp[t0 + threadIdx.x], sv[threadIdx.x] = vp[t0 + threadIdx.x];
+            if (threadIdx.x < tile_n) {
+                const Vec4<T> u = vp[t0 + threadIdx.x];
+                Vec4<T> x = xp[t0 + threadIdx.x];
+                x.w = sqrt(u.x * u.x + u.y * u.y + u.z * u.z);  // the source's speed in place of its mass
+                sx[threadIdx.x] = x, sv[threadIdx.x] = u;
+            }
             __syncthreads();
             if (!has) continue;
-            // Four sources tested at a time, branch-free; the rare hit (and the target itself, always
-            // within its own sphere) takes the slow path, in index order.
+            // within_radius holds only where the closest approach over the look-ahead is inside the radius,
+            // and that is at least d - ahead |v_j - v_i| >= d - ahead (|v_i| + |v_j|): a source farther than
+            // r + ahead (|v_i| + |v_j|) is out of reach, which three differences and a square tell (the
+            // full test, ~30 instructions, only for the few within reach; a NaN anywhere is tested in full).
             const std::uint32_t self = i - std::uint32_t(t0);  // wraps past the tile when i is not in it
-            unsigned c = 0;
-            for (; c + 4 <= tile_n; c += 4) {
-                const unsigned hits = unsigned(within_radius(xi, vi, sx[c], sv[c], r2, ahead)) |
-                                      unsigned(within_radius(xi, vi, sx[c + 1], sv[c + 1], r2, ahead)) << 1 |
-                                      unsigned(within_radius(xi, vi, sx[c + 2], sv[c + 2], r2, ahead)) << 2 |
-                                      unsigned(within_radius(xi, vi, sx[c + 3], sv[c + 3], r2, ahead)) << 3;
-                if (hits == 0) continue;
-                for (unsigned u = 0; u < 4; ++u) {
-                    if (!(hits >> u & 1u) || c + u == self) continue;
-                    if (kBuild && found < cap) out[found] = std::uint32_t(t0) + c + u;
-                    ++found;
-                }
-            }
-            for (; c < tile_n; ++c) {
-                if (!within_radius(xi, vi, sx[c], sv[c], r2, ahead) || c == self) continue;
+#pragma unroll 4
+            for (unsigned c = 0; c < tile_n; ++c) {
+                const Vec4<T> xj = sx[c];
+                const T dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+                const T reach = reach0 + reach_ahead * xj.w;
+                if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
+                if (!within_radius(xi, vi, xj, sv[c], r2, ahead) || c == self) continue;
                 if (kBuild && found < cap) out[found] = std::uint32_t(t0) + c;
                 ++found;
             }
