@@ -77,6 +77,17 @@ __device__ __forceinline__ unsigned append_lanes(bool has, std::uint32_t* count)
     return first + __popc(lanes & ((1u << lane) - 1));
 }
 
+// Whether body i (of n; past n: none) is due at `tick`; a body not due gathers its due tick into `stays`,
+// the candidates for the next block. The select phase of both block paths.
+__device__ __forceinline__ bool due_now(const std::int64_t* due, std::size_t i, std::size_t n,
+                                        std::int64_t tick, unsigned long long& stays) {
+    if (i >= n) return false;
+    const std::int64_t d = due[i];
+    if (d == tick) return true;
+    stays = min(stays, static_cast<unsigned long long>(d));
+    return false;
+}
+
 // A corrected body i stored: its state, its new level and clock (due one step after `tick`), its due tick
 // gathered into next_due, a non-finite result recorded in *bad as bad_code(step, body).
 template <typename T>

@@ -145,12 +145,7 @@ __global__ void __launch_bounds__(kBlock)
     for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x; base < n;
          base += std::size_t(gridDim.x) * blockDim.x) {
         const std::size_t i = base + threadIdx.x;
-        bool is_due = false;
-        if (i < n) {
-            const std::int64_t d = due[i];
-            is_due = d == tick;
-            if (!is_due) stays = min(stays, static_cast<unsigned long long>(d));
-        }
+        const bool is_due = due_now(due, i, n, tick, stays);
         if (i < n && predict) {
             Vec4<T> x, v;
             predict_body(pos, vel, acc, jerk, level, due, i, tick, dt, x, v);

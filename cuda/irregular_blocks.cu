@@ -71,12 +71,7 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
         unsigned long long stays = ~0ull;
         for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x; base < r.n; base += threads) {
             const std::size_t i = base + threadIdx.x;
-            bool is_due = false;
-            if (i < r.n) {
-                const std::int64_t d = r.due[i];
-                is_due = d == tick;
-                if (!is_due) stays = min(stays, static_cast<unsigned long long>(d));
-            }
+            const bool is_due = due_now(r.due, i, r.n, tick, stays);
             const unsigned slot = append_lanes(is_due, &count[cur]);
             if (is_due) r.active[slot] = std::uint32_t(i);
         }
