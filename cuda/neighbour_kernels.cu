@@ -93,18 +93,37 @@ __global__ void __launch_bounds__(kLaneBlock)
             if (!has) continue;
             // within_radius holds only where the closest approach over the look-ahead is inside the radius,
             // and that is at least d - ahead |v_j - v_i| >= d - ahead (|v_i| + |v_j|): a source farther than
-            // r + ahead (|v_i| + |v_j|) is out of reach, which three differences and a square tell (the
-            // full test, ~30 instructions, only for the few within reach; a NaN anywhere is tested in full).
-            const std::uint32_t self = i - std::uint32_t(t0);  // wraps past the tile when i is not in it
-#pragma unroll 4
-            for (unsigned c = 0; c < tile_n; ++c) {
-                const Vec4<T> xj = sx[c];
-                const T dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
-                const T reach = reach0 + reach_ahead * xj.w;
-                if (dx * dx + dy * dy + dz * dz > reach * reach) continue;
-                if (!within_radius(xi, vi, xj, sv[c], r2, ahead) || c == self) continue;
-                if (kBuild && found < cap) out[found] = std::uint32_t(t0) + c;
-                ++found;
+            // r + ahead (|v_i| + |v_j|) is out of reach, which three differences and a square tell (a NaN
+            // anywhere is within reach). The sources within reach are marked in a mask first and given the
+            // full test (~30 instructions) after the whole tile: a branch to it per source would run it for
+            // the warp whenever any one of its 32 targets had a source within reach.
+            std::uint32_t within[kLaneBlock / 32];
+#pragma unroll
+            for (unsigned w = 0; w < kLaneBlock / 32; ++w) {
+                std::uint32_t bits = 0;
+#pragma unroll
+                for (unsigned b = 0; b < 32; ++b) {
+                    const Vec4<T> xj = sx[w * 32 + b];
+                    const T dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+                    const T reach = reach0 + reach_ahead * xj.w;
+                    bits |= std::uint32_t(!(dx * dx + dy * dy + dz * dz > reach * reach)) << b;
+                }
+                // Not past the tile's end, not the target itself.
+                const unsigned first = w * 32;
+                if (tile_n < first + 32) bits &= tile_n > first ? (1u << (tile_n - first)) - 1u : 0u;
+                const std::uint32_t self = i - std::uint32_t(t0) - first;  // wraps past when i is elsewhere
+                if (self < 32) bits &= ~(1u << self);
+                within[w] = bits;
+            }
+            // In ascending source order: the list stays in index order.
+#pragma unroll
+            for (unsigned w = 0; w < kLaneBlock / 32; ++w) {
+                for (std::uint32_t bits = within[w]; bits != 0; bits &= bits - 1) {
+                    const unsigned c = w * 32 + unsigned(__ffs(bits) - 1);
+                    if (!within_radius(xi, vi, sx[c], sv[c], r2, ahead)) continue;
+                    if (kBuild && found < cap) out[found] = std::uint32_t(t0) + c;
+                    ++found;
+                }
             }
         }
         if (!has) continue;
