@@ -78,14 +78,15 @@ __device__ __forceinline__ unsigned append_lanes(bool has, std::uint32_t* count)
 }
 
 // Whether body i (of n; past n: none) is due at `tick`; a body not due gathers its due tick into `stays`,
-// the candidates for the next block. The select phase of both block paths.
+// the candidates for the next block. The select phase of both block paths (due_at: from the due tick).
+__device__ __forceinline__ bool due_at(std::int64_t due, std::int64_t tick, unsigned long long& stays) {
+    if (due == tick) return true;
+    stays = min(stays, static_cast<unsigned long long>(due));
+    return false;
+}
 __device__ __forceinline__ bool due_now(const std::int64_t* due, std::size_t i, std::size_t n,
                                         std::int64_t tick, unsigned long long& stays) {
-    if (i >= n) return false;
-    const std::int64_t d = due[i];
-    if (d == tick) return true;
-    stays = min(stays, static_cast<unsigned long long>(d));
-    return false;
+    return i < n && due_at(due[i], tick, stays);
 }
 
 // A corrected body i stored: its state, its new level and clock (due one step after `tick`), its due tick
@@ -113,18 +114,32 @@ __device__ __forceinline__ void store_corrected(std::uint32_t i, const Vec4<T>& 
 }
 
 // The neighbour scheme's correction of due body i at `tick` (neighbour_correct_body) from its predicted
-// state and its forces, stored as store_corrected does. Reads only body i's own state.
+// state and its forces, its own state read from the *_from arrays and stored (store_corrected) into
+// pos ... due: the same arrays, or another copy of them (the persistent kernel's second slot). Reads only
+// body i's own state.
+template <typename T>
+__device__ __forceinline__ void correct_neighbour_due_into(
+    std::uint32_t i, std::int64_t tick, double dt, double eta, const NeighbourArrays<T>& s,
+    const Vec4<T>& xpi, const Vec4<T>& vpi, const NeighbourForces<T>& f, const Vec4<T>* acc_from,
+    const Vec4<T>* jerk_from, const int* level_from, const std::int64_t* due_from, Vec4<T>* pos, Vec4<T>* vel,
+    Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due, unsigned long long* bad,
+    unsigned long long step_code, unsigned long long& next_due) {
+    int l = level_from[i];
+    const std::int64_t own = due_from[i] - level_ticks(l);
+    Vec4<T> x, v, a = acc_from[i], j = jerk_from[i];
+    neighbour_correct_body(s, i, tick, own, dt, eta, xpi, vpi, f, a, j, x, v, l);
+    store_corrected(i, x, v, a, j, l, tick, pos, vel, acc, jerk, level, due, bad, step_code, next_due);
+}
+
+// The same, read from and stored into the same arrays.
 template <typename T>
 __device__ __forceinline__ void correct_neighbour_due(
     std::uint32_t i, std::int64_t tick, double dt, double eta, const NeighbourArrays<T>& s,
     const Vec4<T>& xpi, const Vec4<T>& vpi, const NeighbourForces<T>& f, Vec4<T>* pos, Vec4<T>* vel,
     Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due, unsigned long long* bad,
     unsigned long long step_code, unsigned long long& next_due) {
-    int l = level[i];
-    const std::int64_t own = due[i] - level_ticks(l);
-    Vec4<T> x, v, a = acc[i], j = jerk[i];
-    neighbour_correct_body(s, i, tick, own, dt, eta, xpi, vpi, f, a, j, x, v, l);
-    store_corrected(i, x, v, a, j, l, tick, pos, vel, acc, jerk, level, due, bad, step_code, next_due);
+    correct_neighbour_due_into(i, tick, dt, eta, s, xpi, vpi, f, acc, jerk, level, due, pos, vel, acc, jerk,
+                               level, due, bad, step_code, next_due);
 }
 
 }  // namespace nbody

@@ -570,12 +570,21 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             regular_level_.resize(n);
             radius_.resize(n);
             list_.resize(n * std::size_t(neighbour_capacity(nb_k_)));
+            // Entries past a list's count are read (irregular_sum loads before it knows the count), never
+            // used.
+            CUDA_CHECK(cudaMemsetAsync(list_.data(), 0, list_.size() * sizeof(std::uint32_t), stream_));
             listed_.resize(n);
             const std::size_t items = neighbour_split_items(n, neighbour_capacity(nb_k_));
             split_list_.resize(items * std::size_t(neighbour_capacity(nb_k_)));
             split_count_.resize(items);
             regular_.resize(n);
             slot_.resize(n);
+            for (DeviceBuffer<Vec4<T>>* v : {&pos1_, &vel1_, &acc1_, &jerk1_}) v->resize(n);
+            level1_.resize(n);
+            due1_.resize(n);
+            version_.resize(n);
+            // Every body in slot 0 (the persistent kernel leaves them so at the end of each run).
+            CUDA_CHECK(cudaMemsetAsync(version_.data(), 0, n * sizeof(std::uint32_t), stream_));
         }
         if (!same) make_plans();
     }
@@ -704,7 +713,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         r.clock = clock_.data();
         r.pos = b.pos, r.vel = b.vel, r.acc = acc_.data(), r.jerk = jerk_.data();
         r.level = level_.data(), r.due = due_.data(), r.n = n_;
-        r.active = active_.data(), r.ai = ai_old_.data(), r.ji = ji_old_.data();
+        r.pos1 = pos1_.data(), r.vel1 = vel1_.data(), r.acc1 = acc1_.data(), r.jerk1 = jerk1_.data();
+        r.level1 = level1_.data(), r.due1 = due1_.data(), r.version = version_.data();
         r.s = neighbour_arrays(), r.lists = lists();
         r.bad = b.bad, r.scratch = run_scratch_.data();
         r.dt = params_->dt, r.eta = params_->eta;
@@ -849,6 +859,11 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     bool persistent_ = irregular_run_supported();  // irregular blocks: one persistent kernel, or graphs
     unsigned run_grid_ = persistent_ ? irregular_run_grid<T>() : 0;  // its grid on this device
     DeviceBuffer<unsigned long long> run_scratch_{kIrregularRunScratch};
+    // The persistent kernel's second slot of each body's state and which slot it is in (IrregularRun).
+    DeviceBuffer<Vec4<T>> pos1_, vel1_, acc1_, jerk1_;
+    DeviceBuffer<int> level1_;
+    DeviceBuffer<std::int64_t> due1_;
+    DeviceBuffer<std::uint32_t> version_;
     std::int64_t starts_ = 0;         // init calls (the device clock counts blocks and evaluations)
     std::uint64_t init_updates_ = 0;  // the starts' all-body evaluations
 };

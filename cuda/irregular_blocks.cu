@@ -14,20 +14,36 @@
 namespace nbody {
 namespace {
 
+__device__ __forceinline__ void prefetch_l1(const void* p) {
+    asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
+template <typename T>
+__device__ __forceinline__ Vec4<T> shfl_vec4(const Vec4<T>& v, unsigned from) {
+    return Vec4<T>{__shfl_sync(0xffffffffu, v.x, from), __shfl_sync(0xffffffffu, v.y, from),
+                   __shfl_sync(0xffffffffu, v.z, from), __shfl_sync(0xffffffffu, v.w, from)};
+}
+
 // Every thread of the grid takes the same decisions from the same values: what it reads of the clock
 // and the counters was written before the last grid barrier and is not written again before the next
 // one. Thread 0 of block 0 alone writes the clock. The next block's earliest due tick is gathered into
-// one of two words (the select phase takes the bodies not due, the correct phase the corrected ones' new
-// due ticks) while the other is read; the active count likewise: each word is reset one phase after its
-// last reader has passed a barrier.
+// one of three words: block b (from 1) gathers into word b % 3 the due ticks of the bodies not due and the
+// new ones of the corrected, which every thread reads after the barrier, and resets word (b + 1) % 3, the
+// gathers of block b - 2, which every thread read before the last barrier.
+//
+// Why the slots are safe without a barrier between the sums and the corrections: during block b the
+// warp that corrects body i alone writes it, into the slot i is not in, then sets version[i] to
+// (b << 1) | that slot. A reader of i takes the slot i was in when the block began: the other one where
+// version[i] names block b, else the one it names. It reads that slot whether or not it sees the new
+// version, and nothing writes that slot before the next barrier.
 template <typename T>
 __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r) {
     namespace cg = cooperative_groups;
     cg::grid_group grid = cg::this_grid();
     BlockClock* c = r.clock;
     if (!c->live) return;  // the same for every thread: nothing writes the clock before the first barrier
-    unsigned long long* min_due = r.scratch;                                 // [2]
-    std::uint32_t* count = reinterpret_cast<std::uint32_t*>(r.scratch + 2);  // [2]
+    unsigned long long* min_due = r.scratch;  // [3]
+    __shared__ unsigned long long corrected;  // this block of threads' due bodies in the current block
     const bool first = blockIdx.x == 0 && threadIdx.x == 0;
     const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
@@ -37,14 +53,26 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
     const bool hold_last = c->hold_last != 0;
     std::int64_t tick = c->tick;
     unsigned long long next = c->min_due;
-    if (first) min_due[1] = ~0ull, count[0] = 0;  // block 0's gathers (nothing reads them before the barrier)
+    if (threadIdx.x == 0) corrected = 0;
+    if (first) min_due[1] = ~0ull;  // block 1's gathers (nothing reads them before the barrier)
     grid.sync();
+    std::uint32_t block = 0;  // the run's block number, from 1
+    // Body b as it was when the block began. Both slots are loaded with the version that chooses between
+    // them: one round trip to memory, not two.
     auto predict = [&](std::uint32_t b, Vec4<T>& x, Vec4<T>& v) {
-        predict_body(r.pos, r.vel, r.acc, r.jerk, r.level, r.due, b, tick, r.dt, x, v);
+        const std::uint32_t ver = r.version[b];
+        const Vec4<T> p0 = r.pos[b], v0 = r.vel[b], a0 = r.acc[b], j0 = r.jerk[b];
+        const Vec4<T> p1 = r.pos1[b], v1 = r.vel1[b], a1 = r.acc1[b], j1 = r.jerk1[b];
+        const int l0 = r.level[b], l1 = r.level1[b];
+        const std::int64_t d0 = r.due[b], d1 = r.due1[b];
+        if (((ver & 1u) != 0) != ((ver >> 1) == block)) {
+            predict_state(p1, v1, a1, j1, l1, d1, tick, r.dt, x, v);
+        } else {
+            predict_state(p0, v0, a0, j0, l0, d0, tick, r.dt, x, v);
+        }
     };
-    for (unsigned b = 0;; ++b) {
-        const unsigned cur = b & 1, nxt = cur ^ 1;
-        if (b > 0) next = min_due[cur];
+    for (;;) {
+        if (block > 0) next = min_due[block % 3];
         // schedule_kernel's decision. A block with a regular step or the held last block is the host's:
         // the run stops before it whether or not the clock's hold_regular is on (it always is when
         // max_step launches a run: restart_clock and enqueue_regular_min set it), since it has no full sums.
@@ -54,6 +82,16 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
                           ((next == static_cast<unsigned long long>(kTicksPerMaxStep) && hold_last) ||
                            next >= min_regular_due);
         if (failed || held || tick == kTicksPerMaxStep) {
+            // The bodies in slot 1 back into their arrays, every version to 0.
+            for (std::size_t i = thread; i < r.n; i += threads) {
+                const std::uint32_t ver = r.version[i];
+                if (ver == 0) continue;
+                if (ver & 1u) {
+                    r.pos[i] = r.pos1[i], r.vel[i] = r.vel1[i], r.acc[i] = r.acc1[i], r.jerk[i] = r.jerk1[i];
+                    r.level[i] = r.level1[i], r.due[i] = r.due1[i];
+                }
+                r.version[i] = 0;
+            }
             if (first) {
                 c->bad_seen = seen;
                 c->live = 0;
@@ -65,46 +103,72 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
             return;
         }
         tick = static_cast<std::int64_t>(next);
-        if (first) c->tick = tick, ++c->blocks, ++c->run_blocks;
+        ++block;
+        if (first) c->tick = tick, ++c->blocks, ++c->run_blocks, min_due[(block + 1) % 3] = ~0ull;
 
-        // The due bodies listed (select_predict_kernel without the prediction).
-        unsigned long long stays = ~0ull;
-        for (std::size_t base = std::size_t(blockIdx.x) * blockDim.x; base < r.n; base += threads) {
-            const std::size_t i = base + threadIdx.x;
-            const bool is_due = due_now(r.due, i, r.n, tick, stays);
-            const unsigned slot = append_lanes(is_due, &count[cur]);
-            if (is_due) r.active[slot] = std::uint32_t(i);
+        // Each warp's share of the bodies, 32 at a time: the due ones (select_predict_kernel's rule) get
+        // their irregular sums (irregular_kernel's, a warp each) and then their corrections
+        // (correct_neighbours_kernel's, a lane each); the others give their due ticks to the next block's.
+        unsigned long long gathered = ~0ull;
+        for (std::size_t base = thread / 32 * 32; base < r.n; base += threads) {
+            const std::size_t i = base + lane;
+            // The slot body i is in (only this warp changes it now), and its due tick there: both slots'
+            // loaded with the version.
+            unsigned from = 0;
+            bool is_due = false;
+            if (i < r.n) {
+                const std::uint32_t ver = r.version[i];
+                const std::int64_t d0 = r.due[i], d1 = r.due1[i];
+                from = ver & 1u;
+                is_due = due_at(from ? d1 : d0, tick, gathered);
+            }
+            const unsigned due_lanes = __ballot_sync(0xffffffffu, is_due);
+            if (due_lanes == 0) continue;
+            Vec4<T> xi{}, vi{}, ai{}, ji{};
+            if (is_due) {
+                // What the correction below reads of this body, on its way into L1 while the warp sums.
+                for (const void* p :
+                     {static_cast<const void*>(r.s.ai + i), static_cast<const void*>(r.s.ji + i),
+                      static_cast<const void*>(r.s.ar + i), static_cast<const void*>(r.s.jr + i),
+                      static_cast<const void*>(r.s.d2 + i), static_cast<const void*>(r.s.d3 + i),
+                      static_cast<const void*>(r.s.t_regular + i),
+                      static_cast<const void*>(r.s.regular_level + i)})
+                    prefetch_l1(p);
+                const Vec4<T>* pos = from ? r.pos1 : r.pos;
+                const Vec4<T>* vel = from ? r.vel1 : r.vel;
+                const Vec4<T>* acc = from ? r.acc1 : r.acc;
+                const Vec4<T>* jerk = from ? r.jerk1 : r.jerk;
+                predict_body(pos, vel, acc, jerk, from ? r.level1 : r.level, from ? r.due1 : r.due, i, tick,
+                             r.dt, xi, vi);
+            }
+            for (unsigned lanes = due_lanes; lanes != 0; lanes &= lanes - 1) {
+                const unsigned l = unsigned(__ffs(lanes) - 1);
+                const Vec4<T> xl = shfl_vec4(xi, l), vl = shfl_vec4(vi, l);
+                Vec4<T> a, j;
+                irregular_sum(std::uint32_t(base + l), xl, vl, r.lists, r.G, r.eps2, predict, a, j);
+                if (lane == l) ai = a, ji = j;
+            }
+            if (is_due) {
+                const NeighbourForces<T> f{ai, ji, nullptr, nullptr, nullptr, nullptr};
+                if (from) {
+                    correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.s, xi, vi, f, r.acc1,
+                                               r.jerk1, r.level1, r.due1, r.pos, r.vel, r.acc, r.jerk,
+                                               r.level, r.due, r.bad, gate, gathered);
+                } else {
+                    correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.s, xi, vi, f, r.acc,
+                                               r.jerk, r.level, r.due, r.pos1, r.vel1, r.acc1, r.jerk1,
+                                               r.level1, r.due1, r.bad, gate, gathered);
+                }
+                r.version[i] = (block << 1) | (from ^ 1u);
+            }
+            if (lane == 0) atomicAdd(&corrected, static_cast<unsigned long long>(__popc(due_lanes)));
         }
-        block_min_into(stays, &min_due[nxt]);
-        grid.sync();
-
-        // Their irregular sums, a warp each (irregular_kernel).
-        const std::uint32_t m = count[cur];
-        if (first) {
-            c->irregular_updates += m;
-            min_due[cur] = ~0ull;
-            count[nxt] = 0;
+        block_min_into(gathered, &min_due[block % 3]);
+        // block_min_into's barrier is behind every warp's count.
+        if (threadIdx.x == 0) {
+            if (corrected) atomicAdd(&c->irregular_updates, corrected);
+            corrected = 0;
         }
-        for (std::size_t q = thread / 32; q < m; q += threads / 32) {
-            const std::uint32_t i = r.active[q];
-            Vec4<T> xi, vi, a, j;
-            predict(i, xi, vi);
-            irregular_sum(i, xi, vi, r.lists, r.G, r.eps2, predict, a, j);
-            if (lane == 0) r.ai[q] = a, r.ji[q] = j;
-        }
-        grid.sync();
-
-        // Their corrections (correct_neighbours_kernel), the new due ticks gathered.
-        unsigned long long next_due = ~0ull;
-        for (std::size_t k = thread; k < m; k += threads) {
-            const std::uint32_t i = r.active[k];
-            Vec4<T> xpi, vpi;
-            predict(i, xpi, vpi);  // before this body's own state changes below
-            const NeighbourForces<T> f{r.ai[k], r.ji[k], nullptr, nullptr, nullptr, nullptr};
-            correct_neighbour_due(i, tick, r.dt, r.eta, r.s, xpi, vpi, f, r.pos, r.vel, r.acc, r.jerk,
-                                  r.level, r.due, r.bad, gate, next_due);
-        }
-        block_min_into(next_due, &min_due[nxt]);
         grid.sync();
     }
 }

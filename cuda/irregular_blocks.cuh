@@ -1,11 +1,13 @@
 #pragma once
 // The neighbour scheme's irregular blocks in one persistent kernel (irregular_blocks.cu): from the block
 // clock's next block on, every block whose due bodies take irregular steps alone (no full sum, no new
-// list) runs inside one cooperative launch, its three phases (the due bodies listed; their irregular
-// sums; their corrections) apart by grid-wide barriers, until the clock holds before a block with a
-// regular step or the max step's last block, or a step failed. The same device functions as the
-// per-kernel path (hermite_steps.cu's select, irregular and correct kernels), so the same bits; what a
-// block costs is three barriers and its work instead of four launches and their gaps.
+// list) runs inside one cooperative launch, until the clock holds before a block with a regular step or
+// the max step's last block, or a step failed. A block is one pass and one grid-wide barrier: each warp
+// looks at its share of the bodies, and for those due at the block's tick takes their irregular sums and
+// corrects them at once. A corrected body is stored into the other of two slots of its state, so that
+// the warps still summing read every body as it was when the block began; the run ends by folding the
+// second slots back into the bodies' arrays. The same device functions as the per-kernel path
+// (hermite_steps.cu's select, irregular and correct kernels) on the same inputs, so the same bits.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -17,16 +19,20 @@
 namespace nbody {
 
 // Everything the run reads and writes (device pointers; the clock's fields as hermite_steps.cu keeps
-// them). `scratch`: kIrregularRunScratch words of the run's own counters.
+// them). pos ... due: the bodies' state (slot 0); pos1 ... due1 a second copy of it (slot 1), and
+// version[i] which slot body i is in: (block << 1) | slot, the run's block number (from 1) that last
+// corrected it; all 0 between runs. `scratch`: kIrregularRunScratch words of the run's own.
 template <typename T>
 struct IrregularRun {
     BlockClock* clock = nullptr;
     Vec4<T>*pos = nullptr, *vel = nullptr, *acc = nullptr, *jerk = nullptr;
     int* level = nullptr;
     std::int64_t* due = nullptr;
+    Vec4<T>*pos1 = nullptr, *vel1 = nullptr, *acc1 = nullptr, *jerk1 = nullptr;
+    int* level1 = nullptr;
+    std::int64_t* due1 = nullptr;
+    std::uint32_t* version = nullptr;
     std::size_t n = 0;
-    std::uint32_t* active = nullptr;      // the block's due bodies
-    Vec4<T>*ai = nullptr, *ji = nullptr;  // their irregular sums, in active order
     NeighbourArrays<T> s{};
     DeviceNeighbourLists lists{};       // the lists and their counts (its split scratch unused here)
     unsigned long long* bad = nullptr;  // may be null
@@ -34,7 +40,7 @@ struct IrregularRun {
     double dt = 0, eta = 0;
     T G = 0, eps2 = 0;
 };
-inline constexpr std::size_t kIrregularRunScratch = 4;
+inline constexpr std::size_t kIrregularRunScratch = 3;
 
 // Whether this device runs cooperative launches (else the caller keeps its graphs of blocks).
 bool irregular_run_supported();

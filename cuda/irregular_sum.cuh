@@ -27,11 +27,17 @@ __device__ __forceinline__ void irregular_sum(std::uint32_t i, const Vec4<T>& xi
                                               const Predict& predict, Vec4<T>& a, Vec4<T>& j) {
     const unsigned lane = threadIdx.x % 32;
     T ax = 0, ay = 0, az = 0, jx = 0, jy = 0, jz = 0;
-    const std::uint32_t* list = lists.list + std::size_t(i) * std::size_t(lists.capacity);
+    const std::uint32_t cap = std::uint32_t(lists.capacity);
+    const std::uint32_t* list = lists.list + std::size_t(i) * cap;
+    // Each entry is loaded before the count says whether it is used (every entry up to the capacity is
+    // there to read), so the count and the entry, then the next entry and the body, arrive together.
+    std::uint32_t next = lane < cap ? list[lane] : 0u;
     const std::uint32_t listed = lists.listed[i];
     for (std::uint32_t s = lane; s < listed; s += 32) {
+        const std::uint32_t b = next;
+        if (s + 32 < cap) next = list[s + 32];
         Vec4<T> xj, vj;
-        predict(list[s], xj, vj);
+        predict(b, xj, vj);
         add_interaction_jerk(xj.x - xi.x, xj.y - xi.y, xj.z - xi.z, vj.x - vi.x, vj.y - vi.y, vj.z - vi.z,
                              xj.w, eps2, ax, ay, az, jx, jy, jz);
     }

@@ -11,13 +11,19 @@ namespace nbody {
 // persistent irregular blocks (irregular_blocks.cu) read bodies other blocks of threads corrected earlier
 // in the same kernel, which the read-only data path may not see.
 template <typename T>
+__device__ __forceinline__ void predict_state(const Vec4<T>& pos, const Vec4<T>& vel, const Vec4<T>& acc,
+                                              const Vec4<T>& jerk, int level, std::int64_t due,
+                                              std::int64_t tick, double dt, Vec4<T>& x, Vec4<T>& v) {
+    const std::int64_t own = due - level_ticks(level);
+    const T h = static_cast<T>(ticks_to_time(tick - own, dt));
+    hermite_predict(pos, vel, acc, jerk, h, x, v);
+}
+template <typename T>
 __device__ __forceinline__ void predict_body(const Vec4<T>* pos, const Vec4<T>* vel, const Vec4<T>* acc,
                                              const Vec4<T>* jerk, const int* level, const std::int64_t* due,
                                              std::size_t i, std::int64_t tick, double dt, Vec4<T>& x,
                                              Vec4<T>& v) {
-    const std::int64_t own = due[i] - level_ticks(level[i]);
-    const T h = static_cast<T>(ticks_to_time(tick - own, dt));
-    hermite_predict(pos[i], vel[i], acc[i], jerk[i], h, x, v);
+    predict_state(pos[i], vel[i], acc[i], jerk[i], level[i], due[i], tick, dt, x, v);
 }
 
 template <typename T>
