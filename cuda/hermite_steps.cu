@@ -312,6 +312,11 @@ struct BatchGraph {
     }
 };
 
+// The most scratch the planned evaluation's lists may take (above it, the list search builds them): about
+// 160 MiB at K = 32 and 170 MiB at K = 64 (double), independent of N (make_jerk_plans' splits keep
+// targets x splits near 4 waves of items).
+constexpr std::size_t kInlineListBytes = std::size_t(384) << 20;
+
 // Blocks per graph launch: the large batch while the last max step says that many blocks are still to
 // come, the small one near its end (each launch ends with one read-back of the clock; blocks launched
 // after the last one return at once, each costing a few microseconds of empty launches).
@@ -332,6 +337,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         *bad_host_.data() = kNoBadBody;
         CUDA_CHECK(cudaStreamCreate(&stream_));
         CUDA_CHECK(cudaMemsetAsync(clock_.data(), 0, sizeof(BlockClock), stream_));
+        CUDA_CHECK(cudaMemsetAsync(chosen_.data(), 0, sizeof(JerkChosen), stream_));
     }
     ~CudaBlockSteps() override {
         small_.reset();
@@ -506,6 +512,16 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     }
     void clear_failure() override { seen_bad_ = kNoBadBody; }
     void set_persistent_irregular(bool on) override { persistent_ = on && irregular_run_supported(); }
+    void set_inline_lists(bool on) override {
+        want_inline_lists_ = on;
+        if (n_ > 0) allocate_inline_lists();
+    }
+    std::int64_t inline_list_evaluations() const override {
+        JerkChosen c{};
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        chosen_.copy_to_host(&c, 1);
+        return std::int64_t(c.inline_count);
+    }
     std::int64_t persistent_blocks() const override { return std::int64_t(clock_host_.data()->run_blocks); }
 
     // The benchmark's hook: levels chosen from outside (host copy, one per body), every clock at 0.
@@ -587,6 +603,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             CUDA_CHECK(cudaMemsetAsync(version_.data(), 0, n * sizeof(std::uint32_t), stream_));
         }
         if (!same) make_plans();
+        allocate_inline_lists();
     }
 
     void make_plans() {
@@ -598,7 +615,20 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         plans_dev_.resize(plans_.entries.size());
         plans_dev_.copy_from_host(plans_.entries.data(), plans_.entries.size());
         scratch_.resize(std::max<std::size_t>({plans_.scratch, pair_jerk_scratch_count(pair_, n_), 1}));
+        allocate_inline_lists();
         // The device-side grids are fixed per plan table: the graphs hold the old ones.
+        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
+    }
+
+    // The planned evaluation's lists (JerkLists) where wanted and its scratch fits kInlineListBytes; the
+    // graphs hold the old choice.
+    void allocate_inline_lists() {
+        const std::size_t items = jerk_list_items(plans_);
+        const std::size_t cap = std::size_t(neighbour_capacity(nb_k_));
+        inline_lists_ = want_inline_lists_ && nb_k_ > 0 && items > 0 && plans_.block == kJerkListBlock &&
+                        items * cap * sizeof(std::uint32_t) <= kInlineListBytes;
+        list_ranges_.resize(inline_lists_ ? items * cap : 0);
+        list_counts_.resize(inline_lists_ ? items : 0);
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
     }
 
@@ -687,15 +717,27 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         const T G = T(params_->G), eps2 = softening2<T>(*params_);
         launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, active_.data(), &clock_.data()->active, n_,
                             lists(), G, eps2, ai_old_.data(), ji_old_.data(), live, stream_);
+        // With inline lists the planned evaluation builds the lists where its plan has one thread a target
+        // (the list search then returns at once: lists_separate is 0) and the ranges are joined after it.
+        const bool inline_lists = !pairwise && inline_lists_;
         if (pairwise) {
             evaluate_all(live);
         } else {
+            JerkLists jl;
+            jl.lists = lists(), jl.dt = params_->dt;
+            jl.ranges = list_ranges_.data(), jl.counts = list_counts_.data();
             launch_planned_jerks<T>(plans_, plans_dev_.data(), chosen_.data(), xp_.data(), vp_.data(), n_,
                                     regular_.data(), &clock_.data()->regular, G, eps2, a1_.data(), j1_.data(),
-                                    scratch_.data(), stream_);
+                                    scratch_.data(), stream_, inline_lists ? &jl : nullptr);
         }
         launch_neighbour_lists<T>(true, xp_.data(), vp_.data(), n_, regular_.data(), &clock_.data()->regular,
-                                  n_, lists(), params_->dt, kRadiusFactor, live, stream_);
+                                  n_, lists(), params_->dt, kRadiusFactor,
+                                  inline_lists ? &chosen_.data()->lists_separate : live, stream_);
+        if (inline_lists) {
+            launch_join_ranges(regular_.data(), &clock_.data()->regular, &chosen_.data()->splits,
+                               list_ranges_.data(), list_counts_.data(), lists(), kRadiusFactor,
+                               &chosen_.data()->lists_inline, stream_);
+        }
         launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, regular_.data(), &clock_.data()->regular, n_,
                             lists(), G, eps2, ai_new_.data(), ji_new_.data(), live, stream_);
     }
@@ -864,6 +906,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     DeviceBuffer<int> level1_;
     DeviceBuffer<std::int64_t> due1_;
     DeviceBuffer<std::uint32_t> version_;
+    // The planned evaluation's lists (set_inline_lists): whether on, and its ranges and their counts.
+    bool want_inline_lists_ = true, inline_lists_ = false;
+    DeviceBuffer<std::uint32_t> list_ranges_, list_counts_;
     std::int64_t starts_ = 0;         // init calls (the device clock counts blocks and evaluations)
     std::uint64_t init_updates_ = 0;  // the starts' all-body evaluations
 };

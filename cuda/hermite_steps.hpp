@@ -59,6 +59,13 @@ class DeviceBlockSteps : public BlockSteps {
     virtual void set_persistent_irregular(bool on) = 0;
     // Blocks the persistent kernel ran so far (of BlockCounters::blocks), as of the last read-back.
     virtual std::int64_t persistent_blocks() const = 0;
+    // The neighbour scheme's new lists at a regular step of many bodies (one thread a target in the
+    // planned force+jerk evaluation) built by that evaluation as it sums (the default where its scratch
+    // fits, JerkLists in jerk_kernels.hpp) or, off, by the list search after it: the same lists (tests
+    // compare the runs' bits).
+    virtual void set_inline_lists(bool on) = 0;
+    // Evaluations that built their lists so far (waits for the device).
+    virtual std::int64_t inline_list_evaluations() const = 0;
 };
 
 // Block steps over the bodies `bodies()` returns (called at every operation, so the backend may

@@ -14,6 +14,7 @@
 #include "cuda_check.hpp"
 #include "jerk_kernels.hpp"
 #include "launch.cuh"
+#include "list_tile.cuh"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
 
@@ -54,7 +55,8 @@ __device__ __forceinline__ void sum_tile(const Vec4<T>* __restrict__ sx, const V
 // Streams the predicted sources [begin, end) through shared memory (sx, sv) in tiles of blockDim.x, the
 // next tile loaded into registers while `sum(t0, count)` sums the current one (t0: its first source's
 // index, count: how many are real). Every thread of the block calls it; the barriers are inside.
-template <typename T, typename SumTile>
+// kSpeed: each source's speed staged in its velocity's w (list_tile's reach test; no sum reads it).
+template <typename T, bool kSpeed = false, typename SumTile>
 __device__ __forceinline__ void for_each_source_tile(const Vec4<T>* __restrict__ xp,
                                                      const Vec4<T>* __restrict__ vp, std::size_t begin,
                                                      std::size_t end, Vec4<T>* sx, Vec4<T>* sv, SumTile sum) {
@@ -63,7 +65,7 @@ __device__ __forceinline__ void for_each_source_tile(const Vec4<T>* __restrict__
     auto load = [&](std::size_t t) {
         const std::size_t j = t + threadIdx.x;
         if (j < end) {
-            next_x = xp[j], next_v = vp[j];
+            next_x = xp[j], next_v = kSpeed ? with_speed(vp[j]) : vp[j];
         } else {
             next_x = next_v = Vec4<T>{T(0), T(0), T(0), T(0)};
         }
@@ -86,13 +88,18 @@ __device__ __forceinline__ void for_each_source_tile(const Vec4<T>* __restrict__
 // The next tile is loaded into registers while the current one is summed. Out-of-range targets compute
 // on a copy of the last one and store nothing. Outputs: G-scaled sums (`scaled`: one split) or raw
 // partial sums at [by][m]. Ends with a barrier, so a block may run another item on the same `smem`.
-template <typename T, int K>
+//
+// kList (K = 1, B = kJerkListBlock): each target's sources of the split also searched for its neighbour
+// list (list_tile, after the sums of each tile), into range by of the target's S (JerkLists).
+template <typename T, int K, bool kList = false>
 __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool scaled,
                                           const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp,
                                           std::size_t n, std::size_t per_split,
                                           const std::uint32_t* __restrict__ targets, std::size_t m, T G,
                                           T eps2, Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
-                                          unsigned char* smem_raw) {
+                                          unsigned char* smem_raw, const JerkLists& jl = {},
+                                          std::uint32_t S = 1) {
+    static_assert(!kList || K == 1, "lists with one target a thread");
     const unsigned B = blockDim.x;
     Vec4<T>* sx = reinterpret_cast<Vec4<T>*>(smem_raw);
     Vec4<T>* sv = sx + B;
@@ -111,9 +118,21 @@ __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool s
         ax[k] = ay[k] = az[k] = jx[k] = jy[k] = jz[k] = T(0);
     }
 
+    // The list's target (kList): this thread's, where it has one.
+    const bool listing = kList && base < m;
+    ListTarget<T> g;
+    std::uint32_t found = 0, cap = 0;
+    std::uint32_t* out = nullptr;
+    if (listing) {
+        const DeviceNeighbourLists& l = jl.lists;
+        g = list_target(xp[self[0]], vp[self[0]], l.radius[self[0]], l.regular_level[self[0]], jl.dt);
+        cap = std::uint32_t(l.capacity);
+        out = jl.ranges + (base * S + by) * cap;
+    }
+
     const std::size_t begin = by * per_split;
     const std::size_t end = n - begin < per_split ? n : begin + per_split;
-    for_each_source_tile(xp, vp, begin, end, sx, sv, [&](std::uint32_t t0, unsigned count) {
+    for_each_source_tile<T, kList>(xp, vp, begin, end, sx, sv, [&](std::uint32_t t0, unsigned count) {
         bool careful = count < B;
 #pragma unroll
         for (int k = 0; k < K; ++k) careful = careful || self[k] - t0 < B;
@@ -126,7 +145,9 @@ __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool s
             sum_tile<T, K, false>(sx, sv, B, t0, self, xi, yi, zi, vxi, vyi, vzi, eps2, ax, ay, az, jx, jy,
                                   jz);
         }
+        if (listing) list_tile<T, kJerkListBlock, true>(sx, sv, count, t0, self[0], g, out, cap, found);
     });
+    if (listing) jl.counts[base * S + by] = found;
 
     const T scale = scaled ? G : T(1);
     const std::size_t slot = by * m;
@@ -228,9 +249,10 @@ constexpr int kPlannedMinBlocks = sizeof(T) == 4 ? (K == 1   ? 9
 
 // The plan of this evaluation, chosen on the device from the count: one warp looks at the table entries
 // in parallel (a lane every 32nd) and takes the first whose m_max >= *active; the item counter restarts.
+// With lists (JerkLists): a plan of one thread a target (no lanes) builds them as it sums.
 __global__ void choose_plan_kernel(const JerkPlan* __restrict__ plans, unsigned count,
-                                   const std::uint32_t* __restrict__ active,
-                                   JerkChosen* __restrict__ chosen) {
+                                   const std::uint32_t* __restrict__ active, JerkChosen* __restrict__ chosen,
+                                   bool lists) {
     const std::uint32_t m = *active;
     unsigned first = count - 1;
     for (unsigned base = 0; base < count; base += 32) {
@@ -249,6 +271,10 @@ __global__ void choose_plan_kernel(const JerkPlan* __restrict__ plans, unsigned 
         chosen->per_split = e.per_split;
         chosen->lanes = e.lanes;
         chosen->next_item = 0;
+        const bool inline_lists = lists && m > 0 && e.bodies_per_thread == 1 && e.lanes == 1;
+        chosen->lists_inline = inline_lists ? 1u : 0u;
+        chosen->lists_separate = inline_lists ? 0u : 1u;
+        if (inline_lists) ++chosen->inline_count;
     }
 }
 
@@ -258,12 +284,14 @@ __global__ void choose_plan_kernel(const JerkPlan* __restrict__ plans, unsigned 
 // the order of a shared counter, as the hardware hands out the blocks of a grid (a fixed assignment lost
 // 9% on 65,536 bodies: the blocks done early stayed idle); an item's sums do not depend on which block
 // runs it.
-template <typename T, int K>
-__global__ void __launch_bounds__(kMaxJerkBlock, kPlannedMinBlocks<T, K>)
+// kList (K = 1): the launch with lists, which builds them where the plan has no lanes (lists_inline); the
+// search's registers on top of the sums' leave fewer blocks resident.
+template <typename T, int K, bool kList = false>
+__global__ void __launch_bounds__(kMaxJerkBlock, kList ? (sizeof(T) == 4 ? 6 : 4) : kPlannedMinBlocks<T, K>)
     planned_jerk_kernel(JerkChosen* __restrict__ chosen, const Vec4<T>* __restrict__ xp,
                         const Vec4<T>* __restrict__ vp, std::size_t n,
                         const std::uint32_t* __restrict__ targets, T G, T eps2, Vec4<T>* __restrict__ acc,
-                        Vec4<T>* __restrict__ jerk, Vec4<T>* __restrict__ scratch) {
+                        Vec4<T>* __restrict__ jerk, Vec4<T>* __restrict__ scratch, JerkLists jl) {
     extern __shared__ __align__(32) unsigned char smem_raw[];
     __shared__ unsigned item;
     const JerkChosen l = *chosen;
@@ -285,6 +313,9 @@ __global__ void __launch_bounds__(kMaxJerkBlock, kPlannedMinBlocks<T, K>)
         if (K == 1 && L > 1) {
             jerk_item_lanes<T>(it % x_blocks, it / x_blocks, l.splits == 1, L, xp, vp, n, l.per_split,
                                targets, m, G, eps2, a, j, smem_raw);
+        } else if (kList && l.lists_inline) {
+            jerk_item<T, 1, kList>(it % x_blocks, it / x_blocks, l.splits == 1, xp, vp, n, l.per_split,
+                                   targets, m, G, eps2, a, j, smem_raw, jl, l.splits);
         } else {
             jerk_item<T, K>(it % x_blocks, it / x_blocks, l.splits == 1, xp, vp, n, l.per_split, targets, m,
                             G, eps2, a, j, smem_raw);
@@ -542,6 +573,15 @@ JerkPlans make_jerk_plans(const JerkLaunch& requested, std::size_t n, Precision 
     return out;
 }
 
+std::size_t jerk_list_items(const JerkPlans& plans) {
+    std::size_t items = 0;
+    for (const JerkPlan& e : plans.entries) {
+        if (e.bodies_per_thread == 1 && e.lanes == 1)
+            items = std::max(items, std::size_t(e.m_max) * e.splits);
+    }
+    return items;
+}
+
 std::string to_string(const JerkPlan& e, int block) {
     return "K=" + std::to_string(e.bodies_per_thread) + " block=" + std::to_string(block) +
            " splits=" + std::to_string(e.splits) + (e.lanes > 1 ? " lanes=" + std::to_string(e.lanes) : "");
@@ -589,18 +629,25 @@ template <typename T>
 void launch_planned_jerks(const JerkPlans& plans, const JerkPlan* device_plans, JerkChosen* chosen,
                           const Vec4<T>* xp, const Vec4<T>* vp, std::size_t n, const std::uint32_t* targets,
                           const std::uint32_t* active, T G, T eps2, Vec4<T>* acc, Vec4<T>* jerk,
-                          Vec4<T>* scratch, void* stream) {
+                          Vec4<T>* scratch, void* stream, const JerkLists* lists) {
     const auto s = static_cast<cudaStream_t>(stream);
+    if (lists && plans.block != kJerkListBlock) throw Error("jerk kernel: lists need blocks of 128");
     launch_kernel(choose_plan_kernel, dim3(1), dim3(32), 0, s, device_plans, unsigned(plans.entries.size()),
-                  active, chosen);
+                  active, chosen, lists != nullptr);
     const std::size_t shared = 2 * std::size_t(plans.block) * sizeof(Vec4<T>);
     const dim3 block(unsigned(plans.block));
-    launch_kernel(planned_jerk_kernel<T, 1>, dim3(unsigned(plans.grid[0])), block, shared, s, chosen, xp, vp,
-                  n, targets, G, eps2, acc, jerk, scratch);
+    const JerkLists jl = lists ? *lists : JerkLists{};
+    if (lists) {
+        launch_kernel(planned_jerk_kernel<T, 1, true>, dim3(unsigned(plans.grid[0])), block, shared, s,
+                      chosen, xp, vp, n, targets, G, eps2, acc, jerk, scratch, jl);
+    } else {
+        launch_kernel(planned_jerk_kernel<T, 1>, dim3(unsigned(plans.grid[0])), block, shared, s, chosen, xp,
+                      vp, n, targets, G, eps2, acc, jerk, scratch, jl);
+    }
     launch_kernel(planned_jerk_kernel<T, 2>, dim3(unsigned(plans.grid[1])), block, shared, s, chosen, xp, vp,
-                  n, targets, G, eps2, acc, jerk, scratch);
+                  n, targets, G, eps2, acc, jerk, scratch, jl);
     launch_kernel(planned_jerk_kernel<T, 4>, dim3(unsigned(plans.grid[2])), block, shared, s, chosen, xp, vp,
-                  n, targets, G, eps2, acc, jerk, scratch);
+                  n, targets, G, eps2, acc, jerk, scratch, jl);
     if (plans.summed) {
         launch_kernel(planned_sum_kernel<T>, dim3(unsigned(plans.sum_grid)), dim3(kSumBlock), 0, s, chosen,
                       scratch, G, acc, jerk);
@@ -618,10 +665,11 @@ template void launch_jerks<double>(const JerkLaunch&, const Vec4<double>*, const
 template void launch_planned_jerks<float>(const JerkPlans&, const JerkPlan*, JerkChosen*, const Vec4<float>*,
                                           const Vec4<float>*, std::size_t, const std::uint32_t*,
                                           const std::uint32_t*, float, float, Vec4<float>*, Vec4<float>*,
-                                          Vec4<float>*, void*);
+                                          Vec4<float>*, void*, const JerkLists*);
 template void launch_planned_jerks<double>(const JerkPlans&, const JerkPlan*, JerkChosen*,
                                            const Vec4<double>*, const Vec4<double>*, std::size_t,
                                            const std::uint32_t*, const std::uint32_t*, double, double,
-                                           Vec4<double>*, Vec4<double>*, Vec4<double>*, void*);
+                                           Vec4<double>*, Vec4<double>*, Vec4<double>*, void*,
+                                           const JerkLists*);
 
 }  // namespace nbody

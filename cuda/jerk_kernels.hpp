@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "neighbour_kernels.hpp"
 #include "sim/state.hpp"
 
 namespace nbody {
@@ -81,7 +82,27 @@ struct JerkChosen {
     std::uint32_t next_item;  // the items handed out so far
     std::uint64_t per_split;
     std::int32_t lanes;
+    // With JerkLists: 1 where this evaluation builds the lists as it sums (lists_inline) or leaves them to
+    // the list search (lists_separate), and the evaluations that built them so far (never reset).
+    std::uint32_t lists_inline, lists_separate;
+    std::uint64_t inline_count;
 };
+
+// The neighbour scheme's lists built by the planned evaluation as it sums (a plan with one thread a
+// target: K = 1, no lanes, blocks of kJerkListBlock): each target's sources of every split searched
+// (list_tile.cuh, the list search's test) into ranges[(q splits + split) capacity] and counted at
+// counts[q splits + split], for launch_join_ranges to join (neighbour_kernels.hpp). `lists`: the radius,
+// regular level and capacity of each target; dt the max step.
+struct JerkLists {
+    DeviceNeighbourLists lists;
+    double dt = 0;
+    std::uint32_t* ranges = nullptr;
+    std::uint32_t* counts = nullptr;
+};
+inline constexpr int kJerkListBlock = 128;
+// Range items (target, split) the plans' evaluations with lists use at most: the scratch JerkLists needs
+// (entries: this times the capacity).
+std::size_t jerk_list_items(const JerkPlans& plans);
 // Zero fields of `requested` automatic: K = 1 (one force+jerk launch per evaluation; with the items handed
 // out by a counter it was the fastest K at every count measured), block 128, splits for at least 4 waves
 // of items, and up to 1,024 targets 8, 4 or 2 threads sharing each target's tiles. Throws nbody::Error on a
@@ -93,11 +114,13 @@ std::string to_string(const JerkPlan& e, int block);
 // The force+jerk of the *active targets (a device count) as launch_jerks computes them, with the plan the
 // table gives for that count (chosen on the device into *chosen); `device_plans` is a device copy of
 // plans.entries, scratch holds plans.scratch items. Nothing runs when *active is 0.
+// With `lists` (may be null), an evaluation whose plan has one thread a target also searches each
+// target's sources for its neighbour list (JerkLists; chosen->lists_inline says so on the device).
 template <typename T>
 void launch_planned_jerks(const JerkPlans& plans, const JerkPlan* device_plans, JerkChosen* chosen,
                           const Vec4<T>* xp, const Vec4<T>* vp, std::size_t n, const std::uint32_t* targets,
                           const std::uint32_t* active, T G, T eps2, Vec4<T>* acc, Vec4<T>* jerk,
-                          Vec4<T>* scratch, void* stream);
+                          Vec4<T>* scratch, void* stream, const JerkLists* lists = nullptr);
 
 // ---- Every body at once, each pair once (cuda/pairwise_jerks.cu), for the blocks where all bodies are
 // active: a start, and the last block of every max step. The kernels above sum each target against every

@@ -5,6 +5,7 @@
 
 #include "irregular_sum.cuh"
 #include "launch.cuh"
+#include "list_tile.cuh"
 #include "neighbour_kernels.hpp"
 #include "predict_on_the_fly.cuh"
 #include "sim/integrate/neighbour_scheme.hpp"
@@ -28,10 +29,6 @@ constexpr unsigned kLaneBlock = 128;
 constexpr std::size_t kLaneThreads = 65536;
 constexpr std::size_t kLaneScratch = std::size_t(1) << 23;
 constexpr unsigned kLaneGrid = 1024;  // blocks of the lane search (a fixed grid, as kMaxGrid)
-// The lane search's reach test is conservative by this factor (its rounding and within_radius's are
-// ~1e-7 relative in float).
-template <typename T>
-constexpr T kReachMargin = T(1.001);
 
 // The list search for many targets (a device count above kSplitMax, or a start's fixed m): one target per
 // thread, each tile of sources staged in shared memory and read by every thread at once (a broadcast),
@@ -64,17 +61,11 @@ __global__ void __launch_bounds__(kLaneBlock)
         const std::uint32_t r = std::uint32_t(item / groups);
         const bool has = q < m;
         const std::uint32_t i = has ? (targets ? targets[q] : std::uint32_t(q)) : 0;
-        Vec4<T> xi{}, vi{};
-        T r2 = 0, ahead = 0, reach0 = 0, reach_ahead = 0;
+        ListTarget<T> g;
+        double radius = 0;
         if (has) {
-            xi = xp[i], vi = vp[i];
-            const double radius = lists.radius[i];
-            r2 = static_cast<T>(radius * radius);
-            ahead = static_cast<T>(neighbour_lookahead(lists.regular_level[i], dt));
-            // The reach (see below), with a margin far above the rounding of either test.
-            reach0 = (static_cast<T>(radius) + ahead * sqrt(vi.x * vi.x + vi.y * vi.y + vi.z * vi.z)) *
-                     kReachMargin<T>;
-            reach_ahead = ahead * kReachMargin<T>;
+            radius = lists.radius[i];
+            g = list_target(xp[i], vp[i], radius, lists.regular_level[i], dt);
         }
         std::uint32_t* out =
             S == 1 ? lists.list + std::size_t(i) * cap : lists.split_list + (q * S + r) * cap;
@@ -84,54 +75,19 @@ __global__ void __launch_bounds__(kLaneBlock)
             const unsigned tile_n = unsigned(min(std::size_t(kLaneBlock), last - t0));
             __syncthreads();
             if (threadIdx.x < tile_n) {
-                const Vec4<T> u = vp[t0 + threadIdx.x];
-                Vec4<T> x = xp[t0 + threadIdx.x];
-                x.w = sqrt(u.x * u.x + u.y * u.y + u.z * u.z);  // the source's speed in place of its mass
-                sx[threadIdx.x] = x, sv[threadIdx.x] = u;
+                sx[threadIdx.x] = xp[t0 + threadIdx.x];
+                sv[threadIdx.x] = with_speed(vp[t0 + threadIdx.x]);
             }
             __syncthreads();
-            if (!has) continue;
-            // within_radius holds only where the closest approach over the look-ahead is inside the radius,
-            // and that is at least d - ahead |v_j - v_i| >= d - ahead (|v_i| + |v_j|): a source farther than
-            // r + ahead (|v_i| + |v_j|) is out of reach, which three differences and a square tell (a NaN
-            // anywhere is within reach). The sources within reach are marked in a mask first and given the
-            // full test (~30 instructions) after the whole tile: a branch to it per source would run it for
-            // the warp whenever any one of its 32 targets had a source within reach.
-            std::uint32_t within[kLaneBlock / 32];
-#pragma unroll
-            for (unsigned w = 0; w < kLaneBlock / 32; ++w) {
-                std::uint32_t bits = 0;
-#pragma unroll
-                for (unsigned b = 0; b < 32; ++b) {
-                    const Vec4<T> xj = sx[w * 32 + b];
-                    const T dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
-                    const T reach = reach0 + reach_ahead * xj.w;
-                    bits |= std::uint32_t(!(dx * dx + dy * dy + dz * dz > reach * reach)) << b;
-                }
-                // Not past the tile's end, not the target itself.
-                const unsigned first = w * 32;
-                if (tile_n < first + 32) bits &= tile_n > first ? (1u << (tile_n - first)) - 1u : 0u;
-                const std::uint32_t self = i - std::uint32_t(t0) - first;  // wraps past when i is elsewhere
-                if (self < 32) bits &= ~(1u << self);
-                within[w] = bits;
-            }
-            // In ascending source order: the list stays in index order.
-#pragma unroll
-            for (unsigned w = 0; w < kLaneBlock / 32; ++w) {
-                for (std::uint32_t bits = within[w]; bits != 0; bits &= bits - 1) {
-                    const unsigned c = w * 32 + unsigned(__ffs(bits) - 1);
-                    if (!within_radius(xi, vi, sx[c], sv[c], r2, ahead)) continue;
-                    if (kBuild && found < cap) out[found] = std::uint32_t(t0) + c;
-                    ++found;
-                }
-            }
+            if (has)
+                list_tile<T, kLaneBlock, kBuild>(sx, sv, tile_n, std::uint32_t(t0), i, g, out, cap, found);
         }
         if (!has) continue;
         if (S > 1) {
             lists.split_count[q * S + r] = found;
         } else {
             if (kBuild) lists.listed[i] = min(found, cap);
-            lists.radius[i] = next_neighbour_radius(lists.radius[i], found, lists.k, factor);
+            lists.radius[i] = next_neighbour_radius(radius, found, lists.k, factor);
         }
     }
 }
@@ -181,7 +137,30 @@ __global__ void __launch_bounds__(kListBlock)
     }
 }
 
-// Each target's ranges joined in order into its list, up to the capacity; the radius from the total.
+// Target q's (body i's) S ranges joined in order into its list, up to the capacity (range r's entries at
+// ranges[(q S + r) capacity], its count at counts[q S + r]); the radius from the total. One warp.
+__device__ __forceinline__ void join_ranges(std::size_t q, std::uint32_t i, std::uint32_t S,
+                                            const std::uint32_t* __restrict__ ranges,
+                                            const std::uint32_t* __restrict__ counts,
+                                            const DeviceNeighbourLists& lists, double factor) {
+    const unsigned lane = threadIdx.x % 32;
+    const std::uint32_t cap = std::uint32_t(lists.capacity);
+    std::uint32_t* list = lists.list + std::size_t(i) * cap;
+    std::uint32_t total = 0;
+    for (std::uint32_t r = 0; r < S; ++r) {
+        const std::size_t w = q * S + r;
+        const std::uint32_t c = counts[w];
+        const std::uint32_t take = total >= cap ? 0 : min(c, min(cap, cap - total));
+        for (std::uint32_t e = lane; e < take; e += 32) list[total + e] = ranges[w * cap + e];
+        total += c;
+    }
+    if (lane == 0) {
+        lists.listed[i] = min(total, cap);
+        lists.radius[i] = next_neighbour_radius(lists.radius[i], total, lists.k, factor);
+    }
+}
+
+// Each target's ranges of the split searches joined (join_ranges).
 __global__ void __launch_bounds__(kListBlock)
     split_join_kernel(const std::uint32_t* __restrict__ targets, const std::uint32_t* __restrict__ count,
                       std::size_t m_fixed, DeviceNeighbourLists lists, double factor,
@@ -192,24 +171,23 @@ __global__ void __launch_bounds__(kListBlock)
     const bool few = count && m <= kSplitMax;
     const std::uint32_t S = few ? splits_for(m) : lane_splits_for(m, cap);
     if (S == 1) return;  // the lane search wrote the lists
-    const unsigned lane = threadIdx.x % 32;
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
-    for (std::size_t q = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; q < m; q += warps) {
-        const std::uint32_t i = targets ? targets[q] : std::uint32_t(q);
-        std::uint32_t* list = lists.list + std::size_t(i) * cap;
-        std::uint32_t total = 0;
-        for (std::uint32_t r = 0; r < S; ++r) {
-            const std::size_t w = q * S + r;
-            const std::uint32_t c = lists.split_count[w];
-            const std::uint32_t take = total >= cap ? 0 : min(c, min(cap, cap - total));
-            for (std::uint32_t e = lane; e < take; e += 32) list[total + e] = lists.split_list[w * cap + e];
-            total += c;
-        }
-        if (lane == 0) {
-            lists.listed[i] = min(total, cap);
-            lists.radius[i] = next_neighbour_radius(lists.radius[i], total, lists.k, factor);
-        }
-    }
+    for (std::size_t q = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; q < m; q += warps)
+        join_ranges(q, targets ? targets[q] : std::uint32_t(q), S, lists.split_list, lists.split_count, lists,
+                    factor);
+}
+
+// The ranges the planned force+jerk kernel searched (*splits of them a target) joined (join_ranges).
+__global__ void __launch_bounds__(kListBlock)
+    ranges_join_kernel(const std::uint32_t* __restrict__ targets, const std::uint32_t* __restrict__ count,
+                       const std::uint32_t* __restrict__ splits, const std::uint32_t* __restrict__ ranges,
+                       const std::uint32_t* __restrict__ counts, DeviceNeighbourLists lists, double factor,
+                       const std::uint32_t* __restrict__ live) {
+    if (!*live) return;
+    const std::uint32_t m = *count, S = *splits;
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
+    for (std::size_t q = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; q < m; q += warps)
+        join_ranges(q, targets[q], S, ranges, counts, lists, factor);
 }
 
 template <typename T>
@@ -265,6 +243,14 @@ void launch_neighbour_lists(bool build, const Vec4<T>* xp, const Vec4<T>* vp, st
         launch_kernel(neighbour_lanes_kernel<T, false>, lanes_grid, lanes_block, 0, s, xp, vp, n, targets,
                       count, m, lists, dt, factor, live);
     }
+}
+
+void launch_join_ranges(const std::uint32_t* targets, const std::uint32_t* count, const std::uint32_t* splits,
+                        const std::uint32_t* ranges, const std::uint32_t* counts,
+                        const DeviceNeighbourLists& lists, double factor, const std::uint32_t* live,
+                        void* stream) {
+    launch_kernel(ranges_join_kernel, dim3(kMaxGrid), dim3(kListBlock), 0, static_cast<cudaStream_t>(stream),
+                  targets, count, splits, ranges, counts, lists, factor, live);
 }
 
 template <typename T>

@@ -62,6 +62,15 @@ void launch_neighbour_lists(bool build, const Vec4<T>* xp, const Vec4<T>* vp, st
                             const DeviceNeighbourLists& lists, double dt, double factor,
                             const std::uint32_t* live, void* stream);
 
+// The lists of the targets (a device count) from ranges searched elsewhere (the planned force+jerk kernel
+// with lists, jerk_kernels.hpp): target q's *splits ranges in order, range r's entries at
+// ranges[(q *splits + r) capacity], its count at counts[q *splits + r]; the first `capacity` kept, the
+// radius from the total (next_neighbour_radius with `factor`). Nothing runs when *live is 0.
+void launch_join_ranges(const std::uint32_t* targets, const std::uint32_t* count, const std::uint32_t* splits,
+                        const std::uint32_t* ranges, const std::uint32_t* counts,
+                        const DeviceNeighbourLists& lists, double factor, const std::uint32_t* live,
+                        void* stream);
+
 // a[q], j[q]: G times the force and jerk on target q from the bodies in its list (add_interaction_jerk at
 // the predicted states), in list order within each lane, lanes added in a fixed tree: the same bits on
 // every run. One warp per target.

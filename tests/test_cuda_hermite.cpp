@@ -872,6 +872,37 @@ TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
     }
 }
 
+// The planned evaluation that builds the new lists as it sums gives the list search's lists: the same
+// bits and levels after max steps whose regular blocks and last blocks have from a few hundred to all 4,096
+// bodies at a regular step (below 32,768 bodies the last block is a planned evaluation too).
+TEST(CudaHermite, InlineListsGiveTheListSearchsBits) {
+    SKIP_WITHOUT_DEVICE();
+    Params p = hermite_params(1e-3);
+    p.neighbours = 32;
+    p.dt = 0.0625;
+    const HostState s0 = make_preset("plummer", 4096, 5);
+    for (Precision precision : {Precision::f32, Precision::f64}) {
+        SCOPED_TRACE(to_string(precision));
+        auto inline_lists = with_state(make_cuda_backend(precision), s0);
+        auto search = with_state(make_cuda_backend(precision), s0);
+        auto* steps = dynamic_cast<DeviceBlockSteps*>(search->block_steps());
+        ASSERT_NE(steps, nullptr);
+        steps->set_inline_lists(false);
+        const StepReport a = inline_lists->step(p, 3), b = search->step(p, 3);
+        ASSERT_TRUE(a.finite);
+        ASSERT_TRUE(b.finite);
+        EXPECT_EQ(a.blocks, b.blocks);
+        EXPECT_EQ(a.body_updates, b.body_updates);
+        EXPECT_EQ(a.neighbour_updates, b.neighbour_updates);
+        const auto* built = dynamic_cast<const DeviceBlockSteps*>(inline_lists->block_steps());
+        ASSERT_NE(built, nullptr);
+        EXPECT_GE(built->inline_list_evaluations(), 3);  // at least every max step's last block
+        EXPECT_EQ(steps->inline_list_evaluations(), 0);
+        EXPECT_TRUE(same_bits(inline_lists->get_state(), search->get_state()));
+        EXPECT_EQ(inline_lists->block_steps()->levels(), search->block_steps()->levels());
+    }
+}
+
 // A blow-up is reported as the serial backend reports it (the step, the lowest bad body, the steps
 // done, the time), the call ends instead of stepping on, and the bodies are those the failing step left.
 // G = 1e38 overflows float at the start; a NaN velocity poisons every jerk at once. Both leave every

@@ -1,0 +1,91 @@
+#pragma once
+// One target's neighbour search over one tile of staged sources (sim/integrate/neighbour_scheme.hpp's
+// within_radius): the list search of many targets (neighbour_kernels.cu) and the planned force+jerk
+// kernel that builds the lists as it sums (jerk_kernels.cu) share it, so both give the same lists.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "sim/integrate/neighbour_scheme.hpp"
+#include "sim/state.hpp"
+
+namespace nbody {
+
+// The reach test is conservative by this factor (its rounding and within_radius's are ~1e-7 relative in
+// float).
+template <typename T>
+constexpr T kReachMargin = T(1.001);
+
+// What a target brings to list_tile: its predicted state, its radius squared, its look-ahead, and the
+// reach r + ahead |v_i| and ahead, each times kReachMargin (see list_tile).
+template <typename T>
+struct ListTarget {
+    Vec4<T> x{}, v{};
+    T r2 = 0, ahead = 0, reach0 = 0, reach_ahead = 0;
+};
+
+template <typename T>
+__device__ __forceinline__ ListTarget<T> list_target(const Vec4<T>& x, const Vec4<T>& v, double radius,
+                                                     int regular_level, double dt) {
+    ListTarget<T> t;
+    t.x = x, t.v = v;
+    t.r2 = static_cast<T>(radius * radius);
+    t.ahead = static_cast<T>(neighbour_lookahead(regular_level, dt));
+    t.reach0 = (static_cast<T>(radius) + t.ahead * sqrt(v.x * v.x + v.y * v.y + v.z * v.z)) * kReachMargin<T>;
+    t.reach_ahead = t.ahead * kReachMargin<T>;
+    return t;
+}
+
+// The staged sources sx[0, tile_n) (positions) and sv (velocities, each source's speed in .w), the first
+// of index t0, searched for target i: every one within its radius (not i itself), in ascending index,
+// the first `cap` written to out[found...], all counted in `found`. At most kTile sources; sx and sv must
+// hold kTile entries (past tile_n they are read, never used).
+//
+// within_radius holds only where the closest approach over the look-ahead is inside the radius, and that
+// is at least d - ahead |v_j - v_i| >= d - ahead (|v_i| + |v_j|): a source farther than
+// r + ahead (|v_i| + |v_j|) is out of reach, which three differences and a square tell (a NaN anywhere is
+// within reach). The sources within reach are marked in a mask first and given the full test (~30
+// instructions) after the whole tile: a branch to it per source would run it for the warp whenever any one
+// of its 32 targets had a source within reach.
+template <typename T, unsigned kTile, bool kBuild>
+__device__ __forceinline__ void list_tile(const Vec4<T>* sx, const Vec4<T>* sv, unsigned tile_n,
+                                          std::uint32_t t0, std::uint32_t i, const ListTarget<T>& g,
+                                          std::uint32_t* out, std::uint32_t cap, std::uint32_t& found) {
+    std::uint32_t within[kTile / 32];
+#pragma unroll
+    for (unsigned w = 0; w < kTile / 32; ++w) {
+        std::uint32_t bits = 0;
+#pragma unroll
+        for (unsigned b = 0; b < 32; ++b) {
+            const Vec4<T> xj = sx[w * 32 + b];
+            const T dx = xj.x - g.x.x, dy = xj.y - g.x.y, dz = xj.z - g.x.z;
+            const T reach = g.reach0 + g.reach_ahead * sv[w * 32 + b].w;
+            bits |= std::uint32_t(!(dx * dx + dy * dy + dz * dz > reach * reach)) << b;
+        }
+        // Not past the tile's end, not the target itself.
+        const unsigned first = w * 32;
+        if (tile_n < first + 32) bits &= tile_n > first ? (1u << (tile_n - first)) - 1u : 0u;
+        const std::uint32_t self = i - t0 - first;  // wraps past when i is elsewhere
+        if (self < 32) bits &= ~(1u << self);
+        within[w] = bits;
+    }
+    // In ascending source order: the list stays in index order.
+#pragma unroll
+    for (unsigned w = 0; w < kTile / 32; ++w) {
+        for (std::uint32_t bits = within[w]; bits != 0; bits &= bits - 1) {
+            const unsigned c = w * 32 + unsigned(__ffs(bits) - 1);
+            if (!within_radius(g.x, g.v, sx[c], sv[c], g.r2, g.ahead)) continue;
+            if (kBuild && found < cap) out[found] = t0 + c;
+            ++found;
+        }
+    }
+}
+
+// A source's speed, staged in place of its velocity's w (which no sum reads).
+template <typename T>
+__device__ __forceinline__ Vec4<T> with_speed(Vec4<T> v) {
+    v.w = sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    return v;
+}
+
+}  // namespace nbody
