@@ -312,9 +312,10 @@ struct BatchGraph {
     }
 };
 
-// The most scratch the planned evaluation's lists may take (above it, the list search builds them): about
-// 160 MiB at K = 32 and 170 MiB at K = 64 (double), independent of N (make_jerk_plans' splits keep
-// targets x splits near 4 waves of items).
+// The most scratch the planned evaluation's lists may take: the ranges of every count up to N = 65,536 need
+// about 160 MiB at K = 32 and 170 MiB at K = 64 (double; make_jerk_plans' splits keep targets x splits
+// near 4 waves of items), then N x capacity entries (one split) for the count of N; a count whose ranges do
+// not fit is left to the list search.
 constexpr std::size_t kInlineListBytes = std::size_t(384) << 20;
 
 // Blocks per graph launch: the large batch while the last max step says that many blocks are still to
@@ -602,8 +603,11 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             // Every body in slot 0 (the persistent kernel leaves them so at the end of each run).
             CUDA_CHECK(cudaMemsetAsync(version_.data(), 0, n * sizeof(std::uint32_t), stream_));
         }
-        if (!same) make_plans();
-        allocate_inline_lists();
+        if (same) {
+            allocate_inline_lists();  // make_plans does it otherwise
+        } else {
+            make_plans();
+        }
     }
 
     void make_plans() {
@@ -620,13 +624,15 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
     }
 
-    // The planned evaluation's lists (JerkLists) where wanted and its scratch fits kInlineListBytes; the
+    // The planned evaluation's lists (JerkLists) where wanted, with scratch for every count's ranges or
+    // kInlineListBytes, whichever is less (a count whose ranges do not fit is left to the list search); the
     // graphs hold the old choice.
     void allocate_inline_lists() {
-        const std::size_t items = jerk_list_items(plans_);
         const std::size_t cap = std::size_t(neighbour_capacity(nb_k_));
-        inline_lists_ = want_inline_lists_ && nb_k_ > 0 && items > 0 && plans_.block == kJerkListBlock &&
-                        items * cap * sizeof(std::uint32_t) <= kInlineListBytes;
+        const std::size_t items =
+            nb_k_ > 0 ? std::min(jerk_list_items(plans_), kInlineListBytes / (cap * sizeof(std::uint32_t)))
+                      : 0;
+        inline_lists_ = want_inline_lists_ && items > 0 && plans_.block == kJerkListBlock;
         list_ranges_.resize(inline_lists_ ? items * cap : 0);
         list_counts_.resize(inline_lists_ ? items : 0);
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
@@ -725,7 +731,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         } else {
             JerkLists jl;
             jl.lists = lists(), jl.dt = params_->dt;
-            jl.ranges = list_ranges_.data(), jl.counts = list_counts_.data();
+            jl.ranges = list_ranges_.data(), jl.counts = list_counts_.data(), jl.items = list_counts_.size();
             launch_planned_jerks<T>(plans_, plans_dev_.data(), chosen_.data(), xp_.data(), vp_.data(), n_,
                                     regular_.data(), &clock_.data()->regular, G, eps2, a1_.data(), j1_.data(),
                                     scratch_.data(), stream_, inline_lists ? &jl : nullptr);

@@ -52,6 +52,34 @@ __device__ __forceinline__ void sum_tile(const Vec4<T>* __restrict__ sx, const V
     }
 }
 
+// sum_tile for one target (K = 1) that also marks the sources within the list's reach (list_tile.cuh):
+// bit b of within[w] for source w 32 + b, from the softened distance the sum computes anyway, against
+// reach^2 + eps^2 (reach_eps0: the reach's r + ahead |v_i| term, or infinite where eps^2 would swamp the
+// comparison's precision). The same sums in the same order as sum_tile<T, 1, kCareful>: the same bits.
+template <typename T, bool kCareful>
+__device__ __forceinline__ void sum_tile_marks(const Vec4<T>* __restrict__ sx, const Vec4<T>* __restrict__ sv,
+                                               unsigned count, std::uint32_t t0, std::uint32_t self, T xi,
+                                               T yi, T zi, T vxi, T vyi, T vzi, T eps2, T reach_eps0,
+                                               T reach_ahead, T& ax, T& ay, T& az, T& jx, T& jy, T& jz,
+                                               std::uint32_t (&within)[kJerkListBlock / 32]) {
+#pragma unroll
+    for (unsigned w = 0; w < kJerkListBlock / 32; ++w) {
+        std::uint32_t word = 0;
+#pragma unroll 8
+        for (unsigned b = 0; b < 32; ++b) {
+            const unsigned jj = w * 32 + b;
+            if (kCareful && (jj >= count || t0 + jj == self)) continue;
+            const Vec4<T> pj = sx[jj], vj = sv[jj];
+            const T dx = pj.x - xi, dy = pj.y - yi, dz = pj.z - zi;
+            const T reach = fma(reach_ahead, vj.w, reach_eps0);
+            word |= std::uint32_t(!(softened_distance2(dx, dy, dz, eps2) > fma(reach, reach, eps2))) << b;
+            add_interaction_jerk(dx, dy, dz, vj.x - vxi, vj.y - vyi, vj.z - vzi, pj.w, eps2, ax, ay, az, jx,
+                                 jy, jz);
+        }
+        within[w] = word;
+    }
+}
+
 // Streams the predicted sources [begin, end) through shared memory (sx, sv) in tiles of blockDim.x, the
 // next tile loaded into registers while `sum(t0, count)` sums the current one (t0: its first source's
 // index, count: how many are real). Every thread of the block calls it; the barriers are inside.
@@ -123,11 +151,16 @@ __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool s
     ListTarget<T> g;
     std::uint32_t found = 0, cap = 0;
     std::uint32_t* out = nullptr;
+    T reach_eps0 = T(0);  // no target: nothing is marked
     if (listing) {
         const DeviceNeighbourLists& l = jl.lists;
         g = list_target(xp[self[0]], vp[self[0]], l.radius[self[0]], l.regular_level[self[0]], jl.dt);
         cap = std::uint32_t(l.capacity);
         out = jl.ranges + (base * S + by) * cap;
+        // The marks compare d^2 + eps^2 with reach^2 + eps^2: rounding of about 1e-7 of eps^2 against a
+        // margin of about 2e-2 of reach^2 (kReachMargin). Where eps^2 could swamp that, every source is
+        // marked.
+        reach_eps0 = eps2 <= T(1e4) * g.r2 ? g.reach0 : static_cast<T>(HUGE_VAL);
     }
 
     const std::size_t begin = by * per_split;
@@ -138,14 +171,26 @@ __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool s
         for (int k = 0; k < K; ++k) careful = careful || self[k] - t0 < B;
         // Only the tiles that hold one of this thread's own bodies (or the short last one) pay for the
         // index test; with eps = 0 the self-term would be 0/0, with eps > 0 it adds exactly 0 anyway.
-        if (careful) {
+        if (kList) {
+            // The list's marks from the sum's own distances, then the full test of the marked (list_marked).
+            std::uint32_t within[kJerkListBlock / 32];
+            if (careful) {
+                sum_tile_marks<T, true>(sx, sv, count, t0, self[0], xi[0], yi[0], zi[0], vxi[0], vyi[0],
+                                        vzi[0], eps2, reach_eps0, g.reach_ahead, ax[0], ay[0], az[0], jx[0],
+                                        jy[0], jz[0], within);
+            } else {
+                sum_tile_marks<T, false>(sx, sv, B, t0, self[0], xi[0], yi[0], zi[0], vxi[0], vyi[0], vzi[0],
+                                         eps2, reach_eps0, g.reach_ahead, ax[0], ay[0], az[0], jx[0], jy[0],
+                                         jz[0], within);
+            }
+            if (listing) list_marked<T, kJerkListBlock, true>(sx, sv, t0, g, within, out, cap, found);
+        } else if (careful) {
             sum_tile<T, K, true>(sx, sv, count, t0, self, xi, yi, zi, vxi, vyi, vzi, eps2, ax, ay, az, jx, jy,
                                  jz);
         } else {
             sum_tile<T, K, false>(sx, sv, B, t0, self, xi, yi, zi, vxi, vyi, vzi, eps2, ax, ay, az, jx, jy,
                                   jz);
         }
-        if (listing) list_tile<T, kJerkListBlock, true>(sx, sv, count, t0, self[0], g, out, cap, found);
     });
     if (listing) jl.counts[base * S + by] = found;
 
@@ -249,10 +294,11 @@ constexpr int kPlannedMinBlocks = sizeof(T) == 4 ? (K == 1   ? 9
 
 // The plan of this evaluation, chosen on the device from the count: one warp looks at the table entries
 // in parallel (a lane every 32nd) and takes the first whose m_max >= *active; the item counter restarts.
-// With lists (JerkLists): a plan of one thread a target (no lanes) builds them as it sums.
+// With lists (list_items > 0, JerkLists::items): a plan of one thread a target (no lanes) whose ranges fit
+// the scratch builds them as it sums.
 __global__ void choose_plan_kernel(const JerkPlan* __restrict__ plans, unsigned count,
                                    const std::uint32_t* __restrict__ active, JerkChosen* __restrict__ chosen,
-                                   bool lists) {
+                                   std::uint64_t list_items) {
     const std::uint32_t m = *active;
     unsigned first = count - 1;
     for (unsigned base = 0; base < count; base += 32) {
@@ -271,7 +317,8 @@ __global__ void choose_plan_kernel(const JerkPlan* __restrict__ plans, unsigned 
         chosen->per_split = e.per_split;
         chosen->lanes = e.lanes;
         chosen->next_item = 0;
-        const bool inline_lists = lists && m > 0 && e.bodies_per_thread == 1 && e.lanes == 1;
+        const bool inline_lists =
+            m > 0 && e.bodies_per_thread == 1 && e.lanes == 1 && std::uint64_t(m) * e.splits <= list_items;
         chosen->lists_inline = inline_lists ? 1u : 0u;
         chosen->lists_separate = inline_lists ? 0u : 1u;
         if (inline_lists) ++chosen->inline_count;
@@ -294,9 +341,16 @@ __global__ void __launch_bounds__(kMaxJerkBlock, kList ? (sizeof(T) == 4 ? 6 : 4
                         Vec4<T>* __restrict__ jerk, Vec4<T>* __restrict__ scratch, JerkLists jl) {
     extern __shared__ __align__(32) unsigned char smem_raw[];
     __shared__ unsigned item;
-    const JerkChosen l = *chosen;
+    // The fields it uses (a copy of the whole JerkChosen cost registers: a spill in double at K = 1).
+    struct {
+        std::uint32_t m, splits;
+        std::int32_t bodies_per_thread, lanes;
+        std::uint64_t per_split;
+    } const l{chosen->m, chosen->splits, chosen->bodies_per_thread, chosen->lanes, chosen->per_split};
     const std::size_t m = l.m;
     if (m == 0 || l.bodies_per_thread != K) return;
+    // With lists requested, both K = 1 launches run and the one that does not match returns.
+    if (K == 1 && bool(chosen->lists_inline) != kList) return;
     // Counts below 2^32 (the backend refuses N >= 2^32), and items fewer than that too.
     const unsigned L = K == 1 ? unsigned(l.lanes) : 1u;
     const std::size_t per_block = std::size_t(blockDim.x) * K / L;
@@ -313,7 +367,7 @@ __global__ void __launch_bounds__(kMaxJerkBlock, kList ? (sizeof(T) == 4 ? 6 : 4
         if (K == 1 && L > 1) {
             jerk_item_lanes<T>(it % x_blocks, it / x_blocks, l.splits == 1, L, xp, vp, n, l.per_split,
                                targets, m, G, eps2, a, j, smem_raw);
-        } else if (kList && l.lists_inline) {
+        } else if (kList) {
             jerk_item<T, 1, kList>(it % x_blocks, it / x_blocks, l.splits == 1, xp, vp, n, l.per_split,
                                    targets, m, G, eps2, a, j, smem_raw, jl, l.splits);
         } else {
@@ -633,16 +687,16 @@ void launch_planned_jerks(const JerkPlans& plans, const JerkPlan* device_plans, 
     const auto s = static_cast<cudaStream_t>(stream);
     if (lists && plans.block != kJerkListBlock) throw Error("jerk kernel: lists need blocks of 128");
     launch_kernel(choose_plan_kernel, dim3(1), dim3(32), 0, s, device_plans, unsigned(plans.entries.size()),
-                  active, chosen, lists != nullptr);
+                  active, chosen, lists ? lists->items : std::uint64_t(0));
     const std::size_t shared = 2 * std::size_t(plans.block) * sizeof(Vec4<T>);
     const dim3 block(unsigned(plans.block));
     const JerkLists jl = lists ? *lists : JerkLists{};
+    // The evaluation without lists (it returns where the plan builds them), then the one with.
+    launch_kernel(planned_jerk_kernel<T, 1>, dim3(unsigned(plans.grid[0])), block, shared, s, chosen, xp, vp,
+                  n, targets, G, eps2, acc, jerk, scratch, jl);
     if (lists) {
         launch_kernel(planned_jerk_kernel<T, 1, true>, dim3(unsigned(plans.grid[0])), block, shared, s,
                       chosen, xp, vp, n, targets, G, eps2, acc, jerk, scratch, jl);
-    } else {
-        launch_kernel(planned_jerk_kernel<T, 1>, dim3(unsigned(plans.grid[0])), block, shared, s, chosen, xp,
-                      vp, n, targets, G, eps2, acc, jerk, scratch, jl);
     }
     launch_kernel(planned_jerk_kernel<T, 2>, dim3(unsigned(plans.grid[1])), block, shared, s, chosen, xp, vp,
                   n, targets, G, eps2, acc, jerk, scratch, jl);

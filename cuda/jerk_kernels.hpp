@@ -89,19 +89,21 @@ struct JerkChosen {
 };
 
 // The neighbour scheme's lists built by the planned evaluation as it sums (a plan with one thread a
-// target: K = 1, no lanes, blocks of kJerkListBlock): each target's sources of every split searched
-// (list_tile.cuh, the list search's test) into ranges[(q splits + split) capacity] and counted at
-// counts[q splits + split], for launch_join_ranges to join (neighbour_kernels.hpp). `lists`: the radius,
-// regular level and capacity of each target; dt the max step.
+// target: K = 1, no lanes, blocks of kJerkListBlock, and m x splits <= items): each target's sources of
+// every split searched (list_tile.cuh, the list search's test) into ranges[(q splits + split) capacity]
+// and counted at counts[q splits + split], for launch_join_ranges to join (neighbour_kernels.hpp). `lists`:
+// the radius, regular level and capacity of each target; dt the max step; `items` the (target, split)
+// ranges the scratch holds.
 struct JerkLists {
     DeviceNeighbourLists lists;
     double dt = 0;
     std::uint32_t* ranges = nullptr;
     std::uint32_t* counts = nullptr;
+    std::uint64_t items = 0;
 };
 inline constexpr int kJerkListBlock = 128;
-// Range items (target, split) the plans' evaluations with lists use at most: the scratch JerkLists needs
-// (entries: this times the capacity).
+// The most (target, split) ranges an evaluation with lists of the plans would use: the scratch that lets
+// every count build its lists (its entries: this times the capacity).
 std::size_t jerk_list_items(const JerkPlans& plans);
 // Zero fields of `requested` automatic: K = 1 (one force+jerk launch per evaluation; with the items handed
 // out by a counter it was the fastest K at every count measured), block 128, splits for at least 4 waves

@@ -11,10 +11,12 @@
 
 namespace nbody {
 
-// The reach test is conservative by this factor (its rounding and within_radius's are ~1e-7 relative in
-// float).
+// The reach test is conservative by this factor: within_radius's rounding in float, where the closest
+// approach comes after the look-ahead and d^2 + ahead (2 r.v + ahead u^2) cancels, can reach ~1e-3 of the
+// reach (a review's bound; ~1e-7 elsewhere), so 1e-2 leaves a margin; a slightly larger reach costs
+// only a few more full tests.
 template <typename T>
-constexpr T kReachMargin = T(1.001);
+constexpr T kReachMargin = T(1.01);
 
 // What a target brings to list_tile: its predicted state, its radius squared, its look-ahead, and the
 // reach r + ahead |v_i| and ahead, each times kReachMargin (see list_tile).
@@ -34,6 +36,23 @@ __device__ __forceinline__ ListTarget<T> list_target(const Vec4<T>& x, const Vec
     t.reach0 = (static_cast<T>(radius) + t.ahead * sqrt(v.x * v.x + v.y * v.y + v.z * v.z)) * kReachMargin<T>;
     t.reach_ahead = t.ahead * kReachMargin<T>;
     return t;
+}
+
+// The full test (within_radius) of the sources marked in `within` (bit b of word w: source w 32 + b of
+// the tile), in ascending order: the list stays in index order.
+template <typename T, unsigned kTile, bool kBuild>
+__device__ __forceinline__ void list_marked(const Vec4<T>* sx, const Vec4<T>* sv, std::uint32_t t0,
+                                            const ListTarget<T>& g, const std::uint32_t (&within)[kTile / 32],
+                                            std::uint32_t* out, std::uint32_t cap, std::uint32_t& found) {
+#pragma unroll
+    for (unsigned w = 0; w < kTile / 32; ++w) {
+        for (std::uint32_t bits = within[w]; bits != 0; bits &= bits - 1) {
+            const unsigned c = w * 32 + unsigned(__ffs(bits) - 1);
+            if (!within_radius(g.x, g.v, sx[c], sv[c], g.r2, g.ahead)) continue;
+            if (kBuild && found < cap) out[found] = t0 + c;
+            ++found;
+        }
+    }
 }
 
 // The staged sources sx[0, tile_n) (positions) and sv (velocities, each source's speed in .w), the first
@@ -69,16 +88,7 @@ __device__ __forceinline__ void list_tile(const Vec4<T>* sx, const Vec4<T>* sv, 
         if (self < 32) bits &= ~(1u << self);
         within[w] = bits;
     }
-    // In ascending source order: the list stays in index order.
-#pragma unroll
-    for (unsigned w = 0; w < kTile / 32; ++w) {
-        for (std::uint32_t bits = within[w]; bits != 0; bits &= bits - 1) {
-            const unsigned c = w * 32 + unsigned(__ffs(bits) - 1);
-            if (!within_radius(g.x, g.v, sx[c], sv[c], g.r2, g.ahead)) continue;
-            if (kBuild && found < cap) out[found] = t0 + c;
-            ++found;
-        }
-    }
+    list_marked<T, kTile, kBuild>(sx, sv, t0, g, within, out, cap, found);
 }
 
 // A source's speed, staged in place of its velocity's w (which no sum reads).

@@ -24,17 +24,19 @@ constexpr std::uint32_t kSplitMax = kNeighbourSplitMax;
 constexpr std::uint32_t kSplitItems = 8192;
 constexpr std::uint32_t kMaxSplits = 64;
 // The lane search (many targets): targets per block (one a thread, and sources per shared tile), the
-// threads it aims to run at once, and its scratch (entries of every range's list together, 32 MiB).
+// threads it aims to run at once (about what the device holds: one thread a target left 65,536 targets on
+// a quarter of an H100), and its scratch (entries of every range's list together, 128 MiB).
 constexpr unsigned kLaneBlock = 128;
-constexpr std::size_t kLaneThreads = 65536;
-constexpr std::size_t kLaneScratch = std::size_t(1) << 23;
-constexpr unsigned kLaneGrid = 1024;  // blocks of the lane search (a fixed grid, as kMaxGrid)
+constexpr std::size_t kLaneThreads = std::size_t(1) << 18;
+constexpr std::size_t kLaneScratch = std::size_t(1) << 25;
+constexpr unsigned kLaneGrid = 2048;  // blocks of the lane search (a fixed grid, as kMaxGrid)
 
 // The list search for many targets (a device count above kSplitMax, or a start's fixed m): one target per
 // thread, each tile of sources staged in shared memory and read by every thread at once (a broadcast),
 // the sources split into S ranges (lane_splits_for) where the targets alone would not fill the device.
 // One range (S = 1): straight into the target's list; more: into the range's scratch list, joined in range
-// order by split_join_kernel (the same list).
+// order by split_join_kernel (the same list). Not kBuild: counted only (a start's rounds for the radius),
+// the ranges' counts added by split_join_kernel where S > 1.
 __device__ __forceinline__ std::uint32_t lane_splits_for(std::size_t m, std::uint32_t capacity) {
     const std::size_t items = kLaneScratch / capacity;
     std::uint32_t s = 1;
@@ -53,7 +55,7 @@ __global__ void __launch_bounds__(kLaneBlock)
     if (count && m <= kSplitMax) return;  // the split search's
     __shared__ Vec4<T> sx[kLaneBlock], sv[kLaneBlock];
     const std::uint32_t cap = std::uint32_t(lists.capacity);
-    const std::uint32_t S = kBuild ? lane_splits_for(m, cap) : 1;
+    const std::uint32_t S = lane_splits_for(m, cap);
     const std::size_t groups = (m + kLaneBlock - 1) / kLaneBlock;
     const std::size_t per = ((n + S - 1) / S + kLaneBlock - 1) / kLaneBlock * kLaneBlock;
     for (std::size_t item = blockIdx.x; item < groups * S; item += gridDim.x) {
@@ -138,11 +140,13 @@ __global__ void __launch_bounds__(kListBlock)
 }
 
 // Target q's (body i's) S ranges joined in order into its list, up to the capacity (range r's entries at
-// ranges[(q S + r) capacity], its count at counts[q S + r]); the radius from the total. One warp.
+// ranges[(q S + r) capacity], its count at counts[q S + r]); the radius from the total. One warp. Not
+// `build`: the counts alone (the list is left as it is).
 __device__ __forceinline__ void join_ranges(std::size_t q, std::uint32_t i, std::uint32_t S,
                                             const std::uint32_t* __restrict__ ranges,
                                             const std::uint32_t* __restrict__ counts,
-                                            const DeviceNeighbourLists& lists, double factor) {
+                                            const DeviceNeighbourLists& lists, double factor,
+                                            bool build = true) {
     const unsigned lane = threadIdx.x % 32;
     const std::uint32_t cap = std::uint32_t(lists.capacity);
     std::uint32_t* list = lists.list + std::size_t(i) * cap;
@@ -150,21 +154,21 @@ __device__ __forceinline__ void join_ranges(std::size_t q, std::uint32_t i, std:
     for (std::uint32_t r = 0; r < S; ++r) {
         const std::size_t w = q * S + r;
         const std::uint32_t c = counts[w];
-        const std::uint32_t take = total >= cap ? 0 : min(c, min(cap, cap - total));
+        const std::uint32_t take = !build || total >= cap ? 0 : min(c, min(cap, cap - total));
         for (std::uint32_t e = lane; e < take; e += 32) list[total + e] = ranges[w * cap + e];
         total += c;
     }
     if (lane == 0) {
-        lists.listed[i] = min(total, cap);
+        if (build) lists.listed[i] = min(total, cap);
         lists.radius[i] = next_neighbour_radius(lists.radius[i], total, lists.k, factor);
     }
 }
 
-// Each target's ranges of the split searches joined (join_ranges).
+// Each target's ranges of the split searches joined (join_ranges; not `build`: counted only).
 __global__ void __launch_bounds__(kListBlock)
     split_join_kernel(const std::uint32_t* __restrict__ targets, const std::uint32_t* __restrict__ count,
                       std::size_t m_fixed, DeviceNeighbourLists lists, double factor,
-                      const std::uint32_t* __restrict__ live) {
+                      const std::uint32_t* __restrict__ live, bool build) {
     if (live && !*live) return;
     const std::uint32_t m = count ? *count : std::uint32_t(m_fixed);
     const std::uint32_t cap = std::uint32_t(lists.capacity);
@@ -174,7 +178,7 @@ __global__ void __launch_bounds__(kListBlock)
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
     for (std::size_t q = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; q < m; q += warps)
         join_ranges(q, targets ? targets[q] : std::uint32_t(q), S, lists.split_list, lists.split_count, lists,
-                    factor);
+                    factor, build);
 }
 
 // The ranges the planned force+jerk kernel searched (*splits of them a target) joined (join_ranges).
@@ -182,8 +186,8 @@ __global__ void __launch_bounds__(kListBlock)
     ranges_join_kernel(const std::uint32_t* __restrict__ targets, const std::uint32_t* __restrict__ count,
                        const std::uint32_t* __restrict__ splits, const std::uint32_t* __restrict__ ranges,
                        const std::uint32_t* __restrict__ counts, DeviceNeighbourLists lists, double factor,
-                       const std::uint32_t* __restrict__ live) {
-    if (!*live) return;
+                       const std::uint32_t* __restrict__ run) {
+    if (!*run) return;
     const std::uint32_t m = *count, S = *splits;
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
     for (std::size_t q = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; q < m; q += warps)
@@ -237,12 +241,12 @@ void launch_neighbour_lists(bool build, const Vec4<T>* xp, const Vec4<T>* vp, st
     if (build) {
         launch_kernel(neighbour_lanes_kernel<T, true>, lanes_grid, lanes_block, 0, s, xp, vp, n, targets,
                       count, m, lists, dt, factor, live);
-        launch_kernel(split_join_kernel, dim3(kSplitMax / kWarps), block, 0, s, targets, count, m, lists,
-                      factor, live);
     } else {
         launch_kernel(neighbour_lanes_kernel<T, false>, lanes_grid, lanes_block, 0, s, xp, vp, n, targets,
                       count, m, lists, dt, factor, live);
     }
+    launch_kernel(split_join_kernel, dim3(kSplitMax / kWarps), block, 0, s, targets, count, m, lists, factor,
+                  live, build);
 }
 
 void launch_join_ranges(const std::uint32_t* targets, const std::uint32_t* count, const std::uint32_t* splits,

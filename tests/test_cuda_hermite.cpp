@@ -665,16 +665,19 @@ TEST(CudaHermite, NeighbourSchemeRestartIsBitIdentical) {
 
 // Neighbour lists of random bodies from launch_neighbour_lists: each target's list (the first `capacity`
 // in index order), its full count's new radius. by_count: the count read from the device (the path a
-// block takes), else a fixed m (a start's).
+// block takes), else a fixed m (a start's). planned: as a block with regular steps builds them, the planned
+// force+jerk evaluation with lists (its scratch at most 256 MiB), the list search gated by
+// lists_separate, the ranges joined where lists_inline; inline_count: whether the evaluation built them.
 struct DeviceLists {
     std::vector<std::vector<std::uint32_t> > lists;
     std::vector<double> radius;
+    std::uint64_t inline_count = 0;
 };
 template <typename T>
 DeviceLists run_neighbour_lists(const HostState& s, const std::vector<double>& radius,
                                 const std::vector<int>& regular_level,
                                 const std::vector<std::uint32_t>& targets, bool by_count, int k, double dt,
-                                bool build = true) {
+                                bool build = true, bool planned = false) {
     const std::size_t n = s.size(), m = targets.size();
     const int cap = neighbour_capacity(k);
     const std::size_t items = neighbour_split_items(n, cap);
@@ -700,12 +703,37 @@ DeviceLists run_neighbour_lists(const HostState& s, const std::vector<double>& r
     DeviceNeighbourLists l;
     l.list = list.data(), l.listed = listed.data(), l.radius = r.data(), l.regular_level = level.data();
     l.k = k, l.capacity = cap, l.split_list = split_list.data(), l.split_count = split_count.data();
-    launch_neighbour_lists<T>(build, x.data(), v.data(), n, t.data(), by_count ? count.data() : nullptr, m, l,
-                              dt, kRadiusFactor, nullptr, nullptr);
+    DeviceLists out;
+    if (planned) {
+        const JerkPlans plans = make_jerk_plans({}, n, precision_of<T>());
+        DeviceBuffer<JerkPlan> dplans(plans.entries.size());
+        dplans.copy_from_host(plans.entries.data(), plans.entries.size());
+        DeviceBuffer<JerkChosen> chosen(1);
+        const JerkChosen zero{};
+        chosen.copy_from_host(&zero, 1);
+        DeviceBuffer<Vec4<T> > a(m), j(m), scratch(std::max<std::size_t>(plans.scratch, 1));
+        const std::size_t items = std::min(
+            jerk_list_items(plans), (std::size_t(256) << 20) / (std::size_t(cap) * sizeof(std::uint32_t)));
+        DeviceBuffer<std::uint32_t> ranges(items * cap), counts(items);
+        JerkLists jl;
+        jl.lists = l, jl.dt = dt, jl.ranges = ranges.data(), jl.counts = counts.data(), jl.items = items;
+        launch_planned_jerks<T>(plans, dplans.data(), chosen.data(), x.data(), v.data(), n, t.data(),
+                                count.data(), T(1), T(1e-6), a.data(), j.data(), scratch.data(), nullptr,
+                                &jl);
+        launch_neighbour_lists<T>(true, x.data(), v.data(), n, t.data(), count.data(), m, l, dt,
+                                  kRadiusFactor, &chosen.data()->lists_separate, nullptr);
+        launch_join_ranges(t.data(), count.data(), &chosen.data()->splits, ranges.data(), counts.data(), l,
+                           kRadiusFactor, &chosen.data()->lists_inline, nullptr);
+        JerkChosen c{};
+        chosen.copy_to_host(&c, 1);
+        out.inline_count = c.inline_count;
+    } else {
+        launch_neighbour_lists<T>(build, x.data(), v.data(), n, t.data(), by_count ? count.data() : nullptr,
+                                  m, l, dt, kRadiusFactor, nullptr, nullptr);
+    }
     std::vector<std::uint32_t> all(n * cap), used(n);
     list.copy_to_host(all.data(), n * cap);
     listed.copy_to_host(used.data(), n);
-    DeviceLists out;
     out.radius.resize(n);
     r.copy_to_host(out.radius.data(), n);
     for (const std::uint32_t i : targets)
@@ -717,7 +745,8 @@ DeviceLists run_neighbour_lists(const HostState& s, const std::vector<double>& r
 // Every path of the list search gives the same lists and radii: the split search of a few targets (a
 // device count up to 2,048), the lane search of many (a larger count, or a fixed m) with its sources in
 // ranges joined in order or, where the scratch has no room for ranges (lists of K = 1024 and 3,001
-// targets), in one range written straight; building or only counting, in float and double. Against a
+// targets), in one range written straight; building or only counting, in float and double; and the planned
+// force+jerk evaluation that builds them as it sums (or leaves them to the search). Against a
 // host search in the same precision: the same lists but for a rare body at a sphere's edge (the device
 // may fuse a multiply-add the host rounds twice). Radii make some lists overflow their capacity (the
 // first ones in index order kept); targets in reverse order.
@@ -733,8 +762,8 @@ TEST(CudaHermiteKernel, NeighbourListsAreTheSameOnEveryPath) {
         const double r0 = std::cbrt(3.0 * k * 8.0 / (4.0 * M_PI * double(n)));
         std::vector<double> radius(n);
         for (std::size_t i = 0; i < n; ++i) radius[i] = r0 * (0.5 + double(i % 7) / 7.0);
-        for (const std::size_t m :
-             {std::size_t(2000), std::size_t(2048), std::size_t(2049), std::size_t(3001)}) {
+        for (const std::size_t m : {std::size_t(1025), std::size_t(2000), std::size_t(2048),
+                                    std::size_t(2049), std::size_t(3001)}) {
             SCOPED_TRACE("K " + std::to_string(k) + " m " + std::to_string(m));
             std::vector<std::uint32_t> targets(m);
             for (std::size_t q = 0; q < m; ++q) targets[q] = std::uint32_t(n - 1 - 2 * q % n);
@@ -751,6 +780,17 @@ TEST(CudaHermiteKernel, NeighbourListsAreTheSameOnEveryPath) {
                 run_neighbour_lists<double>(s, radius, regular_level, targets, false, k, dt);
             EXPECT_EQ(d.lists, e.lists) << "double";
             EXPECT_EQ(d.radius, e.radius) << "double";
+            // Built by the planned evaluation as it sums (K = 32), or left to the search where its ranges
+            // would not fit the scratch (K = 1024): the same lists either way.
+            for (const bool f32 : {true, false}) {
+                const DeviceLists p = f32 ? run_neighbour_lists<float>(s, radius, regular_level, targets,
+                                                                       true, k, dt, true, true)
+                                          : run_neighbour_lists<double>(s, radius, regular_level, targets,
+                                                                        true, k, dt, true, true);
+                EXPECT_EQ(p.lists, f32 ? a.lists : d.lists) << "planned, " << (f32 ? "float" : "double");
+                EXPECT_EQ(p.radius, f32 ? a.radius : d.radius) << "planned, " << (f32 ? "float" : "double");
+                EXPECT_EQ(p.inline_count, k == 32 ? 1u : 0u) << (f32 ? "float" : "double");
+            }
             std::size_t differ = 0, overflow = 0, listed = 0;
             for (std::size_t q = 0; q < m; ++q) {
                 const std::uint32_t i = targets[q];
