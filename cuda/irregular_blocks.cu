@@ -186,9 +186,12 @@ bool irregular_run_supported() {
     return cooperative != 0;
 }
 
-// One block of threads per multiprocessor: every one resident at once (the barriers need it). Measured on
-// the H100 at N = 65,536: 10.9 us a block, against 11.2 with two per multiprocessor and 11.7 with four (a
-// block's work is a few bodies; the barriers cost little either way).
+// Two blocks of threads per multiprocessor where they fit (every one resident at once: the barriers need
+// it). Measured on the H100 at N = 65,536 (Plummer, t = 1): float 0.930 -> 0.865 s for the whole run
+// against one a multiprocessor, double 1.245 -> 1.230 s: with twice the warps each looks at one group of
+// 32 bodies a block instead of two, and a block with many due bodies has half as many a warp. (The
+// three-barrier kernel before it was fastest with one: 10.9 us a block against 11.2 and 11.7 with two and
+// four.)
 template <typename T>
 unsigned irregular_run_grid() {
     int dev = 0, sms = 0, per_sm = 0;
@@ -196,7 +199,7 @@ unsigned irregular_run_grid() {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_run_kernel<T>, kBlock, 0));
     if (per_sm < 1) throw Error("block steps: the irregular blocks' kernel does not fit on this device");
-    return unsigned(sms);
+    return unsigned(sms) * unsigned(std::min(per_sm, 2));
 }
 
 template <typename T>
