@@ -45,8 +45,8 @@ inline constexpr std::size_t kIrregularRunScratch = 3;
 // Whether this device runs cooperative launches (else the caller keeps its graphs of blocks).
 bool irregular_run_supported();
 
-// The grid a run takes on the current device (one block of threads per multiprocessor); throws where the
-// kernel cannot be resident at all.
+// The grid a run takes on the current device (two blocks of threads per multiprocessor where they fit);
+// throws where the kernel cannot be resident at all.
 template <typename T>
 unsigned irregular_run_grid();
 
