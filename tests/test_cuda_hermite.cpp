@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -712,11 +713,12 @@ DeviceLists run_neighbour_lists(const HostState& s, const std::vector<double>& r
         const JerkChosen zero{};
         chosen.copy_from_host(&zero, 1);
         DeviceBuffer<Vec4<T> > a(m), j(m), scratch(std::max<std::size_t>(plans.scratch, 1));
-        const std::size_t items = std::min(
+        const std::size_t range_items = std::min(
             jerk_list_items(plans), (std::size_t(256) << 20) / (std::size_t(cap) * sizeof(std::uint32_t)));
-        DeviceBuffer<std::uint32_t> ranges(items * cap), counts(items);
+        DeviceBuffer<std::uint32_t> ranges(range_items * cap), counts(range_items);
         JerkLists jl;
-        jl.lists = l, jl.dt = dt, jl.ranges = ranges.data(), jl.counts = counts.data(), jl.items = items;
+        jl.lists = l, jl.dt = dt, jl.ranges = ranges.data(), jl.counts = counts.data(),
+        jl.items = range_items;
         launch_planned_jerks<T>(plans, dplans.data(), chosen.data(), x.data(), v.data(), n, t.data(),
                                 count.data(), T(1), T(1e-6), a.data(), j.data(), scratch.data(), nullptr,
                                 &jl);
@@ -879,37 +881,50 @@ TEST(CudaHermite, RunsAreDeterministic) {
         }
 }
 
-// The neighbour scheme's irregular blocks run in one persistent kernel (irregular_blocks.cuh) where the
-// device allows, else as graphs of a few kernels per block: both the same bits, blocks and evaluations.
-TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
-    SKIP_WITHOUT_DEVICE();
+// Two CUDA backends on the same Plummer sphere of 4,096 bodies (the neighbour scheme, K 32, max dt 1/16),
+// the second with one of the device's paths switched off (`switch_off`): after three max steps, in float
+// and double, the same blocks, evaluations, bits and levels; `check` then looks at both block steps.
+void expect_same_without(std::uint64_t seed, const std::function<void(DeviceBlockSteps&)>& switch_off,
+                         const std::function<void(const DeviceBlockSteps& on, const DeviceBlockSteps& off,
+                                                  const StepReport&)>& check) {
     Params p = hermite_params(1e-3);
     p.neighbours = 32;
     p.dt = 0.0625;
-    const HostState s0 = make_preset("plummer", 4096, 3);
+    const HostState s0 = make_preset("plummer", 4096, seed);
     for (Precision precision : {Precision::f32, Precision::f64}) {
         SCOPED_TRACE(to_string(precision));
-        auto persistent = with_state(make_cuda_backend(precision), s0);
-        auto graphs = with_state(make_cuda_backend(precision), s0);
-        auto* steps = dynamic_cast<DeviceBlockSteps*>(graphs->block_steps());
-        ASSERT_NE(steps, nullptr);
-        steps->set_persistent_irregular(false);
-        const StepReport a = persistent->step(p, 3), b = graphs->step(p, 3);
+        auto on = with_state(make_cuda_backend(precision), s0);
+        auto off = with_state(make_cuda_backend(precision), s0);
+        auto* on_steps = dynamic_cast<DeviceBlockSteps*>(on->block_steps());
+        auto* off_steps = dynamic_cast<DeviceBlockSteps*>(off->block_steps());
+        ASSERT_NE(on_steps, nullptr);
+        ASSERT_NE(off_steps, nullptr);
+        switch_off(*off_steps);
+        const StepReport a = on->step(p, 3), b = off->step(p, 3);
         ASSERT_TRUE(a.finite);
         ASSERT_TRUE(b.finite);
         EXPECT_EQ(a.blocks, b.blocks);
         EXPECT_EQ(a.body_updates, b.body_updates);
         EXPECT_EQ(a.neighbour_updates, b.neighbour_updates);
-        EXPECT_GT(a.blocks, 3 * 10);  // many irregular blocks between the regular ones
-        // Most of them run inside the persistent kernel (the rest: the blocks with regular steps), none
-        // where it is off.
-        const auto* runs = dynamic_cast<const DeviceBlockSteps*>(persistent->block_steps());
-        ASSERT_NE(runs, nullptr);
-        EXPECT_GT(runs->persistent_blocks() * 2, a.blocks);
-        EXPECT_EQ(steps->persistent_blocks(), 0);
-        EXPECT_TRUE(same_bits(persistent->get_state(), graphs->get_state()));
-        EXPECT_EQ(persistent->block_steps()->levels(), graphs->block_steps()->levels());
+        EXPECT_TRUE(same_bits(on->get_state(), off->get_state()));
+        EXPECT_EQ(on_steps->levels(), off_steps->levels());
+        check(*on_steps, *off_steps, a);
     }
+}
+
+// The neighbour scheme's irregular blocks run in one persistent kernel (irregular_blocks.cuh) where the
+// device allows, else as graphs of a few kernels per block: both the same bits, blocks and evaluations.
+TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
+    SKIP_WITHOUT_DEVICE();
+    expect_same_without(
+        3, [](DeviceBlockSteps& s) { s.set_persistent_irregular(false); },
+        [](const DeviceBlockSteps& runs, const DeviceBlockSteps& graphs, const StepReport& a) {
+            EXPECT_GT(a.blocks, 3 * 10);  // many irregular blocks between the regular ones
+            // Most of them run inside the persistent kernel (the rest: the blocks with regular steps), none
+            // where it is off.
+            EXPECT_GT(runs.persistent_blocks() * 2, a.blocks);
+            EXPECT_EQ(graphs.persistent_blocks(), 0);
+        });
 }
 
 // The planned evaluation that builds the new lists as it sums gives the list search's lists: the same
@@ -917,30 +932,12 @@ TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
 // bodies at a regular step (below 32,768 bodies the last block is a planned evaluation too).
 TEST(CudaHermite, InlineListsGiveTheListSearchsBits) {
     SKIP_WITHOUT_DEVICE();
-    Params p = hermite_params(1e-3);
-    p.neighbours = 32;
-    p.dt = 0.0625;
-    const HostState s0 = make_preset("plummer", 4096, 5);
-    for (Precision precision : {Precision::f32, Precision::f64}) {
-        SCOPED_TRACE(to_string(precision));
-        auto inline_lists = with_state(make_cuda_backend(precision), s0);
-        auto search = with_state(make_cuda_backend(precision), s0);
-        auto* steps = dynamic_cast<DeviceBlockSteps*>(search->block_steps());
-        ASSERT_NE(steps, nullptr);
-        steps->set_inline_lists(false);
-        const StepReport a = inline_lists->step(p, 3), b = search->step(p, 3);
-        ASSERT_TRUE(a.finite);
-        ASSERT_TRUE(b.finite);
-        EXPECT_EQ(a.blocks, b.blocks);
-        EXPECT_EQ(a.body_updates, b.body_updates);
-        EXPECT_EQ(a.neighbour_updates, b.neighbour_updates);
-        const auto* built = dynamic_cast<const DeviceBlockSteps*>(inline_lists->block_steps());
-        ASSERT_NE(built, nullptr);
-        EXPECT_GE(built->inline_list_evaluations(), 3);  // at least every max step's last block
-        EXPECT_EQ(steps->inline_list_evaluations(), 0);
-        EXPECT_TRUE(same_bits(inline_lists->get_state(), search->get_state()));
-        EXPECT_EQ(inline_lists->block_steps()->levels(), search->block_steps()->levels());
-    }
+    expect_same_without(
+        5, [](DeviceBlockSteps& s) { s.set_inline_lists(false); },
+        [](const DeviceBlockSteps& built, const DeviceBlockSteps& search, const StepReport&) {
+            EXPECT_GE(built.inline_list_evaluations(), 3);  // at least every max step's last block
+            EXPECT_EQ(search.inline_list_evaluations(), 0);
+        });
 }
 
 // A blow-up is reported as the serial backend reports it (the step, the lowest bad body, the steps
