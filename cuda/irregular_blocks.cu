@@ -154,6 +154,8 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
             }
             if (is_due) {
                 const NeighbourForces<T> f{ai, ji, nullptr, nullptr, nullptr, nullptr};
+                // Two calls on the kernel's own pointers rather than one on pointers chosen by `from`: twelve
+                // chosen pointers held in registers made the float kernel spill (tried).
                 if (from) {
                     correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.s, xi, vi, f, r.acc1,
                                                r.jerk1, r.level1, r.due1, r.pos, r.vel, r.acc, r.jerk,
