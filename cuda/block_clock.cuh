@@ -114,6 +114,21 @@ __device__ __forceinline__ void store_corrected(std::uint32_t i, const Vec4<T>& 
 }
 
 // The neighbour scheme's correction of due body i at `tick` (neighbour_correct_body) from its predicted
+// state and its forces, on its own state held by the caller: its acceleration and jerk (a, j), level l and
+// due tick `due` in, the corrected x, v, a, j, l out and `due` one step of the new level after `tick`
+// (what store_corrected stores). Reads and writes only body i's neighbour arrays.
+template <typename T>
+__device__ __forceinline__ void correct_neighbour_state(std::uint32_t i, std::int64_t tick, double dt,
+                                                        double eta, const NeighbourArrays<T>& s,
+                                                        const Vec4<T>& xpi, const Vec4<T>& vpi,
+                                                        const NeighbourForces<T>& f, Vec4<T>& a, Vec4<T>& j,
+                                                        int& l, std::int64_t& due, Vec4<T>& x, Vec4<T>& v) {
+    const std::int64_t own = due - level_ticks(l);
+    neighbour_correct_body(s, i, tick, own, dt, eta, xpi, vpi, f, a, j, x, v, l);
+    due = tick + level_ticks(l);
+}
+
+// The neighbour scheme's correction of due body i at `tick` (neighbour_correct_body) from its predicted
 // state and its forces, its own state read from the *_from arrays and stored (store_corrected) into
 // pos ... due: the same arrays, or another copy of them (the persistent kernel's second slot). Reads only
 // body i's own state.
@@ -125,9 +140,9 @@ __device__ __forceinline__ void correct_neighbour_due_into(
     Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due, unsigned long long* bad,
     unsigned long long step_code, unsigned long long& next_due) {
     int l = level_from[i];
-    const std::int64_t own = due_from[i] - level_ticks(l);
+    std::int64_t d = due_from[i];
     Vec4<T> x, v, a = acc_from[i], j = jerk_from[i];
-    neighbour_correct_body(s, i, tick, own, dt, eta, xpi, vpi, f, a, j, x, v, l);
+    correct_neighbour_state(i, tick, dt, eta, s, xpi, vpi, f, a, j, l, d, x, v);
     store_corrected(i, x, v, a, j, l, tick, pos, vel, acc, jerk, level, due, bad, step_code, next_due);
 }
 

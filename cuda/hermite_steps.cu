@@ -513,6 +513,11 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     }
     void clear_failure() override { seen_bad_ = kNoBadBody; }
     void set_persistent_irregular(bool on) override { persistent_ = on && irregular_run_supported(); }
+    void set_persistent_grid(unsigned blocks) override {
+        if (!irregular_run_supported()) return;
+        const unsigned device = irregular_run_grid<T>();
+        run_grid_ = blocks > 0 ? std::min(blocks, device) : device;
+    }
     void set_inline_lists(bool on) override {
         want_inline_lists_ = on;
         if (n_ > 0) allocate_inline_lists();

@@ -57,6 +57,10 @@ class DeviceBlockSteps : public BlockSteps {
     // where the device runs cooperative launches) or, off, as graphs of a few kernels per block: the same
     // bits either way (tests compare them).
     virtual void set_persistent_irregular(bool on) = 0;
+    // Tests: the persistent kernel on at most this many blocks of threads (0: the device's grid), so that
+    // a small system runs with several bodies a thread (the path of systems larger than the grid; with a
+    // thread for every body, the kernel keeps each body in its thread's registers instead).
+    virtual void set_persistent_grid(unsigned blocks) = 0;
     // Blocks the persistent kernel ran so far (of BlockCounters::blocks), as of the last read-back.
     virtual std::int64_t persistent_blocks() const = 0;
     // The neighbour scheme's new lists at a regular step of many bodies (one thread a target in the

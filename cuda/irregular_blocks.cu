@@ -36,8 +36,16 @@ __device__ __forceinline__ Vec4<T> shfl_vec4(const Vec4<T>& v, unsigned from) {
 // (b << 1) | that slot. A reader of i takes the slot i was in when the block began: the other one where
 // version[i] names block b, else the one it names. It reads that slot whether or not it sees the new
 // version, and nothing writes that slot before the next barrier.
-template <typename T>
-__global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r) {
+//
+// kOwned: every body has a thread of its own (n <= the grid's threads), and that thread keeps its body's
+// due tick, slot, level and state in registers for the whole run (loaded once at the start, where every
+// body is in slot 0). Only that thread corrects the body, so its copy is always what memory holds: a
+// block then needs no load to find the due bodies, nor to predict them (two of the round trips a block's
+// chain of dependent loads had). The same values into the same functions, so the same bits. The launch
+// bound (two blocks of threads a multiprocessor, as irregular_run_grid launches) lets a thread use up to
+// 128 registers: the float kernel with its body in registers takes 114.
+template <typename T, bool kOwned>
+__global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T> r) {
     namespace cg = cooperative_groups;
     cg::grid_group grid = cg::this_grid();
     BlockClock* c = r.clock;
@@ -53,6 +61,15 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
     const bool hold_last = c->hold_last != 0;
     std::int64_t tick = c->tick;
     unsigned long long next = c->min_due;
+    // kOwned: this thread's body (none past n).
+    Vec4<T> own_pos{}, own_vel{}, own_acc{}, own_jerk{};
+    int own_level = 0;
+    std::int64_t own_due = 0;
+    unsigned own_from = 0;
+    if (kOwned && thread < r.n) {
+        own_pos = r.pos[thread], own_vel = r.vel[thread], own_acc = r.acc[thread], own_jerk = r.jerk[thread];
+        own_level = r.level[thread], own_due = r.due[thread];
+    }
     if (threadIdx.x == 0) corrected = 0;
     if (first) min_due[1] = ~0ull;  // block 1's gathers (nothing reads them before the barrier)
     grid.sync();
@@ -120,7 +137,9 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
             // loaded with the version.
             unsigned from = 0;
             bool is_due = false;
-            if (i < r.n) {
+            if constexpr (kOwned) {
+                if (i < r.n) from = own_from, is_due = due_at(own_due, tick, gathered);
+            } else if (i < r.n) {
                 const std::uint32_t ver = r.version[i];
                 const std::int64_t d0 = r.due[i], d1 = r.due1[i];
                 from = ver & 1u;
@@ -138,12 +157,17 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
                       static_cast<const void*>(r.s.t_regular + i),
                       static_cast<const void*>(r.s.regular_level + i)})
                     prefetch_l1(p);
-                const Vec4<T>* pos = from ? r.pos1 : r.pos;
-                const Vec4<T>* vel = from ? r.vel1 : r.vel;
-                const Vec4<T>* acc = from ? r.acc1 : r.acc;
-                const Vec4<T>* jerk = from ? r.jerk1 : r.jerk;
-                predict_body(pos, vel, acc, jerk, from ? r.level1 : r.level, from ? r.due1 : r.due, i, tick,
-                             r.dt, xi, vi);
+                if constexpr (kOwned) {
+                    predict_state(own_pos, own_vel, own_acc, own_jerk, own_level, own_due, tick, r.dt, xi,
+                                  vi);
+                } else {
+                    const Vec4<T>* pos = from ? r.pos1 : r.pos;
+                    const Vec4<T>* vel = from ? r.vel1 : r.vel;
+                    const Vec4<T>* acc = from ? r.acc1 : r.acc;
+                    const Vec4<T>* jerk = from ? r.jerk1 : r.jerk;
+                    predict_body(pos, vel, acc, jerk, from ? r.level1 : r.level, from ? r.due1 : r.due, i,
+                                 tick, r.dt, xi, vi);
+                }
             }
             for (unsigned lanes = due_lanes; lanes != 0; lanes &= lanes - 1) {
                 const unsigned l = unsigned(__ffs(lanes) - 1);
@@ -156,7 +180,21 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
                 const NeighbourForces<T> f{ai, ji, nullptr, nullptr, nullptr, nullptr};
                 // Two calls on the kernel's own pointers rather than one on pointers chosen by `from`: twelve
                 // chosen pointers held in registers made the float kernel spill (tried).
-                if (from) {
+                if constexpr (kOwned) {
+                    // correct_neighbour_due_into's steps on the registers' copy, then stored the same way.
+                    Vec4<T> x, v;
+                    correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.s, xi, vi, f, own_acc,
+                                            own_jerk, own_level, own_due, x, v);
+                    own_pos = x, own_vel = v;
+                    if (from) {
+                        store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, r.pos,
+                                        r.vel, r.acc, r.jerk, r.level, r.due, r.bad, gate, gathered);
+                    } else {
+                        store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, r.pos1,
+                                        r.vel1, r.acc1, r.jerk1, r.level1, r.due1, r.bad, gate, gathered);
+                    }
+                    own_from = from ^ 1u;
+                } else if (from) {
                     correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.s, xi, vi, f, r.acc1,
                                                r.jerk1, r.level1, r.due1, r.pos, r.vel, r.acc, r.jerk,
                                                r.level, r.due, r.bad, gate, gathered);
@@ -179,6 +217,11 @@ __global__ void __launch_bounds__(kBlock) irregular_run_kernel(IrregularRun<T> r
     }
 }
 
+// Whether the kernel keeps each thread's body in registers where every body has a thread (kOwned): in
+// float; in double the copy (140 bytes a body) took the kernel past 128 registers (220 bytes spilled).
+template <typename T>
+constexpr bool kOwnedPath = sizeof(T) == 4;
+
 }  // namespace
 
 bool irregular_run_supported() {
@@ -196,10 +239,16 @@ bool irregular_run_supported() {
 // four.)
 template <typename T>
 unsigned irregular_run_grid() {
-    int dev = 0, sms = 0, per_sm = 0;
+    int dev = 0, sms = 0, per_sm = 0, per_sm_owned = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_run_kernel<T>, kBlock, 0));
+    CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_run_kernel<T, false>, kBlock, 0));
+    if constexpr (kOwnedPath<T>) {
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_owned, irregular_run_kernel<T, true>,
+                                                                 kBlock, 0));
+        per_sm = std::min(per_sm, per_sm_owned);
+    }
     if (per_sm < 1) throw Error("block steps: the irregular blocks' kernel does not fit on this device");
     return unsigned(sms) * unsigned(std::min(per_sm, 2));
 }
@@ -208,8 +257,12 @@ template <typename T>
 void launch_irregular_run(const IrregularRun<T>& run, unsigned grid, cudaStream_t stream) {
     IrregularRun<T> copy = run;
     void* args[] = {&copy};
-    CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&irregular_run_kernel<T>),
-                                           dim3(grid), dim3(kBlock), args, 0, stream));
+    const void* kernel = reinterpret_cast<const void*>(&irregular_run_kernel<T, false>);
+    if constexpr (kOwnedPath<T>) {
+        if (run.n <= std::size_t(grid) * kBlock)  // a thread for every body
+            kernel = reinterpret_cast<const void*>(&irregular_run_kernel<T, true>);
+    }
+    CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(grid), dim3(kBlock), args, 0, stream));
 }
 
 template unsigned irregular_run_grid<float>();

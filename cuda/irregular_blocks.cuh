@@ -6,7 +6,9 @@
 // looks at its share of the bodies, and for those due at the block's tick takes their irregular sums and
 // corrects them at once. A corrected body is stored into the other of two slots of its state, so that
 // the warps still summing read every body as it was when the block began; the run ends by folding the
-// second slots back into the bodies' arrays. The same device functions as the per-kernel path
+// second slots back into the bodies' arrays. Where every body has a thread of its own (N = 65,536 on an
+// H100 in float), each thread keeps its body's clock and state in registers for the whole run and loads
+// neither to find who is due or to predict them. The same device functions as the per-kernel path
 // (hermite_steps.cu's select, irregular and correct kernels) on the same inputs, so the same bits.
 #include <cuda_runtime.h>
 

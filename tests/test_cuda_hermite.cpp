@@ -886,7 +886,8 @@ TEST(CudaHermite, RunsAreDeterministic) {
 // and double, the same blocks, evaluations, bits and levels; `check` then looks at both block steps.
 void expect_same_without(std::uint64_t seed, const std::function<void(DeviceBlockSteps&)>& switch_off,
                          const std::function<void(const DeviceBlockSteps& on, const DeviceBlockSteps& off,
-                                                  const StepReport&)>& check) {
+                                                  const StepReport&)>& check,
+                         const std::function<void(DeviceBlockSteps&)>& set_on = {}) {
     Params p = hermite_params(1e-3);
     p.neighbours = 32;
     p.dt = 0.0625;
@@ -900,6 +901,7 @@ void expect_same_without(std::uint64_t seed, const std::function<void(DeviceBloc
         ASSERT_NE(on_steps, nullptr);
         ASSERT_NE(off_steps, nullptr);
         switch_off(*off_steps);
+        if (set_on) set_on(*on_steps);
         const StepReport a = on->step(p, 3), b = off->step(p, 3);
         ASSERT_TRUE(a.finite);
         ASSERT_TRUE(b.finite);
@@ -925,6 +927,19 @@ TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
             EXPECT_GT(runs.persistent_blocks() * 2, a.blocks);
             EXPECT_EQ(graphs.persistent_blocks(), 0);
         });
+}
+
+// The same with the persistent kernel on 3 blocks of threads (768 threads for 4,096 bodies): each thread
+// looks at several bodies a block and loads their clocks and states, where with a thread for every body
+// (the test above; N = 65,536 on an H100 in float) it keeps its body in registers.
+TEST(CudaHermite, PersistentIrregularBlocksWithSeveralBodiesAThreadGiveTheGraphsBits) {
+    SKIP_WITHOUT_DEVICE();
+    expect_same_without(
+        3, [](DeviceBlockSteps& s) { s.set_persistent_irregular(false); },
+        [](const DeviceBlockSteps& runs, const DeviceBlockSteps&, const StepReport& a) {
+            EXPECT_GT(runs.persistent_blocks() * 2, a.blocks);
+        },
+        [](DeviceBlockSteps& s) { s.set_persistent_grid(3); });
 }
 
 // The planned evaluation that builds the new lists as it sums gives the list search's lists: the same
