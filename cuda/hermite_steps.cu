@@ -518,6 +518,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         const unsigned device = irregular_run_grid<T>();
         run_grid_ = blocks > 0 ? std::min(blocks, device) : device;
     }
+    unsigned persistent_grid() const override { return run_grid_; }
     void set_inline_lists(bool on) override {
         want_inline_lists_ = on;
         if (n_ > 0) allocate_inline_lists();

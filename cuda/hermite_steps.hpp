@@ -59,8 +59,10 @@ class DeviceBlockSteps : public BlockSteps {
     virtual void set_persistent_irregular(bool on) = 0;
     // Tests: the persistent kernel on at most this many blocks of threads (0: the device's grid), so that
     // a small system runs with several bodies a thread (the path of systems larger than the grid; with a
-    // thread for every body, the kernel keeps each body in its thread's registers instead).
+    // thread for every body, the float kernel keeps each body in its thread's registers instead); and the
+    // grid it runs on.
     virtual void set_persistent_grid(unsigned blocks) = 0;
+    virtual unsigned persistent_grid() const = 0;
     // Blocks the persistent kernel ran so far (of BlockCounters::blocks), as of the last read-back.
     virtual std::int64_t persistent_blocks() const = 0;
     // The neighbour scheme's new lists at a regular step of many bodies (one thread a target in the

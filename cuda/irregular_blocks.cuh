@@ -6,9 +6,9 @@
 // looks at its share of the bodies, and for those due at the block's tick takes their irregular sums and
 // corrects them at once. A corrected body is stored into the other of two slots of its state, so that
 // the warps still summing read every body as it was when the block began; the run ends by folding the
-// second slots back into the bodies' arrays. Where every body has a thread of its own (N = 65,536 on an
-// H100 in float), each thread keeps its body's clock and state in registers for the whole run and loads
-// neither to find who is due or to predict them. The same device functions as the per-kernel path
+// second slots back into the bodies' arrays. In float, where every body has a thread of its own (n up to
+// 67,584 on an H100), each thread keeps its body's clock and state in registers for the whole run and
+// loads neither to find who is due or to predict them. The same device functions as the per-kernel path
 // (hermite_steps.cu's select, irregular and correct kernels) on the same inputs, so the same bits.
 #include <cuda_runtime.h>
 
@@ -52,9 +52,11 @@ bool irregular_run_supported();
 template <typename T>
 unsigned irregular_run_grid();
 
-// Runs the irregular blocks from the clock's state on `stream` with irregular_run_grid<T>()'s grid
-// (returns at once where the clock is not live); the clock is left as the per-kernel path leaves it at
-// the same block, but for its count of blocks run here (BlockClock::run_blocks).
+// Runs the irregular blocks from the clock's state on `stream` on `grid` blocks of threads,
+// irregular_run_grid<T>()'s or fewer (tests), with the kernel that keeps each body in its thread's
+// registers where n <= grid * kBlock (float); returns at once where the clock is not live. The clock is
+// left as the per-kernel path leaves it at the same block, but for its count of blocks run here
+// (BlockClock::run_blocks).
 template <typename T>
 void launch_irregular_run(const IrregularRun<T>& run, unsigned grid, cudaStream_t stream);
 

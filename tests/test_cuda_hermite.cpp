@@ -931,12 +931,13 @@ TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
 
 // The same with the persistent kernel on 3 blocks of threads (768 threads for 4,096 bodies): each thread
 // looks at several bodies a block and loads their clocks and states, where with a thread for every body
-// (the test above; N = 65,536 on an H100 in float) it keeps its body in registers.
+// (the test above in float: 4,096 bodies, the device's grid) it keeps its body in registers.
 TEST(CudaHermite, PersistentIrregularBlocksWithSeveralBodiesAThreadGiveTheGraphsBits) {
     SKIP_WITHOUT_DEVICE();
     expect_same_without(
         3, [](DeviceBlockSteps& s) { s.set_persistent_irregular(false); },
         [](const DeviceBlockSteps& runs, const DeviceBlockSteps&, const StepReport& a) {
+            EXPECT_EQ(runs.persistent_grid(), 3u);
             EXPECT_GT(runs.persistent_blocks() * 2, a.blocks);
         },
         [](DeviceBlockSteps& s) { s.set_persistent_grid(3); });
