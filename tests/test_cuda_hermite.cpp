@@ -887,11 +887,11 @@ TEST(CudaHermite, RunsAreDeterministic) {
 void expect_same_without(std::uint64_t seed, const std::function<void(DeviceBlockSteps&)>& switch_off,
                          const std::function<void(const DeviceBlockSteps& on, const DeviceBlockSteps& off,
                                                   const StepReport&)>& check,
-                         const std::function<void(DeviceBlockSteps&)>& set_on = {}) {
+                         const std::function<void(DeviceBlockSteps&)>& set_on = {}, std::size_t n = 4096) {
     Params p = hermite_params(1e-3);
     p.neighbours = 32;
     p.dt = 0.0625;
-    const HostState s0 = make_preset("plummer", 4096, seed);
+    const HostState s0 = make_preset("plummer", n, seed);
     for (Precision precision : {Precision::f32, Precision::f64}) {
         SCOPED_TRACE(to_string(precision));
         auto on = with_state(make_cuda_backend(precision), s0);
@@ -918,15 +918,20 @@ void expect_same_without(std::uint64_t seed, const std::function<void(DeviceBloc
 // device allows, else as graphs of a few kernels per block: both the same bits, blocks and evaluations.
 TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
     SKIP_WITHOUT_DEVICE();
-    expect_same_without(
-        3, [](DeviceBlockSteps& s) { s.set_persistent_irregular(false); },
-        [](const DeviceBlockSteps& runs, const DeviceBlockSteps& graphs, const StepReport& a) {
-            EXPECT_GT(a.blocks, 3 * 10);  // many irregular blocks between the regular ones
-            // Most of them run inside the persistent kernel (the rest: the blocks with regular steps), none
-            // where it is off.
-            EXPECT_GT(runs.persistent_blocks() * 2, a.blocks);
-            EXPECT_EQ(graphs.persistent_blocks(), 0);
-        });
+    // 4,001 bodies too: the last warp's threads past n have no body.
+    for (const std::size_t n : {std::size_t(4096), std::size_t(4001)}) {
+        SCOPED_TRACE(n);
+        expect_same_without(
+            3, [](DeviceBlockSteps& s) { s.set_persistent_irregular(false); },
+            [](const DeviceBlockSteps& runs, const DeviceBlockSteps& graphs, const StepReport& a) {
+                EXPECT_GT(a.blocks, 3 * 10);  // many irregular blocks between the regular ones
+                // Most of them run inside the persistent kernel (the rest: the blocks with regular steps),
+                // none where it is off.
+                EXPECT_GT(runs.persistent_blocks() * 2, a.blocks);
+                EXPECT_EQ(graphs.persistent_blocks(), 0);
+            },
+            {}, n);
+    }
 }
 
 // The same with the persistent kernel on 3 blocks of threads (768 threads for 4,096 bodies): each thread
