@@ -182,6 +182,8 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
                 const NeighbourForces<T> f{ai, ji, nullptr, nullptr, nullptr, nullptr};
                 // Two calls on the kernel's own pointers rather than one on pointers chosen by `from`: twelve
                 // chosen pointers held in registers made the float kernel spill (tried).
+                // One correction for both paths, the slot's state loaded into the registers' place first,
+                // made the double kernel 4% slower (1.201 -> 1.269 s on the H100, 3 rounds; tried).
                 if constexpr (kOwned) {
                     // correct_neighbour_due_into's steps on the registers' copy, then stored the same way.
                     Vec4<T> x, v;

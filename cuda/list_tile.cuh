@@ -18,6 +18,12 @@ namespace nbody {
 template <typename T>
 constexpr T kReachMargin = T(1.01);
 
+// |v|, as both the target's reach and the staged sources' speeds take it.
+template <typename T>
+__device__ __forceinline__ T speed(const Vec4<T>& v) {
+    return sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+}
+
 // What a target brings to list_tile: its predicted state, its radius squared, its look-ahead, and the
 // reach r + ahead |v_i| and ahead, each times kReachMargin (see list_tile).
 template <typename T>
@@ -33,7 +39,7 @@ __device__ __forceinline__ ListTarget<T> list_target(const Vec4<T>& x, const Vec
     t.x = x, t.v = v;
     t.r2 = static_cast<T>(radius * radius);
     t.ahead = static_cast<T>(neighbour_lookahead(regular_level, dt));
-    t.reach0 = (static_cast<T>(radius) + t.ahead * sqrt(v.x * v.x + v.y * v.y + v.z * v.z)) * kReachMargin<T>;
+    t.reach0 = (static_cast<T>(radius) + t.ahead * speed(v)) * kReachMargin<T>;
     t.reach_ahead = t.ahead * kReachMargin<T>;
     return t;
 }
@@ -94,7 +100,7 @@ __device__ __forceinline__ void list_tile(const Vec4<T>* sx, const Vec4<T>* sv, 
 // A source's speed, staged in place of its velocity's w (which no sum reads).
 template <typename T>
 __device__ __forceinline__ Vec4<T> with_speed(Vec4<T> v) {
-    v.w = sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
+    v.w = speed(v);
     return v;
 }
 
