@@ -119,12 +119,13 @@ __device__ __forceinline__ void store_corrected(std::uint32_t i, const Vec4<T>& 
 // (what store_corrected stores). Reads and writes only body i's neighbour arrays.
 template <typename T>
 __device__ __forceinline__ void correct_neighbour_state(std::uint32_t i, std::int64_t tick, double dt,
-                                                        double eta, const NeighbourArrays<T>& s,
-                                                        const Vec4<T>& xpi, const Vec4<T>& vpi,
-                                                        const NeighbourForces<T>& f, Vec4<T>& a, Vec4<T>& j,
-                                                        int& l, std::int64_t& due, Vec4<T>& x, Vec4<T>& v) {
+                                                        double eta, double eta_regular,
+                                                        const NeighbourArrays<T>& s, const Vec4<T>& xpi,
+                                                        const Vec4<T>& vpi, const NeighbourForces<T>& f,
+                                                        Vec4<T>& a, Vec4<T>& j, int& l, std::int64_t& due,
+                                                        Vec4<T>& x, Vec4<T>& v) {
     const std::int64_t own = due - level_ticks(l);
-    neighbour_correct_body(s, i, tick, own, dt, eta, xpi, vpi, f, a, j, x, v, l);
+    neighbour_correct_body(s, i, tick, own, dt, eta, eta_regular, xpi, vpi, f, a, j, x, v, l);
     due = tick + level_ticks(l);
 }
 
@@ -134,27 +135,27 @@ __device__ __forceinline__ void correct_neighbour_state(std::uint32_t i, std::in
 // body i's own state.
 template <typename T>
 __device__ __forceinline__ void correct_neighbour_due_into(
-    std::uint32_t i, std::int64_t tick, double dt, double eta, const NeighbourArrays<T>& s,
-    const Vec4<T>& xpi, const Vec4<T>& vpi, const NeighbourForces<T>& f, const Vec4<T>* acc_from,
-    const Vec4<T>* jerk_from, const int* level_from, const std::int64_t* due_from, Vec4<T>* pos, Vec4<T>* vel,
-    Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due, unsigned long long* bad,
-    unsigned long long step_code, unsigned long long& next_due) {
+    std::uint32_t i, std::int64_t tick, double dt, double eta, double eta_regular,
+    const NeighbourArrays<T>& s, const Vec4<T>& xpi, const Vec4<T>& vpi, const NeighbourForces<T>& f,
+    const Vec4<T>* acc_from, const Vec4<T>* jerk_from, const int* level_from, const std::int64_t* due_from,
+    Vec4<T>* pos, Vec4<T>* vel, Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due,
+    unsigned long long* bad, unsigned long long step_code, unsigned long long& next_due) {
     int l = level_from[i];
     std::int64_t d = due_from[i];
     Vec4<T> x, v, a = acc_from[i], j = jerk_from[i];
-    correct_neighbour_state(i, tick, dt, eta, s, xpi, vpi, f, a, j, l, d, x, v);
+    correct_neighbour_state(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, a, j, l, d, x, v);
     store_corrected(i, x, v, a, j, l, tick, pos, vel, acc, jerk, level, due, bad, step_code, next_due);
 }
 
 // The same, read from and stored into the same arrays.
 template <typename T>
 __device__ __forceinline__ void correct_neighbour_due(
-    std::uint32_t i, std::int64_t tick, double dt, double eta, const NeighbourArrays<T>& s,
-    const Vec4<T>& xpi, const Vec4<T>& vpi, const NeighbourForces<T>& f, Vec4<T>* pos, Vec4<T>* vel,
-    Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due, unsigned long long* bad,
-    unsigned long long step_code, unsigned long long& next_due) {
-    correct_neighbour_due_into(i, tick, dt, eta, s, xpi, vpi, f, acc, jerk, level, due, pos, vel, acc, jerk,
-                               level, due, bad, step_code, next_due);
+    std::uint32_t i, std::int64_t tick, double dt, double eta, double eta_regular,
+    const NeighbourArrays<T>& s, const Vec4<T>& xpi, const Vec4<T>& vpi, const NeighbourForces<T>& f,
+    Vec4<T>* pos, Vec4<T>* vel, Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due,
+    unsigned long long* bad, unsigned long long step_code, unsigned long long& next_due) {
+    correct_neighbour_due_into(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, acc, jerk, level, due, pos, vel,
+                               acc, jerk, level, due, bad, step_code, next_due);
 }
 
 }  // namespace nbody

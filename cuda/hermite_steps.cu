@@ -226,13 +226,13 @@ __global__ void __launch_bounds__(kBlock)
 template <typename T>
 __global__ void __launch_bounds__(kBlock)
     correct_neighbours_kernel(BlockClock* __restrict__ c, const std::uint32_t* __restrict__ active, double dt,
-                              double eta, NeighbourArrays<T> s, const std::int32_t* __restrict__ slot,
-                              const Vec4<T>* __restrict__ xp, const Vec4<T>* __restrict__ vp,
-                              PredictOnTheFly<T> fly, const Vec4<T>* __restrict__ ai_old,
-                              const Vec4<T>* __restrict__ ji_old, const Vec4<T>* __restrict__ a1,
-                              const Vec4<T>* __restrict__ j1, const Vec4<T>* __restrict__ ai_new,
-                              const Vec4<T>* __restrict__ ji_new, Vec4<T>* __restrict__ pos,
-                              Vec4<T>* __restrict__ vel, Vec4<T>* __restrict__ acc,
+                              double eta, double eta_regular, NeighbourArrays<T> s,
+                              const std::int32_t* __restrict__ slot, const Vec4<T>* __restrict__ xp,
+                              const Vec4<T>* __restrict__ vp, PredictOnTheFly<T> fly,
+                              const Vec4<T>* __restrict__ ai_old, const Vec4<T>* __restrict__ ji_old,
+                              const Vec4<T>* __restrict__ a1, const Vec4<T>* __restrict__ j1,
+                              const Vec4<T>* __restrict__ ai_new, const Vec4<T>* __restrict__ ji_new,
+                              Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ vel, Vec4<T>* __restrict__ acc,
                               Vec4<T>* __restrict__ jerk, int* __restrict__ level,
                               std::int64_t* __restrict__ due, unsigned long long* __restrict__ bad) {
     if (!c->live) return;
@@ -249,8 +249,8 @@ __global__ void __launch_bounds__(kBlock)
         NeighbourForces<T> f{ai_old[k], ji_old[k], nullptr, nullptr, nullptr, nullptr};
         if (const std::int32_t r = slot[i]; r >= 0)
             f.af = &a1[r], f.jf = &j1[r], f.ai_new = &ai_new[r], f.ji_new = &ji_new[r];
-        correct_neighbour_due(i, tick, dt, eta, s, xpi, vpi, f, pos, vel, acc, jerk, level, due, bad,
-                              step_code, next_due);
+        correct_neighbour_due(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, pos, vel, acc, jerk, level, due,
+                              bad, step_code, next_due);
     }
     block_min_into(next_due, &c->min_due);
 }
@@ -260,16 +260,17 @@ __global__ void __launch_bounds__(kBlock)
 template <typename T>
 __global__ void start_neighbours_kernel(const Vec4<T>* __restrict__ a1, const Vec4<T>* __restrict__ j1,
                                         const Vec4<T>* __restrict__ ai, const Vec4<T>* __restrict__ ji,
-                                        std::size_t n, double eta, double dt, NeighbourArrays<T> s,
-                                        Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
-                                        int* __restrict__ level, std::int64_t* __restrict__ due,
+                                        std::size_t n, double eta, double eta_regular, double dt,
+                                        NeighbourArrays<T> s, Vec4<T>* __restrict__ acc,
+                                        Vec4<T>* __restrict__ jerk, int* __restrict__ level,
+                                        std::int64_t* __restrict__ due,
                                         const unsigned long long* __restrict__ bad,
                                         unsigned long long bad_before) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n || (bad && *bad < bad_before)) return;
     acc[i] = a1[i];
     jerk[i] = j1[i];
-    const int l = neighbour_start_body(s, i, eta, dt, a1[i], j1[i], ai[i], ji[i]);
+    const int l = neighbour_start_body(s, i, eta, eta_regular, dt, a1[i], j1[i], ai[i], ji[i]);
     level[i] = l;
     due[i] = level_ticks(l);
 }
@@ -717,7 +718,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, nullptr, nullptr, n_, lists(), T(p.G),
                             softening2<T>(p), ai_new_.data(), ji_new_.data(), nullptr, stream_);
         launch_kernel(start_neighbours_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
-                      a1_.data(), j1_.data(), ai_new_.data(), ji_new_.data(), n_, p.eta, p.dt,
+                      a1_.data(), j1_.data(), ai_new_.data(), ji_new_.data(), n_, p.eta, regular_eta(p), p.dt,
                       neighbour_arrays(), acc_.data(), jerk_.data(), level_.data(), due_.data(), b.bad,
                       gate(b));
     }
@@ -771,7 +772,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         r.level1 = level1_.data(), r.due1 = due1_.data(), r.version = version_.data();
         r.s = neighbour_arrays(), r.lists = lists();
         r.bad = b.bad, r.scratch = run_scratch_.data();
-        r.dt = params_->dt, r.eta = params_->eta;
+        r.dt = params_->dt, r.eta = params_->eta, r.eta_regular = regular_eta(*params_);
         r.G = T(params_->G), r.eps2 = softening2<T>(*params_);
         return r;
     }
@@ -786,10 +787,10 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     }
     void enqueue_correct_neighbours(const DeviceBodies<T>& b, const PredictOnTheFly<T>& fly) {
         launch_kernel(correct_neighbours_kernel<T>, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_,
-                      clock_.data(), active_.data(), params_->dt, params_->eta, neighbour_arrays(),
-                      slot_.data(), xp_.data(), vp_.data(), fly, ai_old_.data(), ji_old_.data(), a1_.data(),
-                      j1_.data(), ai_new_.data(), ji_new_.data(), b.pos, b.vel, acc_.data(), jerk_.data(),
-                      level_.data(), due_.data(), b.bad);
+                      clock_.data(), active_.data(), params_->dt, params_->eta, regular_eta(*params_),
+                      neighbour_arrays(), slot_.data(), xp_.data(), vp_.data(), fly, ai_old_.data(),
+                      ji_old_.data(), a1_.data(), j1_.data(), ai_new_.data(), ji_new_.data(), b.pos, b.vel,
+                      acc_.data(), jerk_.data(), level_.data(), due_.data(), b.bad);
     }
     void enqueue_correct(const DeviceBodies<T>& b) {
         launch_kernel(correct_kernel<T>, dim3(stride_blocks(n_)), dim3(kBlock), 0, stream_, clock_.data(),

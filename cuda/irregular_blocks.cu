@@ -187,8 +187,8 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
                 if constexpr (kOwned) {
                     // correct_neighbour_due_into's steps on the registers' copy, then stored the same way.
                     Vec4<T> x, v;
-                    correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.s, xi, vi, f, own_acc,
-                                            own_jerk, own_level, own_due, x, v);
+                    correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi,
+                                            f, own_acc, own_jerk, own_level, own_due, x, v);
                     own_pos = x, own_vel = v;
                     if (from) {
                         store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, r.pos,
@@ -199,13 +199,13 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
                     }
                     own_from = from ^ 1u;
                 } else if (from) {
-                    correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.s, xi, vi, f, r.acc1,
-                                               r.jerk1, r.level1, r.due1, r.pos, r.vel, r.acc, r.jerk,
-                                               r.level, r.due, r.bad, gate, gathered);
+                    correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi,
+                                               vi, f, r.acc1, r.jerk1, r.level1, r.due1, r.pos, r.vel, r.acc,
+                                               r.jerk, r.level, r.due, r.bad, gate, gathered);
                 } else {
-                    correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.s, xi, vi, f, r.acc,
-                                               r.jerk, r.level, r.due, r.pos1, r.vel1, r.acc1, r.jerk1,
-                                               r.level1, r.due1, r.bad, gate, gathered);
+                    correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi,
+                                               vi, f, r.acc, r.jerk, r.level, r.due, r.pos1, r.vel1, r.acc1,
+                                               r.jerk1, r.level1, r.due1, r.bad, gate, gathered);
                 }
                 r.version[i] = (block << 1) | (from ^ 1u);
             }

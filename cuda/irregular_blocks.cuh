@@ -39,7 +39,8 @@ struct IrregularRun {
     DeviceNeighbourLists lists{};       // the lists and their counts (its split scratch unused here)
     unsigned long long* bad = nullptr;  // may be null
     unsigned long long* scratch = nullptr;
-    double dt = 0, eta = 0;
+    // eta_regular (Params::eta_regular resolved) is the correction's argument; no regular step runs here.
+    double dt = 0, eta = 0, eta_regular = 0;
     T G = 0, eps2 = 0;
 };
 inline constexpr std::size_t kIrregularRunScratch = 3;

@@ -39,6 +39,9 @@ inline constexpr double kDefaultTheta = 0.6;
 // gives |dE/E| 2.1e-7, 0.04 8.7e-7 (at the edge of 1e-6), 0.01 8.6e-9 for 1.3x the work. The usual
 // 0.01-0.02 of Hermite codes; the larger one, with a 5x margin.
 inline constexpr double kDefaultEta = 0.02;
+// The least eta (and nonzero eta_regular): below it the steps reach the finest level (dt / 2^40) for any
+// realistic orbit.
+inline constexpr double kLeastEta = 1e-6;
 
 struct Params {
     double G = 1.0;          // gravitational constant, in the scenario's units
@@ -52,10 +55,19 @@ struct Params {
     // Hermite's Ahmad-Cohen neighbour scheme (sim/integrate/neighbour_scheme.hpp): the number of
     // neighbours each body's irregular force aims at; 0 is off (every step a full sum). A whole number.
     double neighbours = 0;
+    // The neighbour scheme's accuracy for the regular steps (Aarseth's criterion on the regular force,
+    // NBODY6's ETAR beside ETAI = eta); 0 is eta's value (regular_eta). The energy error follows this one
+    // (docs/PERFORMANCE.md, twelfth pass): eta then sets only how often the irregular forces are summed.
+    double eta_regular = 0;
     CollisionMode collisions = CollisionMode::off;
     double restitution = 0.5;          // bounce: normal speed kept after contact, in [0, 1]
     double density = kDefaultDensity;  // gives bodies of radius 0 their radius when collisions are on
 };
+
+// The accuracy parameter of the neighbour scheme's regular steps: eta_regular where set, else eta.
+inline double regular_eta(const Params& p) {
+    return p.eta_regular > 0 ? p.eta_regular : p.eta;
+}
 
 // A double field of Params. (Spelled out as a member's type, `double Params::*field`, nvcc's host pass
 // warns of unnecessary parentheses in every .cu file that includes this header.)
@@ -72,9 +84,14 @@ struct SettingInfo {
     ParamsField field;         // where the value lives
     bool logarithmic = false;  // the panel's slider moves over the exponent (a range of decades)
     bool whole = false;  // whole numbers only (validate_params refuses others; the panel's slider steps by 1)
+    // Where > 0 (with min 0): 0 is a value of its own (eta-regular's "eta's value") and the others start
+    // here; the panel's logarithmic slider spans [least_nonzero, max] with 0 at its far left.
+    double least_nonzero = 0;
 
     double default_value() const { return Params{}.*field; }
-    bool in_range(double v) const { return v >= min && v <= max; }  // false for NaN
+    bool in_range(double v) const {  // false for NaN
+        return v >= min && v <= max && (v == 0 || v >= least_nonzero);
+    }
 };
 
 }  // namespace nbody

@@ -51,7 +51,9 @@ std::string describe_settings(const Params& p) {
 }
 
 std::string setting_help(const SettingInfo& s) {
-    return std::string(s.help) + " (in [" + format_g(s.min) + ", " + format_g(s.max) + "], default " +
+    const bool zero_apart = s.least_nonzero > 0;
+    return std::string(s.help) + " (" + (zero_apart ? "0 or " : "") + "in [" +
+           format_g(zero_apart ? s.least_nonzero : s.min) + ", " + format_g(s.max) + "], default " +
            format_g(s.default_value()) + ")";
 }
 

@@ -76,6 +76,39 @@ TEST(HermiteNeighbours, PlummerSphereConservesEnergyWithFewerFullSums) {
     EXPECT_GE(irregular[1], 8u * 1024u);
 }
 
+// eta_regular sets the regular steps (Aarseth's criterion on the full sums) and eta the irregular ones:
+// 0 is eta's value to the bit; halving eta_regular alone asks for more full sums (about sqrt 2 as many)
+// and no fewer irregular steps; doubling eta alone asks for fewer irregular steps, and the full sums stay
+// within a few percent (a body's irregular level never coarser than its regular one ties them a little).
+TEST(HermiteNeighbours, EtaRegularSetsTheRegularStepsAndEtaTheIrregular) {
+    const HostState s0 = make_preset("plummer", 1024, 3);
+    struct Run {
+        BlockCounters c;
+        HostState end;
+    };
+    auto run = [&](double eta, double eta_regular) {
+        Params p = plummer_params(32, 0.125);
+        p.softening = 1e-3;
+        p.eta = eta;
+        p.eta_regular = eta_regular;
+        auto b = backend_with("openmp", Precision::f64, s0);
+        const StepReport r = b->step(p, 2);
+        EXPECT_TRUE(r.finite);
+        return Run{counters_of(*b), b->get_state()};
+    };
+    const Run base = run(0.02, 0), same = run(0.02, 0.02), finer = run(0.02, 0.01), looser = run(0.04, 0.02);
+    EXPECT_TRUE(same_bits(same.end, base.end));
+    EXPECT_EQ(same.c.body_updates, base.c.body_updates);
+    std::cout << "full sums " << base.c.body_updates << " (eta_regular 0.01: " << finer.c.body_updates
+              << ", eta 0.04: " << looser.c.body_updates << "), irregular " << base.c.neighbour_updates
+              << " (" << finer.c.neighbour_updates << ", " << looser.c.neighbour_updates << ")\n";
+    EXPECT_GT(double(finer.c.body_updates), 1.25 * double(base.c.body_updates));
+    EXPECT_GE(finer.c.neighbour_updates, base.c.neighbour_updates);
+    EXPECT_LT(double(looser.c.neighbour_updates), 0.9 * double(base.c.neighbour_updates));
+    EXPECT_NEAR(double(looser.c.body_updates), double(base.c.body_updates),
+                0.05 * double(base.c.body_updates));
+}
+
 // Each body's sums depend on its index alone, whatever the threads: openmp gives serial's bits, in both
 // precisions. N = 1024, so that the start's list building and irregular sums (all bodies active) take the
 // threaded loops.

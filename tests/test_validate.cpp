@@ -181,22 +181,27 @@ TEST(ValidateParams, EachBadValueNamesItsParameter) {
 }
 
 // Every setting of every force algorithm and integrator: its ends are accepted, just past them, NaN and
-// infinity are refused with its name and range, and its default lies inside.
+// infinity are refused with its name and range, and its default lies inside. A setting whose 0 stands
+// apart (eta-regular: eta's value) also takes 0 and its least nonzero value, and refuses what lies between.
 TEST(ValidateParams, EverySettingOfTheRegistriesHasOneRange) {
     ASSERT_FALSE(all_settings().empty());
     for (const SettingInfo* s : all_settings()) {
         SCOPED_TRACE(s->name);
         EXPECT_TRUE(s->in_range(s->default_value()));
-        for (double ok : {s->min, s->max, s->default_value()}) {
+        const bool zero_apart = s->least_nonzero > 0;
+        for (double ok : {s->min, s->max, s->default_value(), zero_apart ? s->least_nonzero : s->max}) {
             Params p;
             p.*s->field = ok;
             EXPECT_NO_THROW(validate_params(p));
         }
-        for (double bad : {std::nextafter(s->min, -kInf), std::nextafter(s->max, kInf), kNaN, kInf, -kInf}) {
+        for (double bad : {std::nextafter(s->min, -kInf), std::nextafter(s->max, kInf), kNaN, kInf, -kInf,
+                           zero_apart ? s->least_nonzero / 2 : kNaN}) {
             Params p;
             p.*s->field = bad;
             const std::string msg = error_of([&] { validate_params(p); });
-            EXPECT_EQ(msg.rfind(std::string(s->name) + " must be in [", 0), 0u) << bad << ": " << msg;
+            const std::string expect =
+                std::string(s->name) + (zero_apart ? " must be 0 or in [" : " must be in [");
+            EXPECT_EQ(msg.rfind(expect, 0), 0u) << bad << ": " << msg;
         }
     }
 }

@@ -141,7 +141,9 @@ void settings_controls(Params& p, const std::vector<SettingInfo>& settings) {
         const SettingInfo& s = settings[k];
         if (paired && k == 1) ImGui::SameLine();
         if (paired) ImGui::SetNextItemWidth(width);
-        if (s.logarithmic) {
+        if (s.logarithmic && s.least_nonzero > 0) {
+            log_slider(s.name, p.*s.field, s.least_nonzero, s.max, "%.3g", true, "0");
+        } else if (s.logarithmic) {
             log_slider(s.name, p.*s.field, s.min, s.max, "%.3g");
         } else if (s.whole) {
             int x = int(std::lround(std::clamp(p.*s.field, s.min, s.max)));

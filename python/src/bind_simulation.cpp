@@ -60,7 +60,8 @@ ScenarioOptions options_from(const std::optional<std::string>& preset, const std
                              std::optional<double> G, std::optional<double> damping,
                              const std::string& integrator, const std::string& force,
                              std::optional<double> theta, std::optional<double> eta,
-                             std::optional<double> neighbours, const std::optional<std::string>& input) {
+                             std::optional<double> neighbours, std::optional<double> eta_regular,
+                             const std::optional<std::string>& input) {
     ScenarioOptions o;
     o.preset = preset.value_or("");
     o.input = input.value_or("");
@@ -76,6 +77,7 @@ ScenarioOptions options_from(const std::optional<std::string>& preset, const std
     o.settings["theta"] = theta;
     o.settings["eta"] = eta;
     o.settings["neighbours"] = neighbours;  // a whole number: 2.5 raises as --neighbours 2.5 does
+    o.settings["eta-regular"] = eta_regular;
     return o;
 }
 
@@ -132,21 +134,24 @@ numerical blow-up, a backend this machine lacks) raises RuntimeError.
     sim.integrate(10.0)
     print(sim.t, sim.energy())
 )doc");
-    c.def(py::init([](const std::optional<std::string>& preset, const std::optional<std::int64_t>& n,
-                      std::uint64_t seed, const std::string& backend, const std::string& precision,
-                      std::optional<double> dt, std::optional<double> softening, std::optional<double> G,
-                      std::optional<double> damping, const std::string& integrator, const std::string& force,
-                      std::optional<double> theta, std::optional<double> eta,
-                      std::optional<double> neighbours, const std::optional<std::string>& input) {
-              return make_simulation(options_from(preset, n, seed, backend, precision, dt, softening, G,
-                                                  damping, integrator, force, theta, eta, neighbours, input));
-          }),
-          py::arg("preset") = py::none(), py::arg("n") = py::none(), py::arg("seed") = 1,
-          py::arg("backend") = "auto", py::arg("precision") = "float", py::arg("dt") = py::none(),
-          py::arg("softening") = py::none(), py::arg("G") = py::none(), py::arg("damping") = py::none(),
-          py::arg("integrator") = "leapfrog", py::arg("force") = "direct", py::arg("theta") = py::none(),
-          py::arg("eta") = py::none(), py::arg("neighbours") = py::none(), py::arg("input") = py::none(),
-          R"doc(Creates the bodies and puts them on a backend.
+    c.def(
+        py::init([](const std::optional<std::string>& preset, const std::optional<std::int64_t>& n,
+                    std::uint64_t seed, const std::string& backend, const std::string& precision,
+                    std::optional<double> dt, std::optional<double> softening, std::optional<double> G,
+                    std::optional<double> damping, const std::string& integrator, const std::string& force,
+                    std::optional<double> theta, std::optional<double> eta, std::optional<double> neighbours,
+                    std::optional<double> eta_regular, const std::optional<std::string>& input) {
+            return make_simulation(options_from(preset, n, seed, backend, precision, dt, softening, G,
+                                                damping, integrator, force, theta, eta, neighbours,
+                                                eta_regular, input));
+        }),
+        py::arg("preset") = py::none(), py::arg("n") = py::none(), py::arg("seed") = 1,
+        py::arg("backend") = "auto", py::arg("precision") = "float", py::arg("dt") = py::none(),
+        py::arg("softening") = py::none(), py::arg("G") = py::none(), py::arg("damping") = py::none(),
+        py::arg("integrator") = "leapfrog", py::arg("force") = "direct", py::arg("theta") = py::none(),
+        py::arg("eta") = py::none(), py::arg("neighbours") = py::none(), py::arg("eta_regular") = py::none(),
+        py::arg("input") = py::none(),
+        R"doc(Creates the bodies and puts them on a backend.
 
 preset: plummer (default), disk, collision, solar, cube, shell, expand (nbody.presets() lists them).
 n: number of bodies of the preset (default 1024). seed: the preset's random seed (same seed, same bodies).
@@ -154,7 +159,8 @@ backend: "auto" (cuda where usable, else openmp), "serial", "openmp", "cuda".
 precision: "float" or "double". dt, softening, G, damping: None keeps the preset's.
 integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite. force: direct or tree.
 theta: the tree's opening angle; eta: hermite's accuracy; neighbours: hermite's Ahmad-Cohen neighbour
-scheme, a whole number K in [0, 1024], 0 off (None: their defaults).
+scheme, a whole number K in [0, 1024], 0 off; eta_regular: that scheme's accuracy for its regular steps
+(0: eta's value) (None: their defaults).
 input: a bodies file instead of a preset (its parameters become the defaults).)doc");
     c.def_static(
         "load",
@@ -186,7 +192,12 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
     def_param(c, "softening", &Params::softening, "Plummer softening length epsilon >= 0.");
     def_param(c, "G", &Params::G, "Gravitational constant, > 0.");
     def_param(c, "damping", &Params::damping, "Velocity factor applied once per step, in (0, 1].");
-    for (const SettingInfo* s : all_settings()) def_param(c, s->name, s->field, s->help);
+    // A setting's flag name with '_' for '-' (--eta-regular is eta_regular).
+    for (const SettingInfo* s : all_settings()) {
+        std::string name = s->name;
+        std::replace(name.begin(), name.end(), '-', '_');
+        def_param(c, name.c_str(), s->field, s->help);
+    }
     c.def_property(
         "integrator", [](PySimulation& s) { return std::string(to_string(s.params().integrator)); },
         [](PySimulation& s, const std::string& name) {

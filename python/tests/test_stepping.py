@@ -183,6 +183,24 @@ def test_hermite_neighbours_save_full_evaluations_and_keep_the_energy():
     plain.step()
 
 
+def test_hermite_eta_regular_sets_the_full_sums():
+    """eta_regular (as --eta-regular): the regular steps' accuracy; 0, the default, is eta's value."""
+    def run(**kw):
+        sim = nbody.Simulation(n=512, backend="openmp", precision="double", integrator="hermite", dt=0.125,
+                               softening=0.01, neighbours=32, **kw)
+        sim.step(2)
+        return sim
+
+    default, same, finer = run(), run(eta_regular=0.02), run(eta_regular=0.01)
+    assert default.eta_regular == 0 and same.eta_regular == 0.02 and default.eta == 0.02
+    assert same.force_evaluations == default.force_evaluations
+    assert np.array_equal(same.positions, default.positions)
+    assert finer.force_evaluations > default.force_evaluations
+    with pytest.raises(ValueError, match=r"eta-regular must be 0 or in \[1e-06, 1\]"):
+        default.eta_regular = 1e-9
+    assert default.eta_regular == 0
+
+
 def test_hermite_neighbours_must_be_a_whole_number():
     with pytest.raises(ValueError, match="whole number"):
         nbody.Simulation(n=16, backend="serial", integrator="hermite", neighbours=2.5)

@@ -14,7 +14,8 @@
 namespace nbody {
 
 bool same_block_model(const Params& a, const Params& b) {
-    return a.dt == b.dt && a.eta == b.eta && a.neighbours == b.neighbours && same_force_model(a, b);
+    return a.dt == b.dt && a.eta == b.eta && a.neighbours == b.neighbours &&
+           regular_eta(a) == regular_eta(b) && same_force_model(a, b);
 }
 
 void check_block_model(const Params& p) {

@@ -77,7 +77,7 @@ void HostBlockSteps<T>::start_neighbours(const Params& p) {
     for (std::size_t i = 0; i < n; ++i) {
         acc_[i] = a1_[i];
         jerk_[i] = j1_[i];
-        level_[i] = neighbour_start_body(s, i, p.eta, p.dt, a1_[i], j1_[i], ai[i], ji[i]);
+        level_[i] = neighbour_start_body(s, i, p.eta, regular_eta(p), p.dt, a1_[i], j1_[i], ai[i], ji[i]);
     }
 }
 
@@ -113,8 +113,8 @@ void HostBlockSteps<T>::correct_neighbours(std::int64_t tick) {
         if (const std::int32_t r = nb_.regular_slot[k]; r >= 0) {
             f.af = &nb_.af[r], f.jf = &nb_.jf[r], f.ai_new = &nb_.ai_new[r], f.ji_new = &nb_.ji_new[r];
         }
-        neighbour_correct_body(s, i, tick, t_[i], p.dt, p.eta, xp_[i], vp_[i], f, acc_[i], jerk_[i],
-                               bodies_.pos_mass[i], bodies_.vel[i], level_[i]);
+        neighbour_correct_body(s, i, tick, t_[i], p.dt, p.eta, regular_eta(p), xp_[i], vp_[i], f, acc_[i],
+                               jerk_[i], bodies_.pos_mass[i], bodies_.vel[i], level_[i]);
         t_[i] = tick;
     }
     ++counters_.blocks;

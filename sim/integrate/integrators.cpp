@@ -68,13 +68,16 @@ const std::vector<IntegratorInfo> kIntegrators = {
      {{"eta", "Eta",
        "accuracy of an adaptive integrator: Aarseth's criterion gives each body a step of about "
        "sqrt(eta) times its own time scale; smaller is more accurate and slower",
-       // Below 1e-6 the steps reach the finest level (dt / 2^40) for any realistic orbit.
-       1e-6, 1.0, &Params::eta, true},
+       kLeastEta, 1.0, &Params::eta, true},
       {"neighbours", "Neighbours",
        "Ahmad-Cohen neighbour scheme of an adaptive integrator: each body's force from about this many "
        "nearest bodies at every step, from all the others (a full sum) only at its longer regular steps; "
        "0 is off. Pays on the GPU at large N (e.g. 64 at 65,536 bodies), not on the CPU",
-       0, 1024, &Params::neighbours, false, true}}},
+       0, 1024, &Params::neighbours, false, true},
+      {"eta-regular", "EtaRegular",
+       "the neighbour scheme's accuracy for its regular steps (the full sums), as --eta is for the "
+       "irregular ones; 0 takes --eta's value. The energy error follows this one",
+       0, 1.0, &Params::eta_regular, true, false, kLeastEta}}},
 };
 
 }  // namespace

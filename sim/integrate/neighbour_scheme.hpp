@@ -169,13 +169,13 @@ NBODY_HD void neighbour_levels(std::int64_t tick, double dt, double irregular_st
     irregular_level = l > regular_level ? l : regular_level;
 }
 
-// A start's levels: each part's start step (hermite_start_step), the irregular no coarser than the
-// regular.
+// A start's levels: each part's start step (hermite_start_step, the regular part's with eta_regular), the
+// irregular no coarser than the regular.
 template <typename T>
-NBODY_HD void neighbour_start_levels(double eta, double dt, const Vec4<T>& ai, const Vec4<T>& ji,
-                                     const Vec4<T>& ar, const Vec4<T>& jr, int& irregular_level,
-                                     int& regular_level) {
-    regular_level = level_for_step(hermite_start_step(eta, ar, jr), dt);
+NBODY_HD void neighbour_start_levels(double eta, double eta_regular, double dt, const Vec4<T>& ai,
+                                     const Vec4<T>& ji, const Vec4<T>& ar, const Vec4<T>& jr,
+                                     int& irregular_level, int& regular_level) {
+    regular_level = level_for_step(hermite_start_step(eta_regular, ar, jr), dt);
     const int l = level_for_step(hermite_start_step(eta, ai, ji), dt);
     irregular_level = l > regular_level ? l : regular_level;
 }
@@ -211,12 +211,13 @@ struct NeighbourForces {
 
 // The whole correction of due body i at `tick` (its own time t_own): predicted xp, vp; its total force
 // and jerk `acc`, `jerk` at t_own (replaced by the new totals); the corrected x, v; its next irregular
-// level `level` and, at a regular step, its regular state. Host and device both call this.
+// level `level` (Aarseth's criterion with eta) and, at a regular step, its regular state (its next
+// regular level with eta_regular: Params::eta_regular). Host and device both call this.
 template <typename T>
 NBODY_HD void neighbour_correct_body(const NeighbourArrays<T>& s, std::size_t i, std::int64_t tick,
-                                     std::int64_t t_own, double dt, double eta, const Vec4<T>& xp,
-                                     const Vec4<T>& vp, const NeighbourForces<T>& f, Vec4<T>& acc,
-                                     Vec4<T>& jerk, Vec4<T>& x, Vec4<T>& v, int& level) {
+                                     std::int64_t t_own, double dt, double eta, double eta_regular,
+                                     const Vec4<T>& xp, const Vec4<T>& vp, const NeighbourForces<T>& f,
+                                     Vec4<T>& acc, Vec4<T>& jerk, Vec4<T>& x, Vec4<T>& v, int& level) {
     const T h = static_cast<T>(ticks_to_time(tick - t_own, dt));
     const T tau = static_cast<T>(ticks_to_time(tick - s.t_regular[i], dt));
     Vec4<T> are, jre, a1, j1;
@@ -228,7 +229,7 @@ NBODY_HD void neighbour_correct_body(const NeighbourArrays<T>& s, std::size_t i,
     if (regular) {
         // tau is the regular step just completed (regular_due).
         regular_step = regular_correct(s.ar[i], s.jr[i], s.d2[i], s.d3[i], minus3(*f.af, f.ai_old),
-                                       minus3(*f.jf, f.ji_old), *f.af, tau, eta, x, v);
+                                       minus3(*f.jf, f.ji_old), *f.af, tau, eta_regular, x, v);
         a1 = *f.af;
         j1 = *f.jf;
         s.ai[i] = *f.ai_new;
@@ -252,8 +253,9 @@ NBODY_HD void neighbour_correct_body(const NeighbourArrays<T>& s, std::size_t i,
 // A start's split of body i from its full force and jerk (a, j) and the irregular from its list (ai, ji):
 // the regular part, no snap or crackle yet, the regular time 0, both levels (the irregular one returned).
 template <typename T>
-NBODY_HD int neighbour_start_body(const NeighbourArrays<T>& s, std::size_t i, double eta, double dt,
-                                  const Vec4<T>& a, const Vec4<T>& j, const Vec4<T>& ai, const Vec4<T>& ji) {
+NBODY_HD int neighbour_start_body(const NeighbourArrays<T>& s, std::size_t i, double eta, double eta_regular,
+                                  double dt, const Vec4<T>& a, const Vec4<T>& j, const Vec4<T>& ai,
+                                  const Vec4<T>& ji) {
     s.ai[i] = ai;
     s.ji[i] = ji;
     s.ar[i] = minus3(a, ai);
@@ -262,7 +264,7 @@ NBODY_HD int neighbour_start_body(const NeighbourArrays<T>& s, std::size_t i, do
     if (lists_every_body(s, i)) s.ar[i] = s.jr[i] = s.d2[i];  // zero: the max step (0 / 0 reads so)
     s.t_regular[i] = 0;
     int level = 0;
-    neighbour_start_levels(eta, dt, ai, ji, s.ar[i], s.jr[i], level, s.regular_level[i]);
+    neighbour_start_levels(eta, eta_regular, dt, ai, ji, s.ar[i], s.jr[i], level, s.regular_level[i]);
     return level;
 }
 
