@@ -8,8 +8,8 @@
 #   BINARIES="before=.device/bin/nbody_before after=.device/bin/nbody" \
 #     bench/gpu_hermite_variants.sh [N] [ROUNDS] [CONFIG ...]
 # A CONFIG is the run's arguments after the common ones, e.g. "--precision float --integrator hermite
-# --neighbours 32 --eta 0.02 --dt 0.125"; the default is K 32 (float) and K 64 (double) at eta 0.02 and
-# max dt 1/8, each beside leapfrog (run with the first binary only).
+# --neighbours 32 --eta 0.02 --dt 0.125"; the default is K 32 at eta 0.035 and eta-regular 0.02 (float)
+# and K 64 at eta 0.02 (double), max dt 1/8, each beside leapfrog (run with the first binary only).
 set -uo pipefail
 n=${1:-65536}
 rounds=${2:-3}
@@ -19,7 +19,7 @@ mkdir -p "$out"
 read -r -a binaries <<<"${BINARIES:-after=.device/bin/nbody}"
 configs=("$@")
 if ((${#configs[@]} == 0)); then
-  configs=("--precision float --integrator hermite --neighbours 32 --eta 0.02 --dt 0.125"
+  configs=("--precision float --integrator hermite --neighbours 32 --eta 0.035 --eta-regular 0.02 --dt 0.125"
            "--precision double --integrator hermite --neighbours 64 --eta 0.02 --dt 0.125")
 fi
 leapfrog=("--precision float --integrator leapfrog --dt 0.00048828125"

@@ -125,21 +125,29 @@ bool slider_double(const char* label, double& v, double lo, double hi, const cha
     return changed;
 }
 
-// A slider per setting of the chosen force algorithm or integrator, over the setting's own range; two
-// settings share one row (hermite's eta and neighbours: the Simulation tab fits 720 pixels so).
-void settings_controls(Params& p, const std::vector<SettingInfo>& settings) {
-    const bool paired = settings.size() == 2;
-    float width = 0;
-    if (paired) {
-        const ImGuiStyle& style = ImGui::GetStyle();
-        float labels = 0;
-        for (const SettingInfo& s : settings)
-            labels += ImGui::CalcTextSize(s.name).x + style.ItemInnerSpacing.x;
-        width = std::max(40.0f, (ImGui::GetContentRegionAvail().x - labels - style.ItemSpacing.x) / 2);
+// A slider per setting of the chosen force algorithm or integrator, over the setting's own range; where
+// there are several, two share a row (hermite's eta and neighbours: the Simulation tab fits 720 pixels so).
+// eta-regular shows only with the neighbour scheme on, whose regular steps it sets.
+void settings_controls(Params& p, const std::vector<SettingInfo>& all) {
+    std::vector<const SettingInfo*> settings;
+    for (const SettingInfo& s : all) {
+        if (s.field != &Params::eta_regular || p.neighbours > 0) settings.push_back(&s);
     }
+    const bool paired = settings.size() >= 2;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float width = 0;  // of each slider in the current row
     for (std::size_t k = 0; k < settings.size(); ++k) {
-        const SettingInfo& s = settings[k];
-        if (paired && k == 1) ImGui::SameLine();
+        const SettingInfo& s = *settings[k];
+        if (paired && k % 2 == 0) {  // a row: this setting and the next, if any, share its width
+            const std::size_t in_row = std::min<std::size_t>(2, settings.size() - k);
+            float labels = 0;
+            for (std::size_t r = k; r < k + in_row; ++r)
+                labels += ImGui::CalcTextSize(settings[r]->name).x + style.ItemInnerSpacing.x;
+            const float spacing = style.ItemSpacing.x * float(in_row - 1);
+            width = std::max(40.0f, (ImGui::GetContentRegionAvail().x - labels - spacing) / float(in_row));
+        } else if (paired) {
+            ImGui::SameLine();
+        }
         if (paired) ImGui::SetNextItemWidth(width);
         if (s.logarithmic && s.least_nonzero > 0) {
             log_slider(s.name, p.*s.field, s.least_nonzero, s.max, "%.3g", true, "0");
