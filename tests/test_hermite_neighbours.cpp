@@ -40,8 +40,8 @@ BlockCounters counters_of(Backend& b) {
 
 // The Plummer sphere, N = 1024, double, softening 1e-4 (encounters resolved by the levels), max
 // step 1/8 to t = 1, with and without 32 neighbours.
-// Measured: |dE/E| 3.8e-7 with neighbours, 4.2e-8 without; 28445 full sums against 178055 (6.3x fewer);
-// 178719 neighbour-list evaluations; 4380 blocks against 4375. About 0.6 s on 2 cores.
+// Measured: |dE/E| 2.3e-7 with neighbours, 4.2e-8 without; 28452 full sums against 178055 (6.3x fewer);
+// 178753 neighbour-list evaluations; 4379 blocks against 4375. About 0.7 s on 2 cores.
 TEST(HermiteNeighbours, PlummerSphereConservesEnergyWithFewerFullSums) {
     const HostState s0 = make_preset("plummer", 1024, 1);
     std::uint64_t full[2] = {0, 0}, irregular[2] = {0, 0};
@@ -135,9 +135,9 @@ TEST(HermiteNeighbours, SerialAndOpenmpAgreeBitForBit) {
 
 // With K >= N every other body is in every list: the regular part is zero up to rounding and the
 // irregular steps are plain Hermite's, so the run follows plain Hermite's closely.
-// Measured: 1.7e-10 relative RMS after 4 max steps of 1/8 (the few finer steps' truncation error), 330
-// blocks as plain's, 3096 irregular steps against plain's 3052 after the start, 637 full sums against
-// 3116 (at least 64 x 5 = 320: the regular steps at each max step's end and the start).
+// Measured: 9.8e-17 relative RMS after 4 max steps of 1/8, 330 blocks as plain's, 320 full sums against
+// 3116 (64 x 5: the regular steps at each max step's end and the start; the regular part is zero, so the
+// regular step is the max step).
 TEST(HermiteNeighbours, EveryBodyANeighbourIsPlainHermite) {
     const std::size_t n = 64;
     const HostState s0 = make_preset("plummer", n, 5);

@@ -35,9 +35,12 @@ namespace nbody {
 // absorbs the scatter about it; past it the lowest indices are kept, and the radius shrinks next time).
 inline constexpr int kNeighbourCapacityFactor = 2;
 // A regular step changes the radius by at most this factor either way; a start adapts it over
-// kStartRadiusRounds counts by up to kStartRadiusFactor each.
+// kStartRadiusRounds counts by up to kStartRadiusFactor each. Four rounds reach any radius within
+// 8^4 = 4096 times the first guess and leave the lists at their target size for the bulk; eight took
+// 2.6% more of the float GPU run of PERFORMANCE.md's "Twelfth pass" (each round counts all N^2 pairs)
+// for no accuracy (|dE/E| 5.1e-7 at 8, 2.9e-7 at 4; double 9.3e-7, 9.4e-7).
 inline constexpr double kRadiusFactor = 2.0;
-inline constexpr int kStartRadiusRounds = 8;
+inline constexpr int kStartRadiusRounds = 4;
 inline constexpr double kStartRadiusFactor = 8.0;
 
 NBODY_HD int neighbour_capacity(int k) {
