@@ -385,7 +385,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         }
         ++starts_;
         init_updates_ += n_;
-        // The graphs hold the old parameters (dt, eta, G, softening) in their launches.
+        // The graphs hold the old parameters (dt, eta, eta_regular, G, softening) in their launches.
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
         read_clock();
     }

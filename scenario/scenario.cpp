@@ -88,7 +88,10 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
     const std::vector<const SettingInfo*> used = settings_used(p);
     for (const auto& [name, value] : o.settings) {
         const SettingInfo* s = find_setting(name);
-        if (value && std::find(used.begin(), used.end(), s) == used.end())
+        if (!value || std::find(used.begin(), used.end(), s) != used.end()) continue;
+        if (const SettingInfo* needed = missing_need(p, *s))
+            notes << "nbody: note: --" << name << " has no effect with --" << needed->name << " 0\n";
+        else
             notes << "nbody: note: --" << name << " has no effect with --force " << to_string(p.force)
                   << " and --integrator " << to_string(p.integrator) << '\n';
     }

@@ -84,9 +84,13 @@ struct SettingInfo {
     ParamsField field;         // where the value lives
     bool logarithmic = false;  // the panel's slider moves over the exponent (a range of decades)
     bool whole = false;  // whole numbers only (validate_params refuses others; the panel's slider steps by 1)
-    // Where > 0 (with min 0): 0 is a value of its own (eta-regular's "eta's value") and the others start
+    // Where > 0 (with min 0): 0 is a value of its own, zero_means ("eta's value"), and the others start
     // here; the panel's logarithmic slider spans [least_nonzero, max] with 0 at its far left.
     double least_nonzero = 0;
+    const char* zero_means = nullptr;
+    // Where set, the setting acts only while this other field is nonzero (eta-regular: neighbours): the
+    // panel hides it otherwise, and a run that gives it gets a note that it has no effect.
+    ParamsField needs = nullptr;
 
     double default_value() const { return Params{}.*field; }
     bool in_range(double v) const {  // false for NaN

@@ -21,7 +21,9 @@ std::vector<const SettingInfo*> all_settings() {
 std::vector<const SettingInfo*> settings_used(const Params& p) {
     std::vector<const SettingInfo*> out;
     for (const SettingInfo& s : force_algorithm_info(p.force).settings) out.push_back(&s);
-    for (const SettingInfo& s : integrator_info(p.integrator).settings) out.push_back(&s);
+    for (const SettingInfo& s : integrator_info(p.integrator).settings) {
+        if (!s.needs || p.*s.needs != 0) out.push_back(&s);
+    }
     return out;
 }
 
@@ -45,16 +47,35 @@ std::string describe_settings(const Params& p) {
     std::string out;
     for (const SettingInfo* s : settings_used(p)) {
         if (!out.empty()) out += ", ";
-        out += std::string(s->name) + " " + format_g(p.*s->field);
+        const double v = p.*s->field;
+        out += std::string(s->name) + " " + format_g(v);
+        if (v == 0 && s->least_nonzero > 0 && s->zero_means) out += std::string(" (") + s->zero_means + ")";
     }
     return out;
 }
 
+const SettingInfo* missing_need(const Params& p, const SettingInfo& s) {
+    if (!s.needs || p.*s.needs != 0) return nullptr;
+    bool belongs = false;
+    for (const SettingInfo& t : integrator_info(p.integrator).settings) belongs = belongs || &t == &s;
+    for (const SettingInfo& t : force_algorithm_info(p.force).settings) belongs = belongs || &t == &s;
+    if (!belongs) return nullptr;
+    for (const SettingInfo* t : all_settings()) {
+        if (t->field == s.needs) return t;
+    }
+    return nullptr;
+}
+
+std::string setting_range(const SettingInfo& s) {
+    const std::string range =
+        "[" + format_g(s.least_nonzero > 0 ? s.least_nonzero : s.min) + ", " + format_g(s.max) + "]";
+    if (s.least_nonzero <= 0) return "in " + range;
+    return std::string("0") + (s.zero_means ? std::string(" (") + s.zero_means + ")" : std::string()) +
+           " or in " + range;
+}
+
 std::string setting_help(const SettingInfo& s) {
-    const bool zero_apart = s.least_nonzero > 0;
-    return std::string(s.help) + " (" + (zero_apart ? "0 or " : "") + "in [" +
-           format_g(zero_apart ? s.least_nonzero : s.min) + ", " + format_g(s.max) + "], default " +
-           format_g(s.default_value()) + ")";
+    return std::string(s.help) + " (" + setting_range(s) + ", default " + format_g(s.default_value()) + ")";
 }
 
 }  // namespace nbody

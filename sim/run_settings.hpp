@@ -24,5 +24,10 @@ std::string describe_settings(const Params& p);
 
 // The --help text of s: its help line, range and default.
 std::string setting_help(const SettingInfo& s);
+// Where s is a setting of p's force algorithm or integrator that acts only with another nonzero
+// (SettingInfo::needs) and that one is 0 in p: that other setting (eta-regular: neighbours); else null.
+const SettingInfo* missing_need(const Params& p, const SettingInfo& s);
+// Its valid values in words: "in [0.01, 1]", or "0 (eta's value) or in [1e-06, 1]" (least_nonzero).
+std::string setting_range(const SettingInfo& s);
 
 }  // namespace nbody

@@ -136,9 +136,7 @@ void validate_params(const Params& p) {
     for (const SettingInfo* s : all_settings()) {
         const double v = p.*s->field;
         if (!is_finite_bits(v) || !s->in_range(v))
-            throw Error(std::string(s->name) + " must be " + (s->least_nonzero > 0 ? "0 or " : "") + "in [" +
-                        num(s->least_nonzero > 0 ? s->least_nonzero : s->min) + ", " + num(s->max) +
-                        "] (got " + num(v) + ")");
+            throw Error(std::string(s->name) + " must be " + setting_range(*s) + " (got " + num(v) + ")");
         if (s->whole && v != std::floor(v))
             throw Error(std::string(s->name) + " must be a whole number (got " + num(v) + ")");
     }

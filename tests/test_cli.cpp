@@ -194,7 +194,33 @@ TEST_F(CliTest, SettingsOutsideTheirRangeAreOneError) {
     }
 }
 
-// A setting the run's algorithms do not take is said once, not silently ignored.
+// eta-regular: 0 (eta's value) or in [1e-6, 1]; the gap between them is refused by the flag, in run and in
+// bench alike (bench once ran 1e-9 for minutes), with the setting's own words.
+TEST_F(CliTest, EtaRegularIsZeroOrInItsRange) {
+    for (const char* bad : {"-1", "1e-9", "2", "nan"}) {
+        expect_error({"run", "--n", "8", "--steps", "1", "--integrator", "hermite", "--neighbours", "4",
+                      "--eta-regular", bad},
+                     "--eta-regular");
+        expect_error(
+            {"bench", "--n", "64", "--integrator", "hermite", "--neighbours", "4", "--eta-regular", bad},
+            "--eta-regular");
+    }
+    const CliResult r = run_cli({"run", "--n", "8", "--steps", "1", "--integrator", "hermite", "--neighbours",
+                                 "4", "--eta-regular", "1e-9"});
+    EXPECT_NE(r.err.find("--eta-regular must be 0 (eta's value) or in [1e-06, 1] (got '1e-9')"),
+              std::string::npos)
+        << r.err;
+    // bench checks every case as a run does: a fractional neighbour count too.
+    expect_error({"bench", "--n", "64", "--integrator", "hermite", "--neighbours", "2.5"}, "neighbours");
+    for (const char* ok : {"0", "1e-6", "0.02"}) {
+        const CliResult fine = run_cli({"run", "--n", "8", "--steps", "1", "--integrator", "hermite",
+                                        "--neighbours", "4", "--eta-regular", ok, "--quiet"});
+        EXPECT_EQ(fine.code, 0) << ok << ": " << fine.err;
+    }
+}
+
+// A setting the run's algorithms do not take is said once, not silently ignored; one that needs another
+// (eta-regular: the neighbour scheme) says which.
 TEST_F(CliTest, ASettingWithoutItsAlgorithmIsANote) {
     const CliResult r = run_cli({"run", "--n", "8", "--steps", "1", "--theta", "0.4", "--quiet"});
     EXPECT_EQ(r.code, 0) << r.err;
@@ -202,6 +228,14 @@ TEST_F(CliTest, ASettingWithoutItsAlgorithmIsANote) {
     const CliResult used =
         run_cli({"run", "--n", "8", "--steps", "1", "--force", "tree", "--theta", "0.4", "--quiet"});
     EXPECT_EQ(used.err.find("no effect"), std::string::npos) << used.err;
+    const CliResult off = run_cli(
+        {"run", "--n", "8", "--steps", "1", "--integrator", "hermite", "--eta-regular", "0.01", "--quiet"});
+    EXPECT_EQ(off.code, 0) << off.err;
+    EXPECT_NE(off.err.find("note: --eta-regular has no effect with --neighbours 0"), std::string::npos)
+        << off.err;
+    const CliResult on = run_cli({"run", "--n", "8", "--steps", "1", "--integrator", "hermite",
+                                  "--neighbours", "4", "--eta-regular", "0.01", "--quiet"});
+    EXPECT_EQ(on.err.find("no effect"), std::string::npos) << on.err;
 }
 
 // A scenario in physical units says so in the summary and in its logs' parameter lines (issue 23).

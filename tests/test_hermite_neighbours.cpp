@@ -109,6 +109,18 @@ TEST(HermiteNeighbours, EtaRegularSetsTheRegularStepsAndEtaTheIrregular) {
                 0.05 * double(base.c.body_updates));
 }
 
+// eta_regular acts only with the scheme on: changing it with neighbours 0 keeps the block state (no
+// restart), with the scheme on it is a new model.
+TEST(HermiteNeighbours, EtaRegularChangesTheModelOnlyWithTheSchemeOn) {
+    Params a = plummer_params(0, 0.125), b = a;
+    b.eta_regular = 0.01;
+    EXPECT_TRUE(same_block_model(a, b));
+    a.neighbours = b.neighbours = 16;
+    EXPECT_FALSE(same_block_model(a, b));
+    b.eta_regular = a.eta;  // eta's value, said explicitly: the same model as 0
+    EXPECT_TRUE(same_block_model(a, b));
+}
+
 // Each body's sums depend on its index alone, whatever the threads: openmp gives serial's bits, in both
 // precisions. N = 1024, so that the start's list building and irregular sums (all bodies active) take the
 // threaded loops.

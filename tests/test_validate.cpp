@@ -199,8 +199,8 @@ TEST(ValidateParams, EverySettingOfTheRegistriesHasOneRange) {
             Params p;
             p.*s->field = bad;
             const std::string msg = error_of([&] { validate_params(p); });
-            const std::string expect =
-                std::string(s->name) + (zero_apart ? " must be 0 or in [" : " must be in [");
+            // "theta must be in [0.01, 1]", "eta-regular must be 0 (eta's value) or in [1e-06, 1]"
+            const std::string expect = std::string(s->name) + " must be " + setting_range(*s) + " (got ";
             EXPECT_EQ(msg.rfind(expect, 0), 0u) << bad << ": " << msg;
         }
     }

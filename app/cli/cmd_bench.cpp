@@ -26,6 +26,7 @@
 #include "sim/presets.hpp"
 #include "sim/run_settings.hpp"
 #include "sim/util.hpp"
+#include "sim/validate.hpp"
 
 namespace nbody {
 namespace {
@@ -307,11 +308,7 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
            "--seed", [&o](const std::string& s) { o.seed = parse_seed("--seed", s); },
            "random seed of the preset, an integer >= 0 (default " + std::to_string(o.seed) + ")")
         ->type_name("S");
-    for (const SettingInfo* s : all_settings()) {
-        add_real_option(*cmd, std::string("--") + s->name, o.settings[s->name], {s->min, s->max},
-                        setting_help(*s))
-            ->type_name("X");
-    }
+    for (const SettingInfo* s : all_settings()) add_setting_option(*cmd, *s, o.settings[s->name]);
     cmd->add_flag("--error", o.error,
                   "also measure the relative force error of each row's accelerations against the float64 "
                   "direct sum on a sample of bodies: err_median, err_p99, err_max columns");
@@ -413,7 +410,11 @@ void note_unused_settings(const std::vector<BenchCase>& cases, const BenchOption
 std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
     std::vector<BenchCase> cases;
     // Under mpirun every process checks the same options; rank 0 reports a bad one.
-    agree(cluster(), [&] { cases = plan_cases(o); });
+    // Each case's parameters are checked as a run's are (--neighbours 2.5, --eta-regular 1e-9 refused).
+    agree(cluster(), [&] {
+        cases = plan_cases(o);
+        for (const BenchCase& c : cases) validate_params(bench_params(c, o), c.precision);
+    });
     note_unused_settings(cases, o);
     std::vector<BenchRow> rows;
     for (std::size_t k = 0; k < cases.size(); ++k) {

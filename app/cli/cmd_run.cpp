@@ -54,7 +54,8 @@ constexpr double kMinStepsPerEncounter = 10.0;
 std::string with_settings(const char* name, const std::vector<SettingInfo>& settings, const Params& p) {
     std::string values;
     for (const SettingInfo& s : settings) {
-        if (p.*s.field == 0 && s.default_value() == 0) continue;
+        // A setting at its default 0 says nothing; one whose needed setting is 0 does nothing.
+        if ((p.*s.field == 0 && s.default_value() == 0) || (s.needs && p.*s.needs == 0)) continue;
         values += (values.empty() ? "" : ", ") + std::string(s.name) + " " + format_g(p.*s.field);
     }
     return values.empty() ? name : std::string(name) + " (" + values + ")";

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "sim/error.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -195,6 +196,21 @@ CLI::Option* add_real_option(CLI::App& app, const std::string& names, std::optio
         .add_option_function<std::string>(
             names, [flag, &target, range](const std::string& s) { target = parse_real(flag, s, range); },
             help)
+        ->type_name("X");
+}
+
+CLI::Option* add_setting_option(CLI::App& app, const SettingInfo& s, std::optional<double>& target) {
+    const std::string flag = std::string("--") + s.name;
+    return app
+        .add_option_function<std::string>(
+            flag,
+            [flag, &target, &s](const std::string& text) {
+                const double v = parse_real(flag, text);
+                if (!s.in_range(v))
+                    throw Error(flag + " must be " + setting_range(s) + " (got " + quote_excerpt(text) + ")");
+                target = v;
+            },
+            setting_help(s))
         ->type_name("X");
 }
 

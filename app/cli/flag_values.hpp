@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/choice.hpp"  // parse_choice, which the flags use
+#include "sim/params.hpp"
 
 namespace CLI {
 class App;
@@ -67,6 +68,10 @@ CLI::Option* add_real_option(CLI::App& app, const std::string& names, float& tar
                              const std::string& help);
 CLI::Option* add_real_option(CLI::App& app, const std::string& names, std::optional<double>& target,
                              RealRange range, const std::string& help);
+// The flag --NAME of a registry setting (sim/params.hpp's SettingInfo): a finite number the setting's
+// in_range accepts, refused in its own words ("--eta-regular must be 0 (eta's value) or in [1e-06, 1]"),
+// with setting_help for --help.
+CLI::Option* add_setting_option(CLI::App& app, const SettingInfo& s, std::optional<double>& target);
 CLI::Option* add_name_option(CLI::App& app, const std::string& names, std::string& target,
                              const std::string& help);
 CLI::Option* add_path_option(CLI::App& app, const std::string& names, std::string& target,

@@ -46,11 +46,7 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
     add_name_option(app, "--integrator", o.integrator, join(integrator_names()) + " (default leapfrog)");
     add_name_option(app, "--force", o.force,
                     "force algorithm: " + join(force_algorithm_names()) + " (default direct)");
-    for (const SettingInfo* s : all_settings()) {
-        add_real_option(app, std::string("--") + s->name, o.settings[s->name], {s->min, s->max},
-                        setting_help(*s))
-            ->type_name("X");
-    }
+    for (const SettingInfo* s : all_settings()) add_setting_option(app, *s, o.settings[s->name]);
     add_name_option(app, "--collisions", o.collisions,
                     "what touching bodies do: off (pass through, softened), merge, bounce (default: the "
                     "preset's, off for most)");

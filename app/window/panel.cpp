@@ -127,11 +127,11 @@ bool slider_double(const char* label, double& v, double lo, double hi, const cha
 
 // A slider per setting of the chosen force algorithm or integrator, over the setting's own range; where
 // there are several, two share a row (hermite's eta and neighbours: the Simulation tab fits 720 pixels so).
-// eta-regular shows only with the neighbour scheme on, whose regular steps it sets.
+// A setting that needs another (eta-regular: the neighbour scheme on) shows only while that one is nonzero.
 void settings_controls(Params& p, const std::vector<SettingInfo>& all) {
     std::vector<const SettingInfo*> settings;
     for (const SettingInfo& s : all) {
-        if (s.field != &Params::eta_regular || p.neighbours > 0) settings.push_back(&s);
+        if (!s.needs || p.*s.needs != 0) settings.push_back(&s);
     }
     const bool paired = settings.size() >= 2;
     const ImGuiStyle& style = ImGui::GetStyle();
@@ -150,7 +150,8 @@ void settings_controls(Params& p, const std::vector<SettingInfo>& all) {
         }
         if (paired) ImGui::SetNextItemWidth(width);
         if (s.logarithmic && s.least_nonzero > 0) {
-            log_slider(s.name, p.*s.field, s.least_nonzero, s.max, "%.3g", true, "0");
+            const std::string zero = s.zero_means ? std::string("0: ") + s.zero_means : std::string("0");
+            log_slider(s.name, p.*s.field, s.least_nonzero, s.max, "%.3g", true, zero.c_str());
         } else if (s.logarithmic) {
             log_slider(s.name, p.*s.field, s.min, s.max, "%.3g");
         } else if (s.whole) {

@@ -151,11 +151,8 @@ std::vector<ScriptStep> parse_script(const std::string& text) {
             }
             if (used == 0 || used != s.value.size() || !setting->in_range(t) ||
                 (setting->whole && t != std::floor(t))) {
-                const bool zero_apart = setting->least_nonzero > 0;
-                throw Error("--test-script item '" + item + "': " + s.action + " must be " +
-                            (zero_apart ? "0 or a " : "a ") + (setting->whole ? "whole number" : "number") +
-                            " in [" + format_g(zero_apart ? setting->least_nonzero : setting->min) + ", " +
-                            format_g(setting->max) + "]");
+                throw Error("--test-script item '" + item + "': " + s.action + " must be a " +
+                            (setting->whole ? "whole number " : "number ") + setting_range(*setting));
             }
         }
         if ((s.action == "save" || s.action == "drop") && s.value.empty()) {

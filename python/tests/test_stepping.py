@@ -196,7 +196,7 @@ def test_hermite_eta_regular_sets_the_full_sums():
     assert same.force_evaluations == default.force_evaluations
     assert np.array_equal(same.positions, default.positions)
     assert finer.force_evaluations > default.force_evaluations
-    with pytest.raises(ValueError, match=r"eta-regular must be 0 or in \[1e-06, 1\]"):
+    with pytest.raises(ValueError, match=r"eta-regular must be 0 \(eta's value\) or in \[1e-06, 1\]"):
         default.eta_regular = 1e-9
     assert default.eta_regular == 0
 

@@ -47,11 +47,13 @@ class BlockSteps {
 
     // Whether the kept state (levels, clocks, accelerations, jerks) still belongs to the bodies and to p:
     // false before the first init, after the bodies were changed from outside (set_state, kick, drift,
-    // damp), after invalidate(), or when p's dt, eta, G, softening or force differ from init's.
+    // damp), after invalidate(), or when p's dt, eta, G, softening, force or neighbour scheme (neighbours,
+    // and with it eta_regular) differ from init's.
     virtual bool ready(const Params& p) = 0;
     // (Re)starts from the bodies' positions and velocities at the current time: the acceleration and jerk
     // of every body against all (a force evaluation), each body's level from hermite_start_step, every
-    // clock at tick 0. Keeps p's dt (the max step), eta, G and softening for the calls below.
+    // clock at tick 0. Keeps p's dt (the max step), eta (and the neighbour scheme's eta_regular), G and
+    // softening for the calls below.
     virtual void init(const Params& p) = 0;
     // The earliest time any body is due (the smallest t_i + level_ticks(level_i)) and the bodies due then,
     // which become the active set. A GPU backend reads back this one small result per block.
@@ -96,7 +98,8 @@ class BlockSteps {
     virtual bool host_copy() const { return false; }
 };
 
-// Whether a block state made by init(a) still serves parameters b: same max step, eta and force model.
+// Whether a block state made by init(a) still serves parameters b: same max step, eta, neighbour scheme
+// (its eta_regular too, where it is on) and force model.
 bool same_block_model(const Params& a, const Params& b);
 
 // Throws nbody::Error unless p's force algorithm serves block steps: the direct sum (the tree gives no

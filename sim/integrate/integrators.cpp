@@ -77,7 +77,7 @@ const std::vector<IntegratorInfo> kIntegrators = {
       {"eta-regular", "EtaRegular",
        "the neighbour scheme's accuracy for its regular steps (the full sums), as --eta is for the "
        "irregular ones; 0 takes --eta's value. The energy error follows this one",
-       0, 1.0, &Params::eta_regular, true, false, kLeastEta}}},
+       0, 1.0, &Params::eta_regular, true, false, kLeastEta, "eta's value", &Params::neighbours}}},
 };
 
 }  // namespace
