@@ -18,11 +18,17 @@ std::vector<const SettingInfo*> all_settings() {
     return out;
 }
 
+bool setting_acts(const Params& p, const SettingInfo& s) {
+    return !s.needs || p.*s.needs != 0;
+}
+
 std::vector<const SettingInfo*> settings_used(const Params& p) {
     std::vector<const SettingInfo*> out;
-    for (const SettingInfo& s : force_algorithm_info(p.force).settings) out.push_back(&s);
-    for (const SettingInfo& s : integrator_info(p.integrator).settings) {
-        if (!s.needs || p.*s.needs != 0) out.push_back(&s);
+    for (const auto* settings :
+         {&force_algorithm_info(p.force).settings, &integrator_info(p.integrator).settings}) {
+        for (const SettingInfo& s : *settings) {
+            if (setting_acts(p, s)) out.push_back(&s);
+        }
     }
     return out;
 }
@@ -55,7 +61,7 @@ std::string describe_settings(const Params& p) {
 }
 
 const SettingInfo* missing_need(const Params& p, const SettingInfo& s) {
-    if (!s.needs || p.*s.needs != 0) return nullptr;
+    if (setting_acts(p, s)) return nullptr;
     bool belongs = false;
     for (const SettingInfo& t : integrator_info(p.integrator).settings) belongs = belongs || &t == &s;
     for (const SettingInfo& t : force_algorithm_info(p.force).settings) belongs = belongs || &t == &s;

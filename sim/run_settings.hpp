@@ -24,6 +24,8 @@ std::string describe_settings(const Params& p);
 
 // The --help text of s: its help line, range and default.
 std::string setting_help(const SettingInfo& s);
+// Whether s acts in p: it needs no other setting (SettingInfo::needs), or that one is nonzero in p.
+bool setting_acts(const Params& p, const SettingInfo& s);
 // Where s is a setting of p's force algorithm or integrator that acts only with another nonzero
 // (SettingInfo::needs) and that one is 0 in p: that other setting (eta-regular: neighbours); else null.
 const SettingInfo* missing_need(const Params& p, const SettingInfo& s);

@@ -55,7 +55,7 @@ std::string with_settings(const char* name, const std::vector<SettingInfo>& sett
     std::string values;
     for (const SettingInfo& s : settings) {
         // A setting at its default 0 says nothing; one whose needed setting is 0 does nothing.
-        if ((p.*s.field == 0 && s.default_value() == 0) || (s.needs && p.*s.needs == 0)) continue;
+        if ((p.*s.field == 0 && s.default_value() == 0) || !setting_acts(p, s)) continue;
         values += (values.empty() ? "" : ", ") + std::string(s.name) + " " + format_g(p.*s.field);
     }
     return values.empty() ? name : std::string(name) + " (" + values + ")";

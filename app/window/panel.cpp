@@ -131,7 +131,7 @@ bool slider_double(const char* label, double& v, double lo, double hi, const cha
 void settings_controls(Params& p, const std::vector<SettingInfo>& all) {
     std::vector<const SettingInfo*> settings;
     for (const SettingInfo& s : all) {
-        if (!s.needs || p.*s.needs != 0) settings.push_back(&s);
+        if (setting_acts(p, s)) settings.push_back(&s);
     }
     const bool paired = settings.size() >= 2;
     const ImGuiStyle& style = ImGui::GetStyle();
