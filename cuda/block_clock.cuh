@@ -42,6 +42,7 @@ struct BlockClock {
     std::uint32_t regular;        // the neighbour scheme: the due bodies whose regular step is due too
     unsigned long long irregular_updates;  // the neighbour scheme: the sum of the active counts
     unsigned long long run_blocks;  // of `blocks`, those the persistent kernel ran (irregular_blocks.cu)
+    unsigned long long run_regular_blocks;  // of those, the ones with regular steps
     // The neighbour scheme: the earliest regular due tick of any body (regular_min_kernel), and 1 to stop
     // a batch before the block that holds it: the batches run the irregular steps alone (no prediction of
     // every body, no full sums), the host runs each block with a regular step as a graph of its own.

@@ -391,8 +391,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     }
 
     // One max step with no host round trip per block: batches of blocks replayed as CUDA graphs (with the
-    // neighbour scheme: runs of irregular blocks in one persistent kernel, each block with regular steps a
-    // graph of its own), the clock read back after each batch or run.
+    // neighbour scheme: runs of irregular blocks and of blocks with a few regular steps in one persistent
+    // kernel, each block with more regular steps a graph of its own), the clock read back after each batch
+    // or run.
     void max_step(const Params& p) override {
         if (p.collisions != CollisionMode::off) {  // not reached: Backend::block_steps_for
             BlockSteps::max_step(p);
@@ -417,9 +418,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             const BlockClock& c = read_clock();
             done = std::int64_t(c.blocks - blocks_before);
             if (c.held && nb_k_ > 0 && c.min_due != static_cast<unsigned long long>(kTicksPerMaxStep)) {
-                launch_batch(regular_block_, b);  // a block with regular steps, not the last
-                const BlockClock& r = read_clock();
-                if (!r.live) break;
+                // A block with regular steps, not the last; the next run or batch follows it with no
+                // read-back between (its kernels return at once where the clock stopped).
+                launch_batch(regular_block_, b);
                 continue;
             }
             if (c.held) {
@@ -531,6 +532,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         return std::int64_t(c.inline_count);
     }
     std::int64_t persistent_blocks() const override { return std::int64_t(clock_host_.data()->run_blocks); }
+    std::int64_t persistent_regular_blocks() const override {
+        return std::int64_t(clock_host_.data()->run_regular_blocks);
+    }
 
     // The benchmark's hook: levels chosen from outside (host copy, one per body), every clock at 0.
     void set_levels(const std::vector<int>& levels) {
@@ -774,6 +778,13 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         r.bad = b.bad, r.scratch = run_scratch_.data();
         r.dt = params_->dt, r.eta = params_->eta, r.eta_regular = regular_eta(*params_);
         r.G = T(params_->G), r.eps2 = softening2<T>(*params_);
+        RegularInRun<T>& g = r.reg;
+        g.plans = plans_dev_.data(), g.plan_count = unsigned(plans_.entries.size()),
+        g.block = unsigned(plans_.block);
+        g.xp = xp_.data(), g.vp = vp_.data(), g.regular = regular_.data(), g.slot = slot_.data();
+        g.ai_old = ai_old_.data(), g.ji_old = ji_old_.data();
+        g.a1 = a1_.data(), g.j1 = j1_.data(), g.ai_new = ai_new_.data(), g.ji_new = ji_new_.data();
+        g.partial = scratch_.data();
         return r;
     }
     // A block of a batch, which holds before any block with a regular step: the due bodies listed, their

@@ -65,6 +65,8 @@ class DeviceBlockSteps : public BlockSteps {
     virtual unsigned persistent_grid() const = 0;
     // Blocks the persistent kernel ran so far (of BlockCounters::blocks), as of the last read-back.
     virtual std::int64_t persistent_blocks() const = 0;
+    // Of those, the blocks with regular steps (a few of them: irregular_blocks.cuh's RegularInRun).
+    virtual std::int64_t persistent_regular_blocks() const = 0;
     // The neighbour scheme's new lists at a regular step of many bodies (one thread a target in the
     // planned force+jerk evaluation) built by that evaluation as it sums (the default where its scratch
     // fits, JerkLists in jerk_kernels.hpp) or, off, by the list search after it: the same lists (tests

@@ -17,6 +17,7 @@
 #include "list_tile.cuh"
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
+#include "split_sums.cuh"
 
 namespace nbody {
 namespace {
@@ -54,13 +55,14 @@ __device__ __forceinline__ void sum_tile(const Vec4<T>* __restrict__ sx, const V
 
 // sum_tile for one target (K = 1) that also marks the sources within the list's reach (list_tile.cuh):
 // bit b of within[w] for source w 32 + b, from the softened distance the sum computes anyway, against
-// reach^2 + eps^2 (reach_eps0: the reach's r + ahead |v_i| term, or infinite where eps^2 would swamp the
-// comparison's precision). The same sums in the same order as sum_tile<T, 1, kCareful>: the same bits.
+// `marked` = reach^2 + eps^2 for the tile's fastest source (a reach at least each source's own: the marks
+// a superset of list_tile's, which the full test then sorts out; one compare a pair instead of a reach
+// and a square too). The same sums in the same order as sum_tile<T, 1, kCareful>: the same bits.
 template <typename T, bool kCareful>
 __device__ __forceinline__ void sum_tile_marks(const Vec4<T>* __restrict__ sx, const Vec4<T>* __restrict__ sv,
                                                unsigned count, std::uint32_t t0, std::uint32_t self, T xi,
-                                               T yi, T zi, T vxi, T vyi, T vzi, T eps2, T reach_eps0,
-                                               T reach_ahead, T& ax, T& ay, T& az, T& jx, T& jy, T& jz,
+                                               T yi, T zi, T vxi, T vyi, T vzi, T eps2, T marked, T& ax,
+                                               T& ay, T& az, T& jx, T& jy, T& jz,
                                                std::uint32_t (&within)[kJerkListBlock / 32]) {
 #pragma unroll
     for (unsigned w = 0; w < kJerkListBlock / 32; ++w) {
@@ -71,8 +73,7 @@ __device__ __forceinline__ void sum_tile_marks(const Vec4<T>* __restrict__ sx, c
             if (kCareful && (jj >= count || t0 + jj == self)) continue;
             const Vec4<T> pj = sx[jj], vj = sv[jj];
             const T dx = pj.x - xi, dy = pj.y - yi, dz = pj.z - zi;
-            const T reach = fma(reach_ahead, vj.w, reach_eps0);
-            word |= std::uint32_t(!(softened_distance2(dx, dy, dz, eps2) > fma(reach, reach, eps2))) << b;
+            word |= std::uint32_t(!(softened_distance2(dx, dy, dz, eps2) > marked)) << b;
             add_interaction_jerk(dx, dy, dz, vj.x - vxi, vj.y - vyi, vj.z - vzi, pj.w, eps2, ax, ay, az, jx,
                                  jy, jz);
         }
@@ -83,11 +84,13 @@ __device__ __forceinline__ void sum_tile_marks(const Vec4<T>* __restrict__ sx, c
 // Streams the predicted sources [begin, end) through shared memory (sx, sv) in tiles of blockDim.x, the
 // next tile loaded into registers while `sum(t0, count)` sums the current one (t0: its first source's
 // index, count: how many are real). Every thread of the block calls it; the barriers are inside.
-// kSpeed: each source's speed staged in its velocity's w (list_tile's reach test; no sum reads it).
+// kSpeed: each source's speed staged in its velocity's w (list_tile's reach test; no sum reads it), and
+// the tile's greatest speed given to `sum(t0, count, fastest)`.
 template <typename T, bool kSpeed = false, typename SumTile>
 __device__ __forceinline__ void for_each_source_tile(const Vec4<T>* __restrict__ xp,
                                                      const Vec4<T>* __restrict__ vp, std::size_t begin,
                                                      std::size_t end, Vec4<T>* sx, Vec4<T>* sv, SumTile sum) {
+    __shared__ T warp_fastest[kMaxJerkBlock / 32];
     const unsigned B = blockDim.x;
     Vec4<T> next_x{}, next_v{};
     auto load = [&](std::size_t t) {
@@ -102,10 +105,24 @@ __device__ __forceinline__ void for_each_source_tile(const Vec4<T>* __restrict__
     for (std::size_t t = begin; t < end; t += B) {
         sx[threadIdx.x] = next_x;
         sv[threadIdx.x] = next_v;
+        if constexpr (kSpeed) {
+            T fastest = next_v.w;  // 0 past the end
+#pragma unroll
+            for (unsigned o = 16; o > 0; o /= 2)
+                fastest = max(fastest, __shfl_xor_sync(0xffffffffu, fastest, o));
+            if (threadIdx.x % 32 == 0) warp_fastest[threadIdx.x / 32] = fastest;
+        }
         __syncthreads();
         if (t + B < end) load(t + B);
         // Source indices fit 32 bits (the backend refuses N >= 2^32).
-        sum(std::uint32_t(t), end - t < B ? unsigned(end - t) : B);
+        const unsigned count = end - t < B ? unsigned(end - t) : B;
+        if constexpr (kSpeed) {
+            T fastest = warp_fastest[0];
+            for (unsigned w = 1; w < B / 32; ++w) fastest = max(fastest, warp_fastest[w]);
+            sum(std::uint32_t(t), count, fastest);
+        } else {
+            sum(std::uint32_t(t), count);
+        }
         __syncthreads();
     }
 }
@@ -151,7 +168,7 @@ __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool s
     ListTarget<T> g;
     std::uint32_t found = 0, cap = 0;
     std::uint32_t* out = nullptr;
-    T reach_eps0 = T(0);  // no target: nothing is marked
+    T reach_eps0 = T(0);  // the reach's r + ahead |v_i| term (no target: nothing is marked)
     if (listing) {
         const DeviceNeighbourLists& l = jl.lists;
         g = list_target(xp[self[0]], vp[self[0]], l.radius[self[0]], l.regular_level[self[0]], jl.dt);
@@ -165,33 +182,37 @@ __device__ __forceinline__ void jerk_item(std::size_t bx, std::size_t by, bool s
 
     const std::size_t begin = by * per_split;
     const std::size_t end = n - begin < per_split ? n : begin + per_split;
-    for_each_source_tile<T, kList>(xp, vp, begin, end, sx, sv, [&](std::uint32_t t0, unsigned count) {
-        bool careful = count < B;
+    for_each_source_tile<T, kList>(
+        xp, vp, begin, end, sx, sv, [&](std::uint32_t t0, unsigned count, T fastest = T(0)) {
+            bool careful = count < B;
 #pragma unroll
-        for (int k = 0; k < K; ++k) careful = careful || self[k] - t0 < B;
-        // Only the tiles that hold one of this thread's own bodies (or the short last one) pay for the
-        // index test; with eps = 0 the self-term would be 0/0, with eps > 0 it adds exactly 0 anyway.
-        if (kList) {
-            // The list's marks from the sum's own distances, then the full test of the marked (list_marked).
-            std::uint32_t within[kJerkListBlock / 32];
-            if (careful) {
-                sum_tile_marks<T, true>(sx, sv, count, t0, self[0], xi[0], yi[0], zi[0], vxi[0], vyi[0],
-                                        vzi[0], eps2, reach_eps0, g.reach_ahead, ax[0], ay[0], az[0], jx[0],
-                                        jy[0], jz[0], within);
+            for (int k = 0; k < K; ++k) careful = careful || self[k] - t0 < B;
+            // Only the tiles that hold one of this thread's own bodies (or the short last one) pay for the
+            // index test; with eps = 0 the self-term would be 0/0, with eps > 0 it adds exactly 0 anyway.
+            if (kList) {
+                // The list's marks from the sum's own distances, then the full test of the marked
+                // (list_marked).
+                std::uint32_t within[kJerkListBlock / 32];
+                const T reach = fma(g.reach_ahead, fastest, reach_eps0);
+                const T marked = fma(reach, reach, eps2);
+                if (careful) {
+                    sum_tile_marks<T, true>(sx, sv, count, t0, self[0], xi[0], yi[0], zi[0], vxi[0], vyi[0],
+                                            vzi[0], eps2, marked, ax[0], ay[0], az[0], jx[0], jy[0], jz[0],
+                                            within);
+                } else {
+                    sum_tile_marks<T, false>(sx, sv, B, t0, self[0], xi[0], yi[0], zi[0], vxi[0], vyi[0],
+                                             vzi[0], eps2, marked, ax[0], ay[0], az[0], jx[0], jy[0], jz[0],
+                                             within);
+                }
+                if (listing) list_marked<T, kJerkListBlock, true>(sx, sv, t0, g, within, out, cap, found);
+            } else if (careful) {
+                sum_tile<T, K, true>(sx, sv, count, t0, self, xi, yi, zi, vxi, vyi, vzi, eps2, ax, ay, az, jx,
+                                     jy, jz);
             } else {
-                sum_tile_marks<T, false>(sx, sv, B, t0, self[0], xi[0], yi[0], zi[0], vxi[0], vyi[0], vzi[0],
-                                         eps2, reach_eps0, g.reach_ahead, ax[0], ay[0], az[0], jx[0], jy[0],
-                                         jz[0], within);
+                sum_tile<T, K, false>(sx, sv, B, t0, self, xi, yi, zi, vxi, vyi, vzi, eps2, ax, ay, az, jx,
+                                      jy, jz);
             }
-            if (listing) list_marked<T, kJerkListBlock, true>(sx, sv, t0, g, within, out, cap, found);
-        } else if (careful) {
-            sum_tile<T, K, true>(sx, sv, count, t0, self, xi, yi, zi, vxi, vyi, vzi, eps2, ax, ay, az, jx, jy,
-                                 jz);
-        } else {
-            sum_tile<T, K, false>(sx, sv, B, t0, self, xi, yi, zi, vxi, vyi, vzi, eps2, ax, ay, az, jx, jy,
-                                  jz);
-        }
-    });
+        });
     if (listing) jl.counts[base * S + by] = found;
 
     const T scale = scaled ? G : T(1);
@@ -378,36 +399,8 @@ __global__ void __launch_bounds__(kMaxJerkBlock, kList ? (sizeof(T) == 4 ? 6 : 4
     }
 }
 
-// The split sums of one target per warp: lane l adds the splits l, l + 32, ... in order, then a fixed
-// butterfly adds the lanes' sums, and the result is scaled by G. The order is fixed by the split count
-// alone (no atomics): the same bits on every run, by either launch. A block of 256 targets among a
-// million sources has thousands of splits to add; each lane's loads are independent of its sums, so it
-// keeps several in flight.
+// The split sums' blocks of threads (split_sums.cuh: one target a warp).
 constexpr unsigned kSumBlock = 256;
-
-template <typename T>
-__device__ __forceinline__ void sum_splits_of(std::size_t i, unsigned splits, std::size_t m, T G,
-                                              const Vec4<T>* __restrict__ part_acc,
-                                              const Vec4<T>* __restrict__ part_jerk,
-                                              Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk) {
-    const unsigned lane = threadIdx.x % 32;
-    T s[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
-#pragma unroll 8
-    for (unsigned p = lane; p < splits; p += 32) {
-        const Vec4<T> pa = part_acc[std::size_t(p) * m + i], pj = part_jerk[std::size_t(p) * m + i];
-        s[0] += pa.x, s[1] += pa.y, s[2] += pa.z;
-        s[3] += pj.x, s[4] += pj.y, s[5] += pj.z;
-    }
-#pragma unroll
-    for (unsigned o = 16; o > 0; o /= 2) {
-#pragma unroll
-        for (int c = 0; c < 6; ++c) s[c] += __shfl_xor_sync(0xffffffffu, s[c], o);
-    }
-    if (lane == 0) {
-        acc[i] = Vec4<T>{G * s[0], G * s[1], G * s[2], T(0)};
-        jerk[i] = Vec4<T>{G * s[3], G * s[4], G * s[5], T(0)};
-    }
-}
 
 // The host-shaped sum: warp w of the grid adds target w.
 template <typename T>

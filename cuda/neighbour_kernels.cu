@@ -9,6 +9,7 @@
 #include "neighbour_kernels.hpp"
 #include "predict_on_the_fly.cuh"
 #include "sim/integrate/neighbour_scheme.hpp"
+#include "split_search.cuh"
 
 namespace nbody {
 namespace {
@@ -18,11 +19,8 @@ constexpr unsigned kListBlock = kWarps * 32;
 // Grid of the irregular sums: fixed (the launches replay in graphs for any count), at most one wave.
 constexpr unsigned kMaxGrid = 2048;
 constexpr unsigned kIrregularGrid = 256;
-// The split search, for a device count m <= kSplitMax: m targets times splits(m) source ranges, at most
-// kSplitItems items, one warp each.
+// The split search (split_search.cuh), for a device count m <= kSplitMax.
 constexpr std::uint32_t kSplitMax = kNeighbourSplitMax;
-constexpr std::uint32_t kSplitItems = 8192;
-constexpr std::uint32_t kMaxSplits = 64;
 // The lane search (many targets): targets per block (one a thread, and sources per shared tile), the
 // threads it aims to run at once (about what the device holds: one thread a target left 65,536 targets on
 // a quarter of an H100), and its scratch (entries of every range's list together, 128 MiB).
@@ -94,12 +92,6 @@ __global__ void __launch_bounds__(kLaneBlock)
     }
 }
 
-__device__ __forceinline__ std::uint32_t splits_for(std::uint32_t m) {
-    std::uint32_t s = 1;
-    while (s < kMaxSplits && 2 * s * m <= kSplitItems) s *= 2;
-    return s;
-}
-
 // Item w = (target q = w / S, range r = w % S): the bodies of range r within q's radius, in index order,
 // the first `capacity` into its scratch list, all of them counted.
 template <typename T>
@@ -110,57 +102,13 @@ __global__ void __launch_bounds__(kListBlock)
     if (live && !*live) return;
     const std::uint32_t m = *count;
     if (m > kSplitMax) return;
-    const std::uint32_t S = splits_for(m);
-    const std::size_t per = ((n + S - 1) / S + 31) / 32 * 32;
+    const std::uint32_t S = split_search_ranges(m);
     const unsigned lane = threadIdx.x % 32;
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
-    const std::uint32_t cap = std::uint32_t(lists.capacity);
     for (std::size_t w = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w < std::size_t(m) * S;
          w += warps) {
-        const std::uint32_t i = targets[w / S];
-        const std::size_t first = (w % S) * per, last = min(n, first + per);
-        const Vec4<T> xi = xp[i], vi = vp[i];
-        const double r = lists.radius[i];
-        const T r2 = static_cast<T>(r * r);
-        const T ahead = static_cast<T>(neighbour_lookahead(lists.regular_level[i], dt));
-        std::uint32_t found = 0;
-        std::uint32_t* out = lists.split_list + w * cap;
-        for (std::size_t c = first; c < last; c += 32) {
-            const std::size_t j = c + lane;
-            const bool in = j < last && j != i && within_radius(xi, vi, xp[j], vp[j], r2, ahead);
-            const unsigned mask = __ballot_sync(0xffffffffu, in);
-            if (in) {
-                const std::uint32_t slot = found + __popc(mask & ((1u << lane) - 1));
-                if (slot < cap) out[slot] = std::uint32_t(j);
-            }
-            found += __popc(mask);
-        }
+        const std::uint32_t found = search_item(w, S, xp, vp, n, targets, lists, dt);
         if (lane == 0) lists.split_count[w] = found;
-    }
-}
-
-// Target q's (body i's) S ranges joined in order into its list, up to the capacity (range r's entries at
-// ranges[(q S + r) capacity], its count at counts[q S + r]); the radius from the total. One warp. Not
-// `build`: the counts alone (the list is left as it is).
-__device__ __forceinline__ void join_ranges(std::size_t q, std::uint32_t i, std::uint32_t S,
-                                            const std::uint32_t* __restrict__ ranges,
-                                            const std::uint32_t* __restrict__ counts,
-                                            const DeviceNeighbourLists& lists, double factor,
-                                            bool build = true) {
-    const unsigned lane = threadIdx.x % 32;
-    const std::uint32_t cap = std::uint32_t(lists.capacity);
-    std::uint32_t* list = lists.list + std::size_t(i) * cap;
-    std::uint32_t total = 0;
-    for (std::uint32_t r = 0; r < S; ++r) {
-        const std::size_t w = q * S + r;
-        const std::uint32_t c = counts[w];
-        const std::uint32_t take = !build || total >= cap ? 0 : min(c, min(cap, cap - total));
-        for (std::uint32_t e = lane; e < take; e += 32) list[total + e] = ranges[w * cap + e];
-        total += c;
-    }
-    if (lane == 0) {
-        if (build) lists.listed[i] = min(total, cap);
-        lists.radius[i] = next_neighbour_radius(lists.radius[i], total, lists.k, factor);
     }
 }
 
@@ -173,7 +121,7 @@ __global__ void __launch_bounds__(kListBlock)
     const std::uint32_t m = count ? *count : std::uint32_t(m_fixed);
     const std::uint32_t cap = std::uint32_t(lists.capacity);
     const bool few = count && m <= kSplitMax;
-    const std::uint32_t S = few ? splits_for(m) : lane_splits_for(m, cap);
+    const std::uint32_t S = few ? split_search_ranges(m) : lane_splits_for(m, cap);
     if (S == 1) return;  // the lane search wrote the lists
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
     for (std::size_t q = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; q < m; q += warps)

@@ -924,6 +924,8 @@ void expect_same_without(std::uint64_t seed, const std::function<void(DeviceBloc
 
 // The neighbour scheme's irregular blocks run in one persistent kernel (irregular_blocks.cuh) where the
 // device allows, else as graphs of a few kernels per block: both the same bits, blocks and evaluations.
+// In float the kernel also runs the blocks with a few regular steps (RegularInRun) that the graphs' path
+// runs as ~17 kernels each.
 TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
     SKIP_WITHOUT_DEVICE();
     // 4,001 bodies too: the last warp's threads past n have no body.
@@ -933,13 +935,30 @@ TEST(CudaHermite, PersistentIrregularBlocksGiveTheGraphsBits) {
             3, [](DeviceBlockSteps& s) { s.set_persistent_irregular(false); },
             [](const DeviceBlockSteps& runs, const DeviceBlockSteps& graphs, const StepReport& a) {
                 EXPECT_GT(a.blocks, 3 * 10);  // many irregular blocks between the regular ones
-                // Most of them run inside the persistent kernel (the rest: the blocks with regular steps),
-                // none where it is off.
+                // Most of them run inside the persistent kernel (the rest: the blocks with many regular
+                // steps), none where it is off.
                 EXPECT_GT(runs.persistent_blocks() * 2, a.blocks);
                 EXPECT_EQ(graphs.persistent_blocks(), 0);
+                EXPECT_EQ(graphs.persistent_regular_blocks(), 0);
             },
             {}, n);
     }
+}
+
+// The blocks with a few regular steps that the persistent kernel runs itself (float) are many of the
+// blocks with regular steps: in the runs above, their results are the graphs' bit for bit.
+TEST(CudaHermite, PersistentKernelRunsTheBlocksWithAFewRegularSteps) {
+    SKIP_WITHOUT_DEVICE();
+    Params p = hermite_params(1e-3);
+    p.neighbours = 32;
+    p.dt = 0.0625;
+    auto backend = with_state(make_cuda_backend(Precision::f32), make_preset("plummer", 4096, 3));
+    auto* steps = dynamic_cast<DeviceBlockSteps*>(backend->block_steps());
+    ASSERT_NE(steps, nullptr);
+    const StepReport a = backend->step(p, 3);
+    ASSERT_TRUE(a.finite);
+    EXPECT_GT(steps->persistent_regular_blocks(), 3 * 2);
+    EXPECT_LT(steps->persistent_regular_blocks(), steps->persistent_blocks());
 }
 
 // The same with the persistent kernel on 3 blocks of threads (768 threads for 4,096 bodies): each thread
