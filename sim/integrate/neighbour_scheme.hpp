@@ -35,12 +35,13 @@ namespace nbody {
 // absorbs the scatter about it; past it the lowest indices are kept, and the radius shrinks next time).
 inline constexpr int kNeighbourCapacityFactor = 2;
 // A regular step changes the radius by at most this factor either way; a start adapts it over
-// kStartRadiusRounds counts by up to kStartRadiusFactor each. Four rounds reach any radius within
-// 8^4 = 4096 times the first guess and leave the lists at their target size for the bulk; eight took
-// 2.6% more of the float GPU run of PERFORMANCE.md's "Twelfth pass" (each round counts all N^2 pairs)
-// for no accuracy (|dE/E| 5.1e-7 at 8, 2.9e-7 at 4; double 9.3e-7, 9.4e-7).
+// kStartRadiusRounds counts by up to kStartRadiusFactor each. Two rounds reach any radius within
+// 8^2 = 64 times the first guess (a density 262,144 times the first guess's), and the regular steps adapt
+// each list from there; each round counts all N^2 pairs, and more bought no accuracy on PERFORMANCE.md's
+// float GPU run (eight, four, two rounds: |dE/E| 5.1e-7, 2.9e-7, 5.1e-7; "Twelfth pass" and
+// "Thirteenth pass").
 inline constexpr double kRadiusFactor = 2.0;
-inline constexpr int kStartRadiusRounds = 4;
+inline constexpr int kStartRadiusRounds = 2;
 inline constexpr double kStartRadiusFactor = 8.0;
 
 NBODY_HD int neighbour_capacity(int k) {
