@@ -27,6 +27,7 @@ BackendInfo cuda_backend_entry() {
         return d ? d->name : std::string();
     };
     b.select_device = [](int index) { select_cuda_device(index); };
+    b.warm_up = [] { warm_up_cuda_device(); };
     b.compare_kernels = [](std::size_t n, Precision p, int repeats) {
         const ForceKernelTiming t = time_force_kernels(n, p, repeats, baseline_force_kernel());
         return KernelComparison{t.production_ms, t.other_ms, t.production_launch};

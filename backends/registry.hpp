@@ -43,6 +43,10 @@ struct BackendInfo {
     // Makes the backends this process creates next use the device `index` modulo the devices present
     // (under mpirun: the process's rank on its node); empty for host backends.
     std::function<void(int index)> select_device;
+    // Prepares the device that `create` would use now (its context: ~0.1 s for CUDA), safe to call on
+    // another thread while this one does other work, so that `create` then costs less; empty for host
+    // backends. Never throws.
+    std::function<void()> warm_up;
 };
 
 // Every backend known to this build, available or not, in a fixed order (serial, openmp, cuda).

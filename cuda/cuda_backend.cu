@@ -555,6 +555,11 @@ void select_cuda_device(int index) {
     CUDA_CHECK(cudaSetDevice(index % count));
 }
 
+void warm_up_cuda_device() {
+    // cudaFree(nullptr) does nothing but make the context, where the runtime makes it on a first call.
+    if (cudaFree(nullptr) != cudaSuccess) (void)cudaGetLastError();
+}
+
 std::unique_ptr<Backend> make_cuda_backend(Precision p, const ForceLaunch& launch) {
     if (p == Precision::f32) return std::make_unique<CudaBackend<float>>(launch);
     return std::make_unique<CudaBackend<double>>(launch);

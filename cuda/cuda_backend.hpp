@@ -18,6 +18,11 @@ std::string cuda_device_problem();
 // one GPU per process on a node). Does nothing without a device.
 void select_cuda_device(int index);
 
+// Creates the current device's context now (the ~0.1 s a first CUDA call takes), so that a backend made
+// afterwards, on any thread, finds it made; for a thread of its own while the host reads its input.
+// Never throws; a failure is left for creating the backend to report.
+void warm_up_cuda_device();
+
 // A CUDA backend whose direct-sum solver uses `launch` (zero fields chosen per N; see force_kernels.hpp).
 // Tests and benchmarks force kernel variants and launch shapes with it.
 // Throws nbody::Error("no CUDA device: ...") when there is none.

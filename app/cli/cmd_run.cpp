@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -405,8 +406,14 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         r.blocks += rep.blocks;
         r.body_updates += rep.body_updates;
         r.neighbour_updates += rep.neighbour_updates;
-        const HostState now = backend.get_state();
-        r.t = now.t;
+        r.t = backend.time();
+        // The bodies are copied out only where this chunk's end needs them (the copy of 1M bodies from a
+        // GPU is milliseconds a chunk); every process asks alike, as the copy gathers them.
+        const bool at_trajectory =
+            files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps);
+        const bool at_snapshot = series.due(sc.step + r.done);
+        HostState now;
+        if (broadcast(cl, watch_encounters || at_trajectory || at_snapshot)) now = backend.get_state();
         // A max step says little of an adaptive run's work: the line shows its clock, blocks and evaluations.
         if (adaptive) {
             progress.set_detail("t = " + format_time(r.t, std::abs(sc.params.dt) / 1000) + ", " +
@@ -429,13 +436,11 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
                                         r.energy_lost, r.blocks, r.body_updates, r.neighbour_updates);
             }
         }
-        if (files.trajectory && (r.done % o.trajectory_every == 0 || r.done == plan.steps)) {
-            files.trajectory->write(r.done, now);
-        }
+        if (at_trajectory) files.trajectory->write(r.done, now);
         // A snapshot is a restart point: an adaptive integrator drops its levels and jerks there, as a run
         // restarted from it starts without them, so both go on alike (every process, in step).
-        if (adaptive && broadcast(cl, series.due(sc.step + r.done))) backend.synchronize();
-        if (series.due(sc.step + r.done)) series.write(sc, now, sc.step + r.done);
+        if (adaptive && broadcast(cl, at_snapshot)) backend.synchronize();
+        if (at_snapshot) series.write(sc, now, sc.step + r.done);
     }
     progress.finish();
     // The end state always has its diagnostics (also for --steps 0), and the energy log its last row.
@@ -571,6 +576,8 @@ void share_scenario(Cluster& cl, Scenario& sc, StepPlan& plan) {
 int run_run_command(const RunOptions& o) {
     Cluster& cl = cluster();
     const double wall_start = now_s();
+    // A device's context (~0.1 s for CUDA) is made on a thread of its own while the scenario is.
+    std::future<void> warming = warm_up_process_backend(cl, o.scenario.backend);
     Scenario sc;
     std::optional<SnapshotSeries> series;
     StepPlan plan;
@@ -600,6 +607,7 @@ int run_run_command(const RunOptions& o) {
 
     std::unique_ptr<Backend> backend;
     agree(cl, [&] {
+        if (warming.valid()) warming.wait();
         backend = create_process_backend(cl, sc.backend, sc.precision);
         // Under mpirun only a backend with block steps of its own can share them out (exactly).
         if (integrator_info(sc.params.integrator).adaptive && !backend->block_steps()) {
