@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "list_tile.cuh"
 #include "neighbour_kernels.hpp"
 #include "sim/integrate/neighbour_scheme.hpp"
 
@@ -28,8 +29,8 @@ __host__ __device__ inline std::uint32_t split_search_ranges(std::uint32_t m) {
 // and the max step dt), in index order, the first `capacity` into its scratch list, all counted (returned
 // to every lane). The sources are loaded kBatch chunks of 32 at a time (fewer in double, for registers), so
 // that their loads overlap instead of each chunk waiting for its own (a range of 1,024 sources is 32
-// chunks). Plain pointers: the
-// persistent kernel searches bodies its other blocks of threads have just predicted.
+// chunks), and only those within reach get the full test: the same lists as testing every source. Plain
+// pointers: the persistent kernel searches bodies its other blocks of threads have just predicted.
 template <typename T>
 __device__ __forceinline__ std::uint32_t search_item(std::size_t w, std::uint32_t S, const Vec4<T>* xp,
                                                      const Vec4<T>* vp, std::size_t n,
@@ -41,10 +42,7 @@ __device__ __forceinline__ std::uint32_t search_item(std::size_t w, std::uint32_
     const std::uint32_t i = targets[w / S];
     const std::size_t per = ((n + S - 1) / S + 31) / 32 * 32;
     const std::size_t first = (w % S) * per, last = min(n, first + per);
-    const Vec4<T> xi = xp[i], vi = vp[i];
-    const double radius = lists.radius[i];
-    const T r2 = static_cast<T>(radius * radius);
-    const T ahead = static_cast<T>(neighbour_lookahead(lists.regular_level[i], dt));
+    const ListTarget<T> g = list_target(xp[i], vp[i], lists.radius[i], lists.regular_level[i], dt);
     std::uint32_t* out = lists.split_list + w * cap;
     std::uint32_t found = 0;
     for (std::size_t c = first; c < last; c += 32 * kBatch) {
@@ -58,7 +56,12 @@ __device__ __forceinline__ std::uint32_t search_item(std::size_t w, std::uint32_
 #pragma unroll
         for (unsigned b = 0; b < kBatch; ++b) {
             const std::size_t j = c + b * 32 + lane;
-            const bool in = j < last && j != i && within_radius(xi, vi, xj[b], vj[b], r2, ahead);
+            // Out of reach (list_tile's test, with |v_j| bounded by the sum of its components' sizes: no
+            // square root) cannot pass; the full test runs where a lane of the warp has a source in reach.
+            const T dx = xj[b].x - g.x.x, dy = xj[b].y - g.x.y, dz = xj[b].z - g.x.z;
+            const T reach = g.reach0 + g.reach_ahead * (abs(vj[b].x) + abs(vj[b].y) + abs(vj[b].z));
+            bool in = j < last && j != i && !(dx * dx + dy * dy + dz * dz > reach * reach);
+            if (__any_sync(0xffffffffu, in)) in = in && within_radius(g.x, g.v, xj[b], vj[b], g.r2, g.ahead);
             const unsigned mask = __ballot_sync(0xffffffffu, in);
             if (in) {
                 const std::uint32_t slot = found + __popc(mask & ((1u << lane) - 1));
