@@ -40,8 +40,8 @@ BlockCounters counters_of(Backend& b) {
 
 // The Plummer sphere, N = 1024, double, softening 1e-4 (encounters resolved by the levels), max
 // step 1/8 to t = 1, with and without 32 neighbours.
-// Measured: |dE/E| 3.9e-7 with neighbours, 4.2e-8 without; 28391 full sums against 178055 (6.3x fewer);
-// 178775 neighbour-list evaluations; 4379 blocks against 4375. About 0.7 s on 2 cores.
+// Measured: |dE/E| 3.7e-7 with neighbours, 4.2e-8 without; 28405 full sums against 178055 (6.3x fewer);
+// 178619 neighbour-list evaluations; 4379 blocks against 4375. About 0.7 s on 2 cores.
 TEST(HermiteNeighbours, PlummerSphereConservesEnergyWithFewerFullSums) {
     const HostState s0 = make_preset("plummer", 1024, 1);
     std::uint64_t full[2] = {0, 0}, irregular[2] = {0, 0};
@@ -147,7 +147,7 @@ TEST(HermiteNeighbours, SerialAndOpenmpAgreeBitForBit) {
 
 // With K >= N every other body is in every list: the regular part is zero up to rounding and the
 // irregular steps are plain Hermite's, so the run follows plain Hermite's closely.
-// Measured: 9.8e-17 relative RMS after 4 max steps of 1/8, 330 blocks as plain's, 320 full sums against
+// Measured: 1.1e-16 relative RMS after 4 max steps of 1/8, 330 blocks as plain's, 320 full sums against
 // 3116 (64 x 5: the regular steps at each max step's end and the start; the regular part is zero, so the
 // regular step is the max step).
 TEST(HermiteNeighbours, EveryBodyANeighbourIsPlainHermite) {

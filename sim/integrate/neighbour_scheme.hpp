@@ -35,13 +35,14 @@ namespace nbody {
 // absorbs the scatter about it; past it the lowest indices are kept, and the radius shrinks next time).
 inline constexpr int kNeighbourCapacityFactor = 2;
 // A regular step changes the radius by at most this factor either way; a start adapts it over
-// kStartRadiusRounds counts by up to kStartRadiusFactor each. Two rounds reach any radius within
-// 8^2 = 64 times the first guess (a density 262,144 times the first guess's), and the regular steps adapt
-// each list from there; each round counts all N^2 pairs, and more bought no accuracy on PERFORMANCE.md's
-// float GPU run (eight, four, two rounds: |dE/E| 5.1e-7, 2.9e-7, 5.1e-7; "Twelfth pass" and
-// "Thirteenth pass").
+// kStartRadiusRounds counts by up to kStartRadiusFactor each. One round takes each body's radius within
+// 8 times of the first guess towards its K bodies (a density 512 times the first guess's either way),
+// and the regular steps adapt each list from there (a list past its capacity keeps its lowest indices
+// meanwhile: still a consistent split). Each round counts all N^2 pairs, and more bought no accuracy on
+// PERFORMANCE.md's float GPU run (eight, four, two, one rounds: |dE/E| 5.1e-7, 2.9e-7, 5.1e-7, 3.4e-7,
+// and one round within 1e-6 on four seeds; "Twelfth pass" and "Thirteenth pass").
 inline constexpr double kRadiusFactor = 2.0;
-inline constexpr int kStartRadiusRounds = 2;
+inline constexpr int kStartRadiusRounds = 1;
 inline constexpr double kStartRadiusFactor = 8.0;
 
 NBODY_HD int neighbour_capacity(int k) {
