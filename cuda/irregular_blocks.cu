@@ -26,27 +26,6 @@ __device__ __forceinline__ Vec4<T> shfl_vec4(const Vec4<T>& v, unsigned from) {
                    __shfl_sync(0xffffffffu, v.z, from), __shfl_sync(0xffffffffu, v.w, from)};
 }
 
-// Every thread of the grid takes the same decisions from the same values: what it reads of the clock
-// and the counters was written before the last grid barrier and is not written again before the next
-// one. Thread 0 of block 0 alone writes the clock. The next block's earliest due tick is gathered into
-// one of three words: block b (from 1) gathers into word b % 3 the due ticks of the bodies not due and the
-// new ones of the corrected, which every thread reads after the barrier, and resets word (b + 1) % 3, the
-// gathers of block b - 2, which every thread read before the last barrier.
-//
-// Why the slots are safe without a barrier between the sums and the corrections: during block b the
-// warp that corrects body i alone writes it, into the slot i is not in, then sets version[i] to
-// (b << 1) | that slot. A reader of i takes the slot i was in when the block began: the other one where
-// version[i] names block b, else the one it names. It reads that slot whether or not it sees the new
-// version, and nothing writes that slot before the next barrier.
-//
-// kOwned: every body has a thread of its own (n <= the grid's threads), and that thread keeps its body's
-// due tick, slot, level and state in registers for the whole run (loaded once at the start, where every
-// body is in slot 0). Only that thread corrects the body, so its copy is always what memory holds: a
-// block then needs no load to find the due bodies, nor to predict them (two of the round trips a block's
-// chain of dependent loads had). The same values into the same functions, so the same bits. The launch
-// bound caps a thread at 128 registers, so that two blocks of threads fit a multiprocessor as
-// irregular_run_grid launches them: the float kernel with its body in registers takes about 110, without
-// 92, the double kernel 128 (none spills).
 // The plan of the planned evaluation (jerk_kernels.hpp) for m targets: the first entry whose m_max is at
 // least m (choose_plan_kernel's choice), by bisection; every thread takes it.
 __device__ __forceinline__ JerkPlan plan_for(const JerkPlan* plans, unsigned count, std::uint32_t m) {
@@ -74,6 +53,34 @@ __device__ __forceinline__ bool regular_fits(const JerkPlan& e, unsigned block, 
 template <typename T>
 constexpr bool kRegularInRun = sizeof(T) == 4;
 
+// Every thread of the grid takes the same decisions from the same values: what it reads of the clock
+// and the counters was written before the last grid barrier and is not written again before the next
+// one. Thread 0 of block 0 alone writes the clock. The next block's earliest due tick is gathered into
+// one of three words: block b (from 1) gathers into word b % 3 the due ticks of the bodies not due and the
+// new ones of the corrected, which every thread reads after the barrier, and resets word (b + 1) % 3, the
+// gathers of block b - 2, which every thread read before the last barrier.
+//
+// Why the slots are safe without a barrier between the sums and the corrections: during block b the
+// warp that corrects body i alone writes it, into the slot i is not in, then sets version[i] to
+// (b << 1) | that slot. A reader of i takes the slot i was in when the block began: the other one where
+// version[i] names block b, else the one it names. It reads that slot whether or not it sees the new
+// version, and nothing writes that slot before the next barrier.
+//
+// kOwned: every body has a thread of its own (n <= the grid's threads), and that thread keeps its body's
+// due tick, slot, level and state in registers for the whole run (loaded once at the start, where every
+// body is in slot 0). Only that thread corrects the body, so its copy is always what memory holds: a
+// block then needs no load to find the due bodies, nor to predict them (two of the round trips a block's
+// chain of dependent loads had). The same values into the same functions, so the same bits. The launch
+// bound caps a thread at 128 registers, so that two blocks of threads fit a multiprocessor as
+// irregular_run_grid launches them: the float kernel with its body in registers takes about 110, without
+// 92, the double kernel 128 (none spills).
+//
+// A block with a few regular steps (RegularInRun) runs here as five phases, each ended by a grid barrier:
+// select's pass (and the decision whether the block is this kernel's); the old lists' irregular sums, the
+// full sums and the split list searches; the splits' sums and the joins; the new lists' irregular sums; the
+// corrections. Nothing a phase writes is read before its barrier but by the warp that wrote it. The earliest
+// regular due tick, fixed between such blocks, is gathered anew in their last phase, into three rotating
+// words as the due ticks are.
 template <typename T, bool kOwned>
 __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T> r) {
     namespace cg = cooperative_groups;

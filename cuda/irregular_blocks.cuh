@@ -26,8 +26,9 @@ namespace nbody {
 // threads sharing each of its regular bodies (a few: up to 1,024 on the automatic plans): as the per-kernel
 // path runs it (hermite_steps.cu: select, the irregular sums from the old lists, the full sums and the
 // split list search, their sums and joins, the irregular sums from the new lists, the corrections) with the
-// same device functions or their mirror (split_sums.cuh, split_search.cuh), so the same bits, in five
-// phases with a grid-wide barrier each instead of ~17 launches and two host round trips. Null `plans`:
+// same device functions or their mirror (split_sums.cuh, split_search.cuh), so the same bits (but where a
+// float term is subnormal: split_sums.cuh), in five phases with a grid-wide barrier each instead of ~17
+// launches and two host round trips. Null `plans`:
 // every block with a regular step is the host's. Device pointers, n entries each but `partial` (the
 // plans' scratch) and `plans` (plan_count entries, threads per block `block`); xp ... slot: what the
 // per-kernel path's select fills, ai_old/ji_old by body, a1 ... ji_new by place in the regular list.

@@ -1,8 +1,13 @@
 #pragma once
 // The force+jerk sums of a few targets split over source ranges, and the sum of the ranges' partial sums:
 // the device pieces the planned force+jerk kernel (jerk_kernels.cu) and the persistent kernel's blocks
-// with a few regular steps (irregular_blocks.cu) share or mirror, so that both give the same bits. Plain
-// pointers (no __restrict__): the persistent kernel reads what its other blocks of threads wrote.
+// with a few regular steps (irregular_blocks.cu) share or mirror, so that both give the same bits: the
+// same operations in the same order. One exception, in float only: jerk_kernels.cu is built with
+// -ftz=true (rsqrtf as one MUFU.RSQ) and irregular_blocks.cu without (its corrections must be the
+// per-kernel path's, hermite_steps.cu's), so where a term, a product or a partial sum is subnormal (below
+// 1.2e-38: positions, velocities and masses of order one never give one) the first flushes it to zero and
+// the second keeps it. Each path is deterministic; the device always takes the persistent one where it
+// can. Plain pointers (no __restrict__): the persistent kernel reads what its other blocks of threads wrote.
 #include <cuda_runtime.h>
 
 #include <cstdint>

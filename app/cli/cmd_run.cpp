@@ -576,7 +576,8 @@ void share_scenario(Cluster& cl, Scenario& sc, StepPlan& plan) {
 int run_run_command(const RunOptions& o) {
     Cluster& cl = cluster();
     const double wall_start = now_s();
-    // A device's context (~0.1 s for CUDA) is made on a thread of its own while the scenario is.
+    // A device's context (~0.1 s for CUDA) is made on a thread of its own while the scenario is. A bad
+    // flag or file found meanwhile still waits for it (the future's destructor) before its error line.
     std::future<void> warming = warm_up_process_backend(cl, o.scenario.backend);
     Scenario sc;
     std::optional<SnapshotSeries> series;
