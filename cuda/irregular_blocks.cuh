@@ -28,10 +28,10 @@ namespace nbody {
 // split list search, their sums and joins, the irregular sums from the new lists, the corrections) with the
 // same device functions or their mirror (split_sums.cuh, split_search.cuh), so the same bits (but where a
 // float term is subnormal: split_sums.cuh), in five phases with a grid-wide barrier each instead of ~17
-// launches and two host round trips. Null `plans`:
-// every block with a regular step is the host's. Device pointers, n entries each but `partial` (the
-// plans' scratch) and `plans` (plan_count entries, threads per block `block`); xp ... slot: what the
-// per-kernel path's select fills, ai_old/ji_old by body, a1 ... ji_new by place in the regular list.
+// launches and two host round trips. Null `plans`: every block with a regular step is the host's. Device
+// pointers, n entries each but `partial` (the plans' scratch) and `plans` (plan_count entries, threads per
+// block `block`); xp ... slot: what the per-kernel path's select fills, ai_old/ji_old by body, a1 ...
+// ji_new by place in the regular list.
 template <typename T>
 struct RegularInRun {
     const JerkPlan* plans = nullptr;
@@ -67,6 +67,8 @@ struct IrregularRun {
     T G = 0, eps2 = 0;
     RegularInRun<T> reg{};
 };
+// The run's scratch words: the next block's earliest due tick and the earliest regular due tick, three
+// rotating words each, and a block's count of regular steps.
 inline constexpr std::size_t kIrregularRunScratch = 7;
 
 // Whether this device runs cooperative launches (else the caller keeps its graphs of blocks).
