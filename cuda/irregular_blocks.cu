@@ -211,8 +211,9 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
         const bool last = next == static_cast<unsigned long long>(kTicksPerMaxStep);
         bool held = !failed && tick != kTicksPerMaxStep && ((last && hold_last) || next >= min_regular_due);
         unsigned long long gathered = ~0ull;  // the next block's candidates (due_at, store_corrected)
+        bool regular = false;  // a block with regular steps that this kernel runs: its plan and count
         JerkPlan plan{};
-        std::uint32_t m = 0;  // the regular steps of a block with them run here
+        std::uint32_t m = 0;
         if (kRegularInRun<T> && held && !last && g.plans) {
             // Select's pass: every body predicted to the block's tick, the due ones at a regular step
             // listed; then whether the block is this kernel's after all.
@@ -242,7 +243,8 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
             grid.sync();
             m = *regular_count;
             plan = plan_for(g.plans, g.plan_count, m);
-            held = !regular_fits(plan, g.block, m);
+            regular = regular_fits(plan, g.block, m);
+            held = !regular;
         }
         if (failed || held || tick == kTicksPerMaxStep) {
             // The bodies in slot 1 back into their arrays, every version to 0.
@@ -266,7 +268,6 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
             }
             return;
         }
-        const bool regular = kRegularInRun<T> && g.plans && next >= min_regular_due;
         tick = static_cast<std::int64_t>(next);
         ++block;
         if (first) {
