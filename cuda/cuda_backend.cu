@@ -327,7 +327,7 @@ class CudaBackend final : public Backend {
             d.potential = 0.5 * sum;
             d.has_potential = true;
         } else if (with_potential) {
-            const std::size_t prow = potential_rows(n_);
+            const std::size_t prow = kPotentialRows;
             DeviceBuffer<double> partials(prow);
             const int written =
                 launch_potential(pos_.data(), n_, softening2<double>(p), partials.data(), int(prow), nullptr);
@@ -335,7 +335,7 @@ class CudaBackend final : public Backend {
             partials.copy_to_host(ph.data(), ph.size());
             double sum = 0;
             for (double v : ph) sum += v;
-            d.potential = -0.5 * p.G * sum;
+            d.potential = -p.G * sum;  // each pair once
             d.has_potential = true;
         }
         return d;

@@ -9,6 +9,7 @@
 #include "sim/error.hpp"
 #include "sim/gravity/interaction.hpp"
 #include "step_kernels.hpp"
+#include "tile_pairs.cuh"
 
 namespace nbody {
 namespace {
@@ -95,30 +96,48 @@ __global__ void __launch_bounds__(kBlock)
     block_sum_rows<kMomentSums>(s, partials + std::size_t(blockIdx.x) * kMomentSums);
 }
 
-// Thread i sums m_j / r_ij over all j != i from shared-memory tiles; a diagnostic, so double arithmetic
-// and an explicit index test rather than the force kernel's tricks.
+// The potential's pair sum, each pair once (half the work of summing every body against all others, and
+// a grid of many short items instead of one block of targets per SM: PERFORMANCE.md "Fourteenth pass").
+// The bodies are cut into tiles of kBlock; work item k is a tile pair (a, b) with a < b (grid_pair's order),
+// or, past the T (T - 1) / 2 of those, one tile against itself (the pairs j > i within it). A fixed grid of
+// kPotentialRows blocks takes items k = block, block + grid, ...: thread t adds m_i sum_j m_j / r_ij for
+// target i = a kBlock + t over the staged tile b, and each block's total goes to its row. The grid and the
+// order of every sum depend on n alone: the same bits on every run and device. A diagnostic, so double
+// arithmetic throughout and explicit index tests rather than the force kernels' tricks.
 template <typename T>
 __global__ void __launch_bounds__(kBlock) potential_kernel(const Vec4<T>* __restrict__ pos, std::size_t n,
                                                            double eps2, double* __restrict__ partials) {
     __shared__ double tile[kBlock][4];
-    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    const Vec4<T> pi = pos[i < n ? i : n - 1];
-    const double xi = pi.x, yi = pi.y, zi = pi.z;
-    double phi = 0;
-    for (std::size_t t = 0; t < n; t += kBlock) {
-        const std::size_t j = t + threadIdx.x;
+    const unsigned long long tiles = (n + kBlock - 1) / kBlock;
+    const unsigned long long pairs = tiles * (tiles - 1) / 2, items = pairs + tiles;
+    double total = 0;
+    for (unsigned long long k = blockIdx.x; k < items; k += gridDim.x) {
+        unsigned a = 0, b = 0;
+        if (k < pairs) {
+            grid_pair(k, a, b);
+        } else {
+            a = b = unsigned(k - pairs);
+        }
+        const std::size_t i = std::size_t(a) * kBlock + threadIdx.x;
+        const std::size_t j = std::size_t(b) * kBlock + threadIdx.x;
         const Vec4<T> pj = pos[j < n ? j : n - 1];
         tile[threadIdx.x][0] = pj.x, tile[threadIdx.x][1] = pj.y, tile[threadIdx.x][2] = pj.z;
-        tile[threadIdx.x][3] = j < n ? double(pj.w) : 0.0;
+        tile[threadIdx.x][3] = pj.w;
         __syncthreads();
-        const unsigned count = n - t < kBlock ? unsigned(n - t) : kBlock;
-        for (unsigned k = 0; k < count; ++k) {
-            if (t + k == i) continue;
-            phi += potential_term(tile[k][0] - xi, tile[k][1] - yi, tile[k][2] - zi, tile[k][3], eps2);
+        if (i < n) {
+            const Vec4<T> pi = pos[i];
+            const double xi = pi.x, yi = pi.y, zi = pi.z;
+            const std::size_t first = std::size_t(b) * kBlock;
+            const unsigned count = n - first < kBlock ? unsigned(n - first) : kBlock;
+            double phi = 0;
+            // Within one tile only the sources after the target: each pair once, never the body itself.
+            for (unsigned c = a == b ? threadIdx.x + 1 : 0; c < count; ++c)
+                phi += potential_term(tile[c][0] - xi, tile[c][1] - yi, tile[c][2] - zi, tile[c][3], eps2);
+            total += double(pi.w) * phi;
         }
         __syncthreads();
     }
-    double v[1] = {i < n ? double(pi.w) * phi : 0.0};
+    double v[1] = {total};
     block_sum_rows<1>(v, partials + blockIdx.x);
 }
 
@@ -151,11 +170,11 @@ template <typename T>
 int launch_potential(const Vec4<T>* pos, std::size_t n, double eps2, double* partials, int max_rows,
                      void* stream) {
     if (n == 0) return 0;
-    const unsigned rows = blocks_for(n, kBlock);
-    if (rows > unsigned(max_rows)) {
-        // One row per block: the caller sizes partials for the largest N it allows.
-        throw Error("potential: N too large for the reduction buffer");
-    }
+    const unsigned long long tiles = (n + kBlock - 1) / kBlock;
+    const unsigned rows =
+        unsigned(std::min<unsigned long long>(tiles * (tiles + 1) / 2, (unsigned long long)kPotentialRows));
+    if (rows > unsigned(max_rows))
+        throw Error("potential: the reduction buffer is smaller than kPotentialRows");
     launch_kernel(potential_kernel<T>, dim3(rows), dim3(kBlock), 0, static_cast<cudaStream_t>(stream), pos, n,
                   eps2, partials);
     return int(rows);

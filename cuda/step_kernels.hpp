@@ -46,16 +46,15 @@ template <typename T>
 int launch_moments(const Vec4<T>* pos, const Vec4<T>* vel, std::size_t n, double* partials, int max_rows,
                    void* stream);
 
-// sum_i m_i sum_{j != i} m_j / sqrt(r_ij^2 + eps2), in double (O(N^2)); one double per block in
-// `partials`, returns the rows written. The potential energy is -G/2 times the total.
+// sum_{i < j} m_i m_j / sqrt(r_ij^2 + eps2), in double (O(N^2), each pair once); one double per block in
+// `partials`, returns the rows written (the host adds them in order). The potential energy is -G times the
+// total.
 template <typename T>
 int launch_potential(const Vec4<T>* pos, std::size_t n, double eps2, double* partials, int max_rows,
                      void* stream);
 
-// Rows launch_moments uses at most; launch_potential needs one row per 256 bodies.
+// Rows launch_moments and launch_potential (a fixed grid: its sums' order depends on N alone) use at most.
 inline constexpr int kMaxMomentRows = 1024;
-inline std::size_t potential_rows(std::size_t n) {
-    return (n + 255) / 256;
-}
+inline constexpr int kPotentialRows = 2048;
 
 }  // namespace nbody

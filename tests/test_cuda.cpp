@@ -286,14 +286,24 @@ INSTANTIATE_TEST_SUITE_P(Integrators, CudaVsSerial,
                                             ::testing::Values(Precision::f32, Precision::f64)),
                          step_name);
 
+// The potential's pair sum takes tiles of 256 bodies in pairs and each tile against itself: sizes around
+// a tile, one body (no pair), and softening 0 (the body itself must never be a term).
 TEST(Cuda, DiagnosticsMatchHostComputation) {
     SKIP_WITHOUT_DEVICE();
-    for (Precision prec : {Precision::f32, Precision::f64}) {
+    for (auto [prec, n, softening] : {std::tuple{Precision::f32, 3001, 0.01},
+                                      {Precision::f64, 3001, 0.01},
+                                      {Precision::f64, 1, 0.01},
+                                      {Precision::f64, 2, 0.0},
+                                      {Precision::f64, 255, 0.0},
+                                      {Precision::f64, 256, 0.01},
+                                      {Precision::f64, 257, 0.0},
+                                      {Precision::f32, 513, 0.0}}) {
+        SCOPED_TRACE(::testing::Message() << to_string(prec) << " n " << n << " softening " << softening);
         auto b = make_cuda_backend(prec);
-        b->set_state(test::random_bodies(3001, 8));
+        b->set_state(test::random_bodies(std::size_t(n), 8));
         Params p;
         p.G = 1.3;
-        p.softening = 0.01;
+        p.softening = softening;
         const Diagnostics d = b->diagnostics(p, true);
         const Diagnostics h = compute_diagnostics(b->get_state(), p, true);
         ASSERT_TRUE(d.has_potential);
