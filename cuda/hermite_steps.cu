@@ -89,9 +89,11 @@ __global__ void schedule_kernel(BlockClock* __restrict__ c, const unsigned long 
     if (next == kTicksPerMaxStep) c->active = c->regular = std::uint32_t(n);
 }
 
-// The host takes over a held clock: the next schedule_kernel runs the last block.
-__global__ void release_kernel(BlockClock* __restrict__ c) {
-    if (!c->held) return;
+// The host takes over a held clock: the next schedule_kernel runs the held block. `regular_only`: only a
+// block with regular steps that is not the max step's last (the graph the host queues behind each
+// persistent run before it knows why the run stopped; a last block stays held, a finished clock stopped).
+__global__ void release_kernel(BlockClock* __restrict__ c, bool regular_only) {
+    if (!c->held || (regular_only && c->min_due == static_cast<unsigned long long>(kTicksPerMaxStep))) return;
     c->held = 0;
     c->hold_last = 0;
     c->hold_regular = 0;
@@ -333,11 +335,13 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         : bodies_(std::move(bodies)), on_move_(std::move(on_move)), requested_pair_(pair) {
         clock_.resize(1);
         clock_host_.reserve(1);
+        run_end_.reserve(1);
         bad_host_.reserve(1);
         // What counters() reports before the first read-back (the stepper asks before the first init).
         *clock_host_.data() = BlockClock{};
         *bad_host_.data() = kNoBadBody;
         CUDA_CHECK(cudaStreamCreate(&stream_));
+        CUDA_CHECK(cudaEventCreateWithFlags(&run_end_event_, cudaEventDisableTiming));
         CUDA_CHECK(cudaMemsetAsync(clock_.data(), 0, sizeof(BlockClock), stream_));
         CUDA_CHECK(cudaMemsetAsync(chosen_.data(), 0, sizeof(JerkChosen), stream_));
     }
@@ -347,6 +351,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         single_.reset();
         last_.reset();
         regular_block_.reset();
+        CUDA_CHECK_LOG(cudaEventDestroy(run_end_event_));
         CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
     }
 
@@ -407,28 +412,28 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         const DeviceBodies<T> b = bodies_();
         restart_clock(gate(b));
         const unsigned long long blocks_before = clock_host_.data()->blocks;
-        for (std::int64_t done = 0;;) {
-            // The neighbour scheme's irregular blocks up to the next block with a regular step: one
-            // persistent kernel (irregular_blocks.cuh), or batches of graphs as plain block steps run.
-            if (nb_k_ > 0 && persistent_) {
-                launch_irregular_run(irregular_run(b), run_grid_, stream_);
-            } else {
+        if (nb_k_ > 0 && persistent_) {
+            run_persistent(b);
+        } else {
+            for (std::int64_t done = 0;;) {
+                // Batches of graphs, as plain block steps run them; the neighbour scheme's blocks with
+                // regular steps each a graph of its own.
                 launch_batch(last_max_step_blocks_ - done >= kLargeBatch ? large_ : small_, b);
+                const BlockClock& c = read_clock();
+                done = std::int64_t(c.blocks - blocks_before);
+                if (c.held && nb_k_ > 0 && c.min_due != static_cast<unsigned long long>(kTicksPerMaxStep)) {
+                    // A block with regular steps, not the last; the next batch follows it with no
+                    // read-back between (its kernels return at once where the clock stopped).
+                    launch_batch(regular_block_, b);
+                    continue;
+                }
+                if (c.held) {
+                    run_last_block(b);
+                    read_clock();
+                    break;
+                }
+                if (!c.live || c.tick == kTicksPerMaxStep) break;
             }
-            const BlockClock& c = read_clock();
-            done = std::int64_t(c.blocks - blocks_before);
-            if (c.held && nb_k_ > 0 && c.min_due != static_cast<unsigned long long>(kTicksPerMaxStep)) {
-                // A block with regular steps, not the last; the next run or batch follows it with no
-                // read-back between (its kernels return at once where the clock stopped).
-                launch_batch(regular_block_, b);
-                continue;
-            }
-            if (c.held) {
-                run_last_block(b);
-                read_clock();
-                break;
-            }
-            if (!c.live || c.tick == kTicksPerMaxStep) break;
         }
         const BlockClock& c = *clock_host_.data();
         last_max_step_blocks_ = std::int64_t(c.blocks - blocks_before);
@@ -448,7 +453,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         if (n_ == 0) return {kTicksPerMaxStep, 0};
         enqueue_select(b);
         if (read_clock().held) {
-            launch_kernel(release_kernel, dim3(1), dim3(1), 0, stream_, clock_.data());
+            launch_kernel(release_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), false);
             enqueue_select(b);
             read_clock();
         }
@@ -824,10 +829,34 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     // The max step's last block, held back by the batch: every body, with the pairwise evaluation (one
     // graph: its six launches cost less so).
     void run_last_block(const DeviceBodies<T>& b) { launch_batch(last_, b); }
+    // The neighbour scheme's max step with the persistent kernel (irregular_blocks.cuh): runs of irregular
+    // blocks, each stopping before a block with more regular steps than it runs itself, which the host
+    // runs as a graph. The graph and the next run are queued behind each run before the host knows why it
+    // stopped (its clock copied out right after it): the device goes from run to graph to run without
+    // waiting for the host's round trip (~15 us each, ~250 a run of the issue-21 figure). Where the run
+    // stopped for another reason, both return at once: the graph releases only a held block with regular
+    // steps (release_kernel's regular_only), and a run starts only on a live clock. The max step's last
+    // block then runs as its own graph (pairwise, where it serves N).
+    void run_persistent(const DeviceBodies<T>& b) {
+        launch_irregular_run(irregular_run(b), run_grid_, stream_);
+        for (;;) {
+            CUDA_CHECK(cudaMemcpyAsync(run_end_.data(), clock_.data(), sizeof(BlockClock),
+                                       cudaMemcpyDeviceToHost, stream_));
+            CUDA_CHECK(cudaEventRecord(run_end_event_, stream_));
+            launch_batch(regular_block_, b);
+            launch_irregular_run(irregular_run(b), run_grid_, stream_);
+            CUDA_CHECK(cudaEventSynchronize(run_end_event_));
+            const BlockClock& c = *run_end_.data();
+            if (c.held && c.min_due != static_cast<unsigned long long>(kTicksPerMaxStep)) continue;
+            if (c.held) run_last_block(b);
+            read_clock();
+            return;
+        }
+    }
     // A held block (the last of the max step: pairwise where it serves n; with the neighbour scheme also a
     // block with regular steps: `pairwise` false), released and run as a graph of its own.
     void enqueue_last_block(const DeviceBodies<T>& b, bool pairwise = true) {
-        launch_kernel(release_kernel, dim3(1), dim3(1), 0, stream_, clock_.data());
+        launch_kernel(release_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), nb_k_ > 0 && !pairwise);
         enqueue_select(b);
         if (nb_k_ > 0) {
             evaluate_neighbours(pairwise && !pair_.off);
@@ -899,6 +928,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     DeviceBuffer<Vec4<T>> scratch_;       // the force+jerk kernels' partial sums
     DeviceBuffer<BlockClock> clock_;
     PinnedBuffer<BlockClock> clock_host_;  // the last read-back
+    PinnedBuffer<BlockClock> run_end_;     // run_persistent's copy at the end of a run, and its event
+    cudaEvent_t run_end_event_{};
     PinnedBuffer<unsigned long long> bad_host_;
     JerkLaunch requested_;  // all automatic but in the benchmark
     JerkPlans plans_;       // the force+jerk plan of every active count
