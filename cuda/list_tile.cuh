@@ -62,20 +62,25 @@ __device__ __forceinline__ void list_marked(const Vec4<T>* sx, const Vec4<T>* sv
 }
 
 // The staged sources sx[0, tile_n) (positions) and sv (velocities, each source's speed in .w), the first
-// of index t0, searched for target i: every one within its radius (not i itself), in ascending index,
-// the first `cap` written to out[found...], all counted in `found`. At most kTile sources; sx and sv must
-// hold kTile entries (past tile_n they are read, never used).
+// of index t0, `fastest` the greatest of their speeds, searched for target i: every one within its radius
+// (not i itself), in ascending index, the first `cap` written to out[found...], all counted in `found`. At
+// most kTile sources; sx and sv must hold kTile entries (past tile_n they are read, never used).
 //
 // within_radius holds only where the closest approach over the look-ahead is inside the radius, and that
 // is at least d - ahead |v_j - v_i| >= d - ahead (|v_i| + |v_j|): a source farther than
-// r + ahead (|v_i| + |v_j|) is out of reach, which three differences and a square tell (a NaN anywhere is
-// within reach). The sources within reach are marked in a mask first and given the full test (~30
-// instructions) after the whole tile: a branch to it per source would run it for the warp whenever any one
-// of its 32 targets had a source within reach.
+// r + ahead (|v_i| + fastest) is out of reach, which three differences, a square and one compare a source
+// tell (a NaN position is within reach; the tile's fastest source stands in for each one's own speed, as
+// the planned force+jerk kernel's marks do: a superset of the marks, which the full test sorts out, for
+// two instructions a pair less). The sources within reach are marked in a mask first and given the full
+// test (~30 instructions) after the whole tile: a branch to it per source would run it for the warp
+// whenever any one of its 32 targets had a source within reach.
 template <typename T, unsigned kTile, bool kBuild>
 __device__ __forceinline__ void list_tile(const Vec4<T>* sx, const Vec4<T>* sv, unsigned tile_n,
                                           std::uint32_t t0, std::uint32_t i, const ListTarget<T>& g,
-                                          std::uint32_t* out, std::uint32_t cap, std::uint32_t& found) {
+                                          T fastest, std::uint32_t* out, std::uint32_t cap,
+                                          std::uint32_t& found) {
+    const T reach = g.reach0 + g.reach_ahead * fastest;
+    const T reach2 = reach * reach;
     std::uint32_t within[kTile / 32];
 #pragma unroll
     for (unsigned w = 0; w < kTile / 32; ++w) {
@@ -84,8 +89,7 @@ __device__ __forceinline__ void list_tile(const Vec4<T>* sx, const Vec4<T>* sv, 
         for (unsigned b = 0; b < 32; ++b) {
             const Vec4<T> xj = sx[w * 32 + b];
             const T dx = xj.x - g.x.x, dy = xj.y - g.x.y, dz = xj.z - g.x.z;
-            const T reach = g.reach0 + g.reach_ahead * sv[w * 32 + b].w;
-            bits |= std::uint32_t(!(dx * dx + dy * dy + dz * dz > reach * reach)) << b;
+            if (!(dx * dx + dy * dy + dz * dz > reach2)) bits |= 1u << b;
         }
         // Not past the tile's end, not the target itself.
         const unsigned first = w * 32;

@@ -52,6 +52,7 @@ __global__ void __launch_bounds__(kLaneBlock)
     const std::size_t m = count ? *count : m_fixed;
     if (count && m <= kSplitMax) return;  // the split search's
     __shared__ Vec4<T> sx[kLaneBlock], sv[kLaneBlock];
+    __shared__ T warp_fastest[kLaneBlock / 32];
     const std::uint32_t cap = std::uint32_t(lists.capacity);
     const std::uint32_t S = lane_splits_for(m, cap);
     const std::size_t groups = (m + kLaneBlock - 1) / kLaneBlock;
@@ -74,13 +75,23 @@ __global__ void __launch_bounds__(kLaneBlock)
         for (std::size_t t0 = first; t0 < last; t0 += kLaneBlock) {
             const unsigned tile_n = unsigned(min(std::size_t(kLaneBlock), last - t0));
             __syncthreads();
+            T speed = T(0);  // past the tile's end: none
             if (threadIdx.x < tile_n) {
                 sx[threadIdx.x] = xp[t0 + threadIdx.x];
                 sv[threadIdx.x] = with_speed(vp[t0 + threadIdx.x]);
+                speed = sv[threadIdx.x].w;
             }
+#pragma unroll
+            for (unsigned o = 16; o > 0; o /= 2) speed = max(speed, __shfl_xor_sync(0xffffffffu, speed, o));
+            if (threadIdx.x % 32 == 0) warp_fastest[threadIdx.x / 32] = speed;
             __syncthreads();
-            if (has)
-                list_tile<T, kLaneBlock, kBuild>(sx, sv, tile_n, std::uint32_t(t0), i, g, out, cap, found);
+            T fastest = warp_fastest[0];
+#pragma unroll
+            for (unsigned w = 1; w < kLaneBlock / 32; ++w) fastest = max(fastest, warp_fastest[w]);
+            if (has) {
+                list_tile<T, kLaneBlock, kBuild>(sx, sv, tile_n, std::uint32_t(t0), i, g, fastest, out, cap,
+                                                 found);
+            }
         }
         if (!has) continue;
         if (S > 1) {
