@@ -635,6 +635,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         plans_dev_.resize(plans_.entries.size());
         plans_dev_.copy_from_host(plans_.entries.data(), plans_.entries.size());
         scratch_.resize(std::max<std::size_t>({plans_.scratch, pair_jerk_scratch_count(pair_, n_), 1}));
+        irregular_grid_ = irregular_full_grid<T>();
         allocate_inline_lists();
         // The device-side grids are fixed per plan table: the graphs hold the old ones.
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
@@ -725,7 +726,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         launch_neighbour_lists<T>(true, xp_.data(), vp_.data(), n_, nullptr, nullptr, n_, lists(), p.dt,
                                   kRadiusFactor, nullptr, stream_);
         launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, nullptr, nullptr, n_, lists(), T(p.G),
-                            softening2<T>(p), ai_new_.data(), ji_new_.data(), nullptr, stream_);
+                            softening2<T>(p), ai_new_.data(), ji_new_.data(), nullptr, stream_,
+                            irregular_grid_);
         launch_kernel(start_neighbours_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
                       a1_.data(), j1_.data(), ai_new_.data(), ji_new_.data(), n_, p.eta, regular_eta(p), p.dt,
                       neighbour_arrays(), acc_.data(), jerk_.data(), level_.data(), due_.data(), b.bad,
@@ -738,7 +740,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         const std::uint32_t* live = &clock_.data()->live;
         const T G = T(params_->G), eps2 = softening2<T>(*params_);
         launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, active_.data(), &clock_.data()->active, n_,
-                            lists(), G, eps2, ai_old_.data(), ji_old_.data(), live, stream_);
+                            lists(), G, eps2, ai_old_.data(), ji_old_.data(), live, stream_, irregular_grid_);
         // With inline lists the planned evaluation builds the lists where its plan has one thread a target
         // (the list search then returns at once: lists_separate is 0) and the ranges are joined after it.
         const bool inline_lists = !pairwise && inline_lists_;
@@ -761,7 +763,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
                                &chosen_.data()->lists_inline, stream_);
         }
         launch_irregular<T>(xp_.data(), vp_.data(), {}, n_, regular_.data(), &clock_.data()->regular, n_,
-                            lists(), G, eps2, ai_new_.data(), ji_new_.data(), live, stream_);
+                            lists(), G, eps2, ai_new_.data(), ji_new_.data(), live, stream_, irregular_grid_);
     }
     // The bodies predicted on the fly to the clock's tick (a block with no regular step: select predicted
     // none).
@@ -928,6 +930,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     DeviceBuffer<Vec4<T>> scratch_;       // the force+jerk kernels' partial sums
     DeviceBuffer<BlockClock> clock_;
     PinnedBuffer<BlockClock> clock_host_;  // the last read-back
+    unsigned irregular_grid_ = 0;          // the irregular sums of a block with regular steps: one full wave
     PinnedBuffer<BlockClock> run_end_;     // run_persistent's copy at the end of a run, and its event
     cudaEvent_t run_end_event_{};
     PinnedBuffer<unsigned long long> bad_host_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "cuda_check.hpp"
 #include "irregular_sum.cuh"
 #include "launch.cuh"
 #include "list_tile.cuh"
@@ -16,7 +17,9 @@ namespace {
 
 constexpr unsigned kWarps = 8;  // warps per block of the split search, join and irregular kernels
 constexpr unsigned kListBlock = kWarps * 32;
-// Grid of the irregular sums: fixed (the launches replay in graphs for any count), at most one wave.
+// Grids: fixed (the launches replay in graphs for any count). The irregular sums' small grid (two blocks
+// of threads an SM on an H100, for blocks of a few due bodies) unless the caller asks for more
+// (irregular_full_grid: 5 an SM in float).
 constexpr unsigned kMaxGrid = 2048;
 constexpr unsigned kIrregularGrid = 256;
 // The split search (split_search.cuh), for a device count m <= kSplitMax.
@@ -220,11 +223,19 @@ template <typename T>
 void launch_irregular(const Vec4<T>* xp, const Vec4<T>* vp, const PredictOnTheFly<T>& fly, std::size_t /*n*/,
                       const std::uint32_t* targets, const std::uint32_t* count, std::size_t m,
                       const DeviceNeighbourLists& lists, T G, T eps2, Vec4<T>* a, Vec4<T>* j,
-                      const std::uint32_t* live, void* stream) {
-    // One wave of blocks at most: a block with a few active bodies then costs little more than one launch.
-    launch_kernel(irregular_kernel<T>, dim3(std::min(grid_for(m, kWarps), kIrregularGrid)), dim3(kListBlock),
-                  0, static_cast<cudaStream_t>(stream), xp, vp, fly, targets, count, m, lists, G, eps2, a, j,
-                  live);
+                      const std::uint32_t* live, void* stream, unsigned grid) {
+    const unsigned blocks = std::min(grid_for(m, kWarps), grid != 0 ? grid : kIrregularGrid);
+    launch_kernel(irregular_kernel<T>, dim3(blocks), dim3(kListBlock), 0, static_cast<cudaStream_t>(stream),
+                  xp, vp, fly, targets, count, m, lists, G, eps2, a, j, live);
+}
+
+template <typename T>
+unsigned irregular_full_grid() {
+    int dev = 0, sms = 1, per_sm = 1;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_kernel<T>, kListBlock, 0));
+    return unsigned(std::max(1, sms * per_sm));
 }
 
 #define NBODY_NEIGHBOUR_KERNELS(T)                                                                          \
@@ -234,7 +245,8 @@ void launch_irregular(const Vec4<T>* xp, const Vec4<T>* vp, const PredictOnTheFl
     template void launch_irregular<T>(const Vec4<T>*, const Vec4<T>*, const PredictOnTheFly<T>&,            \
                                       std::size_t, const std::uint32_t*, const std::uint32_t*, std::size_t, \
                                       const DeviceNeighbourLists&, T, T, Vec4<T>*, Vec4<T>*,                \
-                                      const std::uint32_t*, void*);
+                                      const std::uint32_t*, void*, unsigned);                               \
+    template unsigned irregular_full_grid<T>();
 NBODY_NEIGHBOUR_KERNELS(float)
 NBODY_NEIGHBOUR_KERNELS(double)
 #undef NBODY_NEIGHBOUR_KERNELS

@@ -73,11 +73,18 @@ void launch_join_ranges(const std::uint32_t* targets, const std::uint32_t* count
 
 // a[q], j[q]: G times the force and jerk on target q from the bodies in its list (add_interaction_jerk at
 // the predicted states), in list order within each lane, lanes added in a fixed tree: the same bits on
-// every run. One warp per target.
+// every run, whatever the grid. One warp per target. `grid`: its blocks at most; 0: a small grid, for
+// blocks of a few due bodies, which then cost little more than one launch.
 template <typename T>
 void launch_irregular(const Vec4<T>* xp, const Vec4<T>* vp, const PredictOnTheFly<T>& fly, std::size_t n,
                       const std::uint32_t* targets, const std::uint32_t* count, std::size_t m,
                       const DeviceNeighbourLists& lists, T G, T eps2, Vec4<T>* a, Vec4<T>* j,
-                      const std::uint32_t* live, void* stream);
+                      const std::uint32_t* live, void* stream, unsigned grid = 0);
+
+// The blocks of launch_irregular that fill this device once (every SM as full as the kernel allows): for
+// the blocks with regular steps, whose thousands of due bodies are each a chain of dependent loads
+// (latency-bound: more warps at once, not more work per warp). Asks the device; call outside capture.
+template <typename T>
+unsigned irregular_full_grid();
 
 }  // namespace nbody
