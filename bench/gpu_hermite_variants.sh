@@ -3,13 +3,14 @@
 # sphere of N bodies, softening 1e-3, t 0 -> 1 on cuda. Every (binary, configuration) pair runs once per
 # round and the rounds interleave, so every build sees the same clocks; leapfrog at dt 1/2048 (the dt
 # that first reaches |dE/E| <= 1e-6 there, PERFORMANCE.md) is the baseline of the same call. Each figure
-# is the median over the rounds of the run's own "wall time" (the summary's: no process start or CUDA
-# context in it).
+# is the median over the rounds of the run's own "wall time" (the summary's: from the command's start,
+# the CUDA context included, the process start not).
 #   BINARIES="before=.device/bin/nbody_before after=.device/bin/nbody" \
 #     bench/gpu_hermite_variants.sh [N] [ROUNDS] [CONFIG ...]
 # A CONFIG is the run's arguments after the common ones, e.g. "--precision float --integrator hermite
-# --neighbours 32 --eta 0.02 --dt 0.125"; the default is K 32 at eta 0.035 and eta-regular 0.02 (float)
-# and K 64 at eta 0.02 (double), max dt 1/8, each beside leapfrog (run with the first binary only, or with
+# --neighbours 32 --eta 0.02 --dt 0.125"; the default is K 32 at eta 0.03 and eta-regular 0.018 (float)
+# and K 64 at eta 0.018 (double), max dt 1/8, the settings inside 1e-6 on seeds 1-8 (PERFORMANCE.md,
+# "Fourteenth pass"), each beside leapfrog (run with the first binary only, or with
 # every binary where LEAPFROG_EACH=1: for a change to `nbody run` itself, which moves leapfrog too; the
 # ratios are then against the first binary's leapfrog). The table gives wall and stepping medians.
 set -uo pipefail
@@ -21,8 +22,8 @@ mkdir -p "$out"
 read -r -a binaries <<<"${BINARIES:-after=.device/bin/nbody}"
 configs=("$@")
 if ((${#configs[@]} == 0)); then
-  configs=("--precision float --integrator hermite --neighbours 32 --eta 0.035 --eta-regular 0.02 --dt 0.125"
-           "--precision double --integrator hermite --neighbours 64 --eta 0.02 --dt 0.125")
+  configs=("--precision float --integrator hermite --neighbours 32 --eta 0.03 --eta-regular 0.018 --dt 0.125"
+           "--precision double --integrator hermite --neighbours 64 --eta 0.018 --dt 0.125")
 fi
 leapfrog=("--precision float --integrator leapfrog --dt 0.00048828125"
           "--precision double --integrator leapfrog --dt 0.00048828125")
