@@ -636,6 +636,10 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         plans_dev_.copy_from_host(plans_.entries.data(), plans_.entries.size());
         scratch_.resize(std::max<std::size_t>({plans_.scratch, pair_jerk_scratch_count(pair_, n_), 1}));
         irregular_grid_ = irregular_full_grid<T>();
+        int dev = 0, sms = 1;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        stride_grid_ = unsigned(2 * sms);
         allocate_inline_lists();
         // The device-side grids are fixed per plan table: the graphs hold the old ones.
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
@@ -655,9 +659,10 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
     }
 
-    // Blocks of the grid-stride kernels: enough to fill the device, no more than the bodies need.
+    // Blocks of the grid-stride kernels: two an SM (enough to fill the device at their light work), no more
+    // than the bodies need.
     unsigned stride_blocks(std::size_t items) const {
-        return std::max(1u, std::min(blocks_for(items, kBlock), unsigned(plans_.sum_grid)));
+        return std::max(1u, std::min(blocks_for(items, kBlock), stride_grid_));
     }
 
     // A new max step's clock (begin_kernel) and the earliest due tick of all bodies, for its first block.
@@ -836,9 +841,10 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     // runs as a graph. The graph and the next run are queued behind each run before the host knows why it
     // stopped (its clock copied out right after it): the device goes from run to graph to run without
     // waiting for the host's round trip (~15 us each, ~250 a run of the issue-21 figure). Where the run
-    // stopped for another reason, both return at once: the graph releases only a held block with regular
-    // steps (release_kernel's regular_only), and a run starts only on a live clock. The max step's last
-    // block then runs as its own graph (pairwise, where it serves N).
+    // stopped for another reason, both change nothing that counts: the graph releases only a held block
+    // with regular steps (release_kernel's regular_only), so its kernels find a dead clock and return but
+    // the earliest regular due tick's, which gather the same tick again; a run starts only on a live clock.
+    // The max step's last block then runs as its own graph (pairwise, where it serves N).
     void run_persistent(const DeviceBodies<T>& b) {
         launch_irregular_run(irregular_run(b), run_grid_, stream_);
         for (;;) {
@@ -931,6 +937,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     DeviceBuffer<BlockClock> clock_;
     PinnedBuffer<BlockClock> clock_host_;  // the last read-back
     unsigned irregular_grid_ = 0;          // the irregular sums of a block with regular steps: one full wave
+    unsigned stride_grid_ = 1;             // the grid-stride kernels' blocks at most (stride_blocks)
     PinnedBuffer<BlockClock> run_end_;     // run_persistent's copy at the end of a run, and its event
     cudaEvent_t run_end_event_{};
     PinnedBuffer<unsigned long long> bad_host_;

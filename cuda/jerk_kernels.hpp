@@ -70,7 +70,7 @@ struct JerkPlans {
     std::vector<JerkPlan> entries;
     int block = 0;            // threads per block, the same for every count
     int grid[3] = {0, 0, 0};  // blocks launched for K = 1, 2, 4 (0: no count uses that K)
-    int sum_grid = 0;         // blocks of the split-sum kernel
+    int sum_grid = 0;         // blocks of the split-sum kernel (every one an SM holds)
     bool summed = false;      // some count uses more than one split
     std::size_t scratch = 0;  // Vec4 elements of partial sums the largest plan needs
 };

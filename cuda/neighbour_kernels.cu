@@ -9,6 +9,7 @@
 #include "list_tile.cuh"
 #include "neighbour_kernels.hpp"
 #include "predict_on_the_fly.cuh"
+#include "sim/error.hpp"
 #include "sim/integrate/neighbour_scheme.hpp"
 #include "split_search.cuh"
 
@@ -17,9 +18,9 @@ namespace {
 
 constexpr unsigned kWarps = 8;  // warps per block of the split search, join and irregular kernels
 constexpr unsigned kListBlock = kWarps * 32;
-// Grids: fixed (the launches replay in graphs for any count). The irregular sums' small grid (two blocks
-// of threads an SM on an H100, for blocks of a few due bodies) unless the caller asks for more
-// (irregular_full_grid: 5 an SM in float).
+// Grids: fixed (the launches replay in graphs for any count). The irregular sums' small grid (about two
+// blocks of threads an SM on an H100, for blocks of a few due bodies) unless the caller asks for more
+// (irregular_full_grid: five an SM in float).
 constexpr unsigned kMaxGrid = 2048;
 constexpr unsigned kIrregularGrid = 256;
 // The split search (split_search.cuh), for a device count m <= kSplitMax.
@@ -235,7 +236,8 @@ unsigned irregular_full_grid() {
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_kernel<T>, kListBlock, 0));
-    return unsigned(std::max(1, sms * per_sm));
+    if (per_sm <= 0) throw Error("neighbour irregular sums: no block of this kernel fits on the device");
+    return unsigned(sms * per_sm);
 }
 
 #define NBODY_NEIGHBOUR_KERNELS(T)                                                                          \

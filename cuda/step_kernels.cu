@@ -100,10 +100,10 @@ __global__ void __launch_bounds__(kBlock)
 // a grid of many short items instead of one block of targets per SM: PERFORMANCE.md "Fourteenth pass").
 // The bodies are cut into tiles of kBlock; work item k is a tile pair (a, b) with a < b (grid_pair's order),
 // or, past the T (T - 1) / 2 of those, one tile against itself (the pairs j > i within it). A fixed grid of
-// kPotentialRows blocks takes items k = block, block + grid, ...: thread t adds m_i sum_j m_j / r_ij for
-// target i = a kBlock + t over the staged tile b, and each block's total goes to its row. The grid and the
-// order of every sum depend on n alone: the same bits on every run and device. A diagnostic, so double
-// arithmetic throughout and explicit index tests rather than the force kernels' tricks.
+// min(items, kPotentialRows) blocks takes items k = block, block + grid, ...: thread t adds m_i sum_j m_j /
+// r_ij for target i = a kBlock + t over the staged tile b, and each block's total goes to its row. The grid
+// and the order of every sum depend on n alone: the same bits on every run and device. A diagnostic, so
+// double arithmetic throughout and explicit index tests rather than the force kernels' tricks.
 template <typename T>
 __global__ void __launch_bounds__(kBlock) potential_kernel(const Vec4<T>* __restrict__ pos, std::size_t n,
                                                            double eps2, double* __restrict__ partials) {

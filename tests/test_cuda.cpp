@@ -287,7 +287,8 @@ INSTANTIATE_TEST_SUITE_P(Integrators, CudaVsSerial,
                          step_name);
 
 // The potential's pair sum takes tiles of 256 bodies in pairs and each tile against itself: sizes around
-// a tile, one body (no pair), and softening 0 (the body itself must never be a term).
+// a tile, one body (no pair), softening 0 (the body itself must never be a term), and more items than its
+// 2,048 blocks (20,000 bodies: 3,160 tile pairs and tiles, some blocks taking two).
 TEST(Cuda, DiagnosticsMatchHostComputation) {
     SKIP_WITHOUT_DEVICE();
     for (auto [prec, n, softening] : {std::tuple{Precision::f32, 3001, 0.01},
@@ -297,7 +298,8 @@ TEST(Cuda, DiagnosticsMatchHostComputation) {
                                       {Precision::f64, 255, 0.0},
                                       {Precision::f64, 256, 0.01},
                                       {Precision::f64, 257, 0.0},
-                                      {Precision::f32, 513, 0.0}}) {
+                                      {Precision::f32, 513, 0.0},
+                                      {Precision::f64, 20000, 0.001}}) {
         SCOPED_TRACE(::testing::Message() << to_string(prec) << " n " << n << " softening " << softening);
         auto b = make_cuda_backend(prec);
         b->set_state(test::random_bodies(std::size_t(n), 8));
