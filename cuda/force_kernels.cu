@@ -235,9 +235,7 @@ ForceLaunch resolve_force_launch(ForceLaunch req, std::size_t n, Precision p) {
     if (l.splits == 0) {
         // Pick the split count whose blocks fill whole waves of the device best: all blocks do the same
         // work, so a last wave 30% full costs as much as a full one. Fewer splits win ties (less scratch).
-        int dev = 0, sms = 1;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        const int sms = current_device_sms();
         const int per_sm = p == Precision::f32 ? occupancy<float>(l.bodies_per_thread, l.block)
                                                : occupancy<double>(l.bodies_per_thread, l.block);
         const double slots = double(sms) * per_sm;

@@ -636,10 +636,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         plans_dev_.copy_from_host(plans_.entries.data(), plans_.entries.size());
         scratch_.resize(std::max<std::size_t>({plans_.scratch, pair_jerk_scratch_count(pair_, n_), 1}));
         irregular_grid_ = irregular_full_grid<T>();
-        int dev = 0, sms = 1;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        stride_grid_ = unsigned(2 * sms);
+        stride_grid_ = unsigned(2 * current_device_sms());
         allocate_inline_lists();
         // The device-side grids are fixed per plan table: the graphs hold the old ones.
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();

@@ -7,6 +7,7 @@
 #include "cuda_check.hpp"
 #include "irregular_blocks.cuh"
 #include "irregular_sum.cuh"
+#include "launch.cuh"
 #include "predict_on_the_fly.cuh"
 #include "sim/error.hpp"
 #include "split_search.cuh"
@@ -429,9 +430,8 @@ bool irregular_run_supported() {
 // four.)
 template <typename T>
 unsigned irregular_run_grid() {
-    int dev = 0, sms = 0, per_sm = 0, per_sm_owned = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const int sms = current_device_sms();
+    int per_sm = 0, per_sm_owned = 0;
     CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_run_kernel<T, false>, kBlock, 0));
     if constexpr (kOwnedPath<T>) {

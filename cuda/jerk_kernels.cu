@@ -113,21 +113,13 @@ __device__ __forceinline__ void for_each_source_tile(const Vec4<T>* __restrict__
     for (std::size_t t = begin; t < end; t += B) {
         sx[threadIdx.x] = next_x;
         sv[threadIdx.x] = next_v;
-        if constexpr (kSpeed) {
-            T fastest = next_v.w;  // 0 past the end
-#pragma unroll
-            for (unsigned o = 16; o > 0; o /= 2)
-                fastest = max(fastest, __shfl_xor_sync(0xffffffffu, fastest, o));
-            if (threadIdx.x % 32 == 0) warp_fastest[threadIdx.x / 32] = fastest;
-        }
+        if constexpr (kSpeed) publish_warp_fastest(next_v.w, warp_fastest);  // 0 past the end
         __syncthreads();
         if (t + B < end) load(t + B);
         // Source indices fit 32 bits (the backend refuses N >= 2^32).
         const unsigned count = end - t < B ? unsigned(end - t) : B;
         if constexpr (kSpeed) {
-            T fastest = warp_fastest[0];
-            for (unsigned w = 1; w < B / 32; ++w) fastest = max(fastest, warp_fastest[w]);
-            sum(std::uint32_t(t), count, fastest);
+            sum(std::uint32_t(t), count, tile_fastest(warp_fastest, B / 32));
         } else {
             sum(std::uint32_t(t), count);
         }
@@ -485,13 +477,6 @@ struct Planned {
     static auto get() { return planned_jerk_kernel<T, K>; }
 };
 
-int device_sms() {
-    int dev = 0, sms = 1;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return sms;
-}
-
 void check_request(const JerkLaunch& req) {
     const int k = req.bodies_per_thread;
     if (k != 0 && k != 1 && k != 2 && k != 4) throw Error("jerk kernel: bodies per thread must be 1, 2 or 4");
@@ -529,7 +514,7 @@ JerkLaunch resolve_jerk_launch(JerkLaunch req, std::size_t m, std::size_t n, Pre
     // Fewer targets than lanes leave lanes idle: smaller blocks first (a warp computes for its idle lanes
     // too), then fewer targets per thread.
     if (l.block == 0) l.block = m <= 32 ? 32 : m <= 64 ? 64 : 128;
-    const int sms = device_sms();
+    const int sms = current_device_sms();
     // Blocks the device runs at once with K targets per thread.
     auto slots_for = [&](int K) {
         return double(sms) * (p == Precision::f32 ? occupancy<float, HostShaped>(K, l.block)
@@ -588,7 +573,7 @@ JerkPlans make_jerk_plans(const JerkLaunch& requested, std::size_t n, Precision 
     // (double) at every count measured on the H200 (PERFORMANCE.md, issue 21): 8,192 among 65,536 in float
     // 0.98 -> 0.67 ms, all 65,536 4.87 -> 4.78 ms; and only one force+jerk kernel is launched per block.
     const int K = requested.bodies_per_thread != 0 ? requested.bodies_per_thread : 1;
-    const int sms = device_sms();
+    const int sms = current_device_sms();
     const int slots = sms * (p == Precision::f32 ? occupancy<float, Planned>(K, out.block)
                                                  : occupancy<double, Planned>(K, out.block));
     const std::size_t tiles = std::max<std::size_t>(1, (n + out.block - 1) / out.block);

@@ -14,6 +14,14 @@ void launch_kernel(void (*kernel)(KArgs...), dim3 grid, dim3 block, std::size_t 
     CUDA_CHECK(cudaGetLastError());
 }
 
+// The current device's streaming multiprocessors (for grids that fill the device).
+inline int current_device_sms() {
+    int dev = 0, sms = 1;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms;
+}
+
 // Blocks of `block` threads covering n items.
 inline unsigned blocks_for(std::size_t n, unsigned block) {
     return unsigned((n + block - 1) / block);

@@ -101,6 +101,22 @@ __device__ __forceinline__ void list_tile(const Vec4<T>* sx, const Vec4<T>* sv, 
     list_marked<T, kTile, kBuild>(sx, sv, t0, g, within, out, cap, found);
 }
 
+// The staged tile's fastest source, in two halves around the barrier that publishes the tile: each warp's
+// greatest `speed` (this thread's source's, 0 past the tile's end) into its word of warp_fastest (every
+// thread of the block calls it), then, after the barrier, the greatest of the block's `warps` words.
+template <typename T>
+__device__ __forceinline__ void publish_warp_fastest(T speed, T* warp_fastest) {
+#pragma unroll
+    for (unsigned o = 16; o > 0; o /= 2) speed = max(speed, __shfl_xor_sync(0xffffffffu, speed, o));
+    if (threadIdx.x % 32 == 0) warp_fastest[threadIdx.x / 32] = speed;
+}
+template <typename T>
+__device__ __forceinline__ T tile_fastest(const T* warp_fastest, unsigned warps) {
+    T fastest = warp_fastest[0];
+    for (unsigned w = 1; w < warps; ++w) fastest = max(fastest, warp_fastest[w]);
+    return fastest;
+}
+
 // A source's speed, staged in place of its velocity's w (which no sum reads).
 template <typename T>
 __device__ __forceinline__ Vec4<T> with_speed(Vec4<T> v) {

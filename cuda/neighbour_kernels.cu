@@ -85,13 +85,9 @@ __global__ void __launch_bounds__(kLaneBlock)
                 sv[threadIdx.x] = with_speed(vp[t0 + threadIdx.x]);
                 speed = sv[threadIdx.x].w;
             }
-#pragma unroll
-            for (unsigned o = 16; o > 0; o /= 2) speed = max(speed, __shfl_xor_sync(0xffffffffu, speed, o));
-            if (threadIdx.x % 32 == 0) warp_fastest[threadIdx.x / 32] = speed;
+            publish_warp_fastest(speed, warp_fastest);
             __syncthreads();
-            T fastest = warp_fastest[0];
-#pragma unroll
-            for (unsigned w = 1; w < kLaneBlock / 32; ++w) fastest = max(fastest, warp_fastest[w]);
+            const T fastest = tile_fastest(warp_fastest, kLaneBlock / 32);
             if (has) {
                 list_tile<T, kLaneBlock, kBuild>(sx, sv, tile_n, std::uint32_t(t0), i, g, fastest, out, cap,
                                                  found);
@@ -232,12 +228,10 @@ void launch_irregular(const Vec4<T>* xp, const Vec4<T>* vp, const PredictOnTheFl
 
 template <typename T>
 unsigned irregular_full_grid() {
-    int dev = 0, sms = 1, per_sm = 1;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    int per_sm = 1;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, irregular_kernel<T>, kListBlock, 0));
     if (per_sm <= 0) throw Error("neighbour irregular sums: no block of this kernel fits on the device");
-    return unsigned(sms * per_sm);
+    return unsigned(current_device_sms() * per_sm);
 }
 
 #define NBODY_NEIGHBOUR_KERNELS(T)                                                                          \

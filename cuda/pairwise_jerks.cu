@@ -282,9 +282,7 @@ PairJerkLaunch plan_pair_jerks(PairJerkLaunch req, std::size_t n, Precision p) {
     if ((k == 0) != (req.block == 0))
         throw Error("pairwise jerk kernel: give both bodies per thread and block size, or neither");
     if (req.off || n == 0) return PairJerkLaunch{0, 0, true};
-    int dev = 0, sms = 1;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const int sms = current_device_sms();
     const std::size_t body_bytes = f32 ? sizeof(Vec4<float>) : sizeof(Vec4<double>);
     const double budget = max_pairwise_grid_bytes();
     auto fits = [&](const PairJerkLaunch& l) {

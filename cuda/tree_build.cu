@@ -217,9 +217,7 @@ void launch_build(const TreeView& t, std::size_t n, int leaf_size, int group_cut
     if (group_cut > 0) CUDA_CHECK(cudaMemsetAsync(t.cut, 0, n, s));
     // Enough octets for the widest level of a balanced tree of this capacity, capped: deeper levels
     // loop. Levels past the tree's depth are empty launches (no host round trip to learn the depth).
-    int device = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = current_device_sms();
     const unsigned want = blocks_for(std::size_t(t.capacity) * 8, kBlock);
     const unsigned grid = want < unsigned(sms) * 8 ? want : unsigned(sms) * 8;
     for (int L = 0; L < kMortonBitsPerAxis; ++L) {

@@ -67,9 +67,7 @@ void launch_moments(const TreeView& t, float theta, double monopole_power, cudaS
     const float inv_theta_mono = theta > 0 && monopole_power > 0
                                      ? float(monopole_inv_theta(double(theta), monopole_power))
                                      : __builtin_huge_valf();
-    int device = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = current_device_sms();
     const unsigned want = blocks_for(std::size_t(t.capacity), kBlock);
     const unsigned grid = want < unsigned(sms) * 16 ? want : unsigned(sms) * 16;
     for (int L = kLevels - 1; L >= 0; --L)

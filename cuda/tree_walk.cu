@@ -325,13 +325,6 @@ __global__ void __launch_bounds__(kBlock, 8) walk_kernel(TreeView t, WalkArgs w)
     if (lane == 0 && sh.peak > 0) atomicMax(&w.interactions[6], (unsigned long long)(sh.peak));
 }
 
-int sm_count() {
-    int device = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return sms;
-}
-
 using Kernel = void (*)(TreeView, WalkArgs);
 
 // The walk kernel for a launch: with or without the potential, with or without the r = 0 guard (eps = 0),
@@ -358,7 +351,7 @@ int walk_resident_warps() {
             most = per_sm > most ? per_sm : most;
         }
     }
-    return most * sm_count() * kWarps;
+    return most * current_device_sms() * kWarps;
 }
 
 void launch_walk(const TreeView& t, const WalkArgs& w, int warps, cudaStream_t s) {
