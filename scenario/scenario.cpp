@@ -66,8 +66,8 @@ std::vector<std::string> carried_params(const Params& p) {
     return keys;
 }
 
-Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precision precision,
-                      std::ostream& notes) {
+// `defaults` with the values the flags give.
+Params with_flags(const ScenarioOptions& o, const Params& defaults) {
     Params p = defaults;
     if (o.G) p.G = *o.G;
     if (o.dt) p.dt = *o.dt;
@@ -83,7 +83,26 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
             parse_choice(o.collisions, "collision mode", collision_mode_names(), parse_collision_mode);
     if (o.restitution) p.restitution = *o.restitution;
     if (o.density) p.density = *o.density;
-    validate_params(p, precision);
+    return p;
+}
+
+// `source`: the file `defaults` came from ("" for a preset's). A value of it that the run refuses is the
+// file's fault, not a flag's, and the error names the file: told apart by the same flags over the built-in
+// defaults, which then pass.
+Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precision precision,
+                      std::ostream& notes, const std::string& source = "") {
+    const Params p = with_flags(o, defaults);
+    try {
+        validate_params(p, precision);
+    } catch (const Error& e) {
+        if (source.empty()) throw;
+        try {
+            validate_params(with_flags(o, Params{}), precision);
+        } catch (const Error&) {
+            throw e;
+        }
+        throw Error(source + ": in its parameter lines: " + e.what());
+    }
     // A setting the run's algorithms do not take changes nothing: say so rather than ignore it silently.
     const std::vector<const SettingInfo*> used = settings_used(p);
     for (const auto& [name, value] : o.settings) {
@@ -136,7 +155,7 @@ Scenario resolve_restart(const ScenarioOptions& o, std::ostream& notes) {
     }
     Scenario sc;
     sc.precision = snap.info.precision;
-    sc.params = resolve_params(o, snap.info.params, sc.precision, notes);
+    sc.params = resolve_params(o, snap.info.params, sc.precision, notes, o.restart);
     sc.backend = resolve_backend(o.backend);
     sc.step = snap.info.step;
     sc.preset = snap.info.preset;
@@ -188,7 +207,8 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n, std:
     }
 
     Scenario sc;
-    sc.params = resolve_params(o, preset ? preset->params : file.info.params, precision, notes);
+    sc.params = resolve_params(o, preset ? preset->params : file.info.params, precision, notes,
+                               preset ? std::string() : o.input);
     if (!preset && file.info.has_params) {
         // The file's parameters are the defaults; the summary says which ones a flag replaced.
         const std::vector<std::string> given = given_params(o);

@@ -27,6 +27,7 @@
 #include "app/commands.hpp"
 #include "backends/registry.hpp"
 #include "cli_run.hpp"
+#include "scenario/step_plan.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
@@ -946,6 +947,18 @@ TEST_F(CliTest, HermiteProgressLineShowsTimeBlocksAndEvaluations) {
     EXPECT_NE(line.find(", " + count + " blocks, "), std::string::npos) << line << " / " << count;
 }
 
+// An adaptive integrator's --dt is its largest step: a billion max steps is refused in one line, and
+// --t-end plans ceil(T / dt) steps however many (a tolerance relative to the count once took one off).
+TEST_F(CliTest, AbsurdlySmallMaxStepIsRefused) {
+    expect_rejected({"--integrator", "hermite", "--dt", "1e-12", "--t-end", "1"},
+                    "--dt 1e-12 is 1e+12 max steps of hermite, more than 1e+09");
+    expect_rejected({"--integrator", "hermite", "--dt", "0.01", "--steps", "2000000000"},
+                    "max steps of hermite, more than 1e+09");
+    EXPECT_EQ(plan_steps_until("T", 0.0, 1.0, 1e-9, Precision::f64).steps, 1'000'000'000);
+    EXPECT_EQ(plan_steps_until("T", 0.0, 1.0, 0.1, Precision::f64).steps, 10);
+    EXPECT_EQ(plan_steps_until("T", 0.0, 1.05, 0.1, Precision::f64).steps, 11);
+}
+
 TEST_F(CliTest, ParametersTravelWithTheBodies) {
     const std::string exported = file("solar.csv");
     ASSERT_EQ(run_cli({"run", "--preset", "solar", "--n", "20", "--steps", "0", "--softening", "0.0375",
@@ -993,12 +1006,40 @@ TEST_F(CliTest, WarningsTeach) {
                                  "0.05", "--softening", "0", "--quiet"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("nbody: warning: energy not conserved"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("try a smaller --dt or a larger --softening"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("try a smaller --dt or a --softening above 0"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("nbody: warning: close encounter with softening 0"), std::string::npos) << r.err;
     // A well-resolved run warns about nothing.
     const CliResult ok = run_cli({"run", "--n", "256", "--steps", "10", "--quiet"});
     ASSERT_EQ(ok.code, 0) << ok.err;
     EXPECT_EQ(ok.err, "");
+}
+
+// Hermite's --dt is only its largest step: its energy warning names what does act (eta, the precision,
+// the softening), and block steps in float at softening 0 are warned about before the run, since such a
+// run can stop advancing (sim/integrate/integrators.hpp, block_steps_may_stall).
+TEST_F(CliTest, HermiteWarningsNameWhatActs) {
+    // Measured: |dE/E| 52 at t = 30 (a pair closer than float resolves).
+    const CliResult r = run_cli({"run", "--n", "128", "--t-end", "30", "--integrator", "hermite",
+                                 "--softening", "0", "--seed", "1", "--backend", "serial", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto stall = r.err.find("nbody: warning: block steps in float at softening 0");
+    const auto energy = r.err.find("nbody: warning: energy not conserved");
+    EXPECT_NE(r.err.find("): try a smaller --eta, --precision double, or a --softening above 0\n"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(stall, std::string::npos) << r.err;
+    EXPECT_NE(energy, std::string::npos) << r.err;
+    EXPECT_LT(stall, energy) << r.err;  // before the run, not after it
+    // Double, or a softening: no stall warning.
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--precision", "double", "--softening", "0"}, {"--softening", "0.01"}}) {
+        std::vector<std::string> cmd = {"run", "--n",          "64",      "--steps",
+                                        "2",   "--integrator", "hermite", "--quiet"};
+        cmd.insert(cmd.end(), args.begin(), args.end());
+        const CliResult quiet = run_cli(cmd);
+        ASSERT_EQ(quiet.code, 0) << quiet.err;
+        EXPECT_EQ(quiet.err, "") << args[0];
+    }
 }
 
 TEST_F(CliTest, PlotsEnergyLogsAndBenchCsvs) {

@@ -74,6 +74,16 @@ TEST_F(CliMessagesTest, CsvParameterLinesThatContradictThemselvesAreRefused) {
     EXPECT_TRUE(refused(
         run_cli({"run", "--input", edited("# dt = 0.01", "# dt = 0.01\n# dt = 0.02"), "--steps", "1"}),
         "'dt' is given twice in the parameter lines"));
+    // A value that parses but the run refuses is the file's, and the error names the file; a flag that
+    // replaces it makes the run go.
+    const std::string tiny = edited("# dt = 0.01", "# dt = 1e-300");
+    EXPECT_TRUE(refused(run_cli({"run", "--input", tiny, "--steps", "1"}),
+                        tiny + ": in its parameter lines: dt = 1e-300 is too small for float precision"));
+    EXPECT_EQ(run_cli({"run", "--input", tiny, "--dt", "0.01", "--steps", "1", "--quiet"}).code, 0);
+    // A flag's own bad value stays the flag's.
+    const CliResult flag = run_cli({"run", "--input", csv, "--dt", "1e-300", "--steps", "1"});
+    EXPECT_TRUE(refused(flag, "dt = 1e-300 is too small for float precision"));
+    EXPECT_EQ(flag.err.find("parameter lines"), std::string::npos) << flag.err;
 }
 
 TEST_F(CliMessagesTest, IgnoredOrOddValuesAreSaid) {

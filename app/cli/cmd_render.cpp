@@ -33,6 +33,7 @@
 #include "render/scene_renderer.hpp"
 #include "replay.hpp"
 #include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "sim/platform/file_identity.hpp"
@@ -247,13 +248,21 @@ void prepare_frame_dir(const std::string& dir) {
     }
 }
 
-void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done) {
+// k steps (max steps for an adaptive integrator); an adaptive run's blocks and evaluations are added to
+// `work`.
+void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done, StepReport& work) {
     if (k <= 0) return;
     StepReport r = b.step(p, k);
     if (!r.finite) {
-        throw Error("NaN/Inf in body " + std::to_string(r.bad_body) + " at step " +
-                    std::to_string(done + r.bad_step) + " (try a smaller --dt or more --softening)");
+        const bool adaptive = integrator_info(p.integrator).adaptive;
+        throw Error("NaN/Inf in body " + std::to_string(r.bad_body) + " at " +
+                    (adaptive ? "max step " : "step ") + std::to_string(done + r.bad_step) +
+                    (adaptive ? " (try a smaller --eta or more --softening)"
+                              : " (try a smaller --dt or more --softening)"));
     }
+    work.blocks += r.blocks;
+    work.body_updates += r.body_updates;
+    work.neighbour_updates += r.neighbour_updates;
 }
 
 void bench(OffscreenRenderer& r, Backend& b, const Params& p, int frames, bool paused, bool pick,
@@ -417,8 +426,15 @@ int run_render_command(const RenderOptions& o) {
         emit(false);
     }
     const double n = static_cast<double>(backend->size());
-    Progress progress("render", std::max<std::int64_t>(steps, 1), n * n,
+    // An adaptive integrator's max steps cost what its blocks do: the line counts max steps and shows the
+    // blocks and evaluations instead of an N^2 rate (as `nbody run`'s).
+    const bool adaptive = integrator_info(sc.params.integrator).adaptive;
+    Progress progress("render", std::max<std::int64_t>(steps, 1), adaptive ? 0.0 : n * n,
                       progress_settings_from_environment(o.quiet), std::cerr);
+    if (adaptive) progress.set_units("max step", "max steps");
+    if (adaptive && replay_files.empty() && block_steps_may_stall(sc.params, sc.precision))
+        std::cerr << "nbody: warning: " << kStallWarning << '\n';
+    StepReport work;
     std::int64_t chunk = 0;
     double chunk_seconds = 0;
     // Trails need positions along the way: with one image, record them every steps/K steps.
@@ -431,12 +447,20 @@ int run_render_command(const RenderOptions& o) {
         chunk = next_chunk(chunk, chunk_seconds, to_frame);
         const double start = now_s();
         try {
-            step_checked(*backend, sc.params, chunk, done);
+            step_checked(*backend, sc.params, chunk, done, work);
         } catch (const Error& e) {
             throw frames_kept(e);
         }
         chunk_seconds = now_s() - start;
         done += chunk;
+        if (adaptive) {
+            progress.set_detail("t = " + format_g(backend->time(), 6) + ", " + std::to_string(work.blocks) +
+                                " blocks, " + format_g(double(work.body_updates), 3) +
+                                (sc.params.neighbours > 0 ? " full force+jerk evaluations, " +
+                                                                format_g(double(work.neighbour_updates), 3) +
+                                                                " neighbour evaluations"
+                                                          : std::string(" force+jerk evaluations")));
+        }
         progress.update(done);
         if (every > 0 && (done % every == 0 || done == steps)) emit(false);
         if (trail_every > 0 && done % trail_every == 0 && done < steps) {
@@ -454,10 +478,14 @@ int run_render_command(const RenderOptions& o) {
         bench(r, *backend, sc.params, o.bench_frames, o.bench_paused, o.pick, o.bench_record);
 
     std::string where = !o.video.empty() ? o.video : o.out;
-    std::printf("nbody render: %zu bodies, %s (%s), %lld steps, %d frame%s -> %s  [%s%s, %s]\n",
-                backend->size(), backend->name().c_str(), to_string(backend->precision()),
-                static_cast<long long>(replay_files.empty() ? steps : 0), written, written == 1 ? "" : "s",
-                where.c_str(), r.ctx.device.c_str(), r.feed.last.interop ? ", CUDA-GL interop" : "",
+    const long long stepped = static_cast<long long>(replay_files.empty() ? steps : 0);
+    const std::string step_text =
+        adaptive ? std::to_string(stepped) + " max steps (" + std::to_string(work.blocks) + " blocks)"
+                 : std::to_string(stepped) + " steps";
+    std::printf("nbody render: %zu bodies, %s (%s), %s, %d frame%s -> %s  [%s%s, %s]\n", backend->size(),
+                backend->name().c_str(), to_string(backend->precision()), step_text.c_str(), written,
+                written == 1 ? "" : "s", where.c_str(), r.ctx.device.c_str(),
+                r.feed.last.interop ? ", CUDA-GL interop" : "",
                 r.compute_path() ? "compute splat" : "sprites");
     return 0;
 }

@@ -47,6 +47,8 @@ namespace {
 
 // |dE/E| above which the summary warns that energy is not conserved.
 constexpr double kEnergyWarning = 1e-2;
+// More max steps than this is a --dt far below any time scale of an adaptive run (plan check).
+constexpr std::int64_t kMaxAdaptiveMaxSteps = 1'000'000'000;
 // With softening 0, an encounter whose time scale spans fewer steps than this is not resolved.
 constexpr double kMinStepsPerEncounter = 10.0;
 
@@ -542,11 +544,21 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
               << potential_note(r.last, backend.size(), sc.params) << '\n';
 }
 
+// The flags that shrink a run's energy error: a fixed step's dt; an adaptive integrator's accuracy
+// parameters (its --dt is only the largest step), and in float at softening 0 the precision
+// (block_steps_may_stall).
+std::string energy_advice(const Params& p, Precision precision) {
+    const std::string soften = p.softening == 0 ? "a --softening above 0" : "a larger --softening";
+    if (!integrator_info(p.integrator).adaptive) return "a smaller --dt or " + soften;
+    return std::string("a smaller --eta") + (p.neighbours > 0 ? " and --eta-regular" : "") + ", " +
+           (precision == Precision::f32 ? "--precision double, " : "") + "or " + soften;
+}
+
 // Warnings that teach: what went wrong physically and which flag to try. On stderr, after the summary.
 void print_warnings(const Scenario& sc, const RunOutcome& r) {
     if (r.last.has_potential && r.drift > kEnergyWarning) {
         std::cerr << "nbody: warning: energy not conserved (|dE/E| = " << format_g(r.drift, 3) << " > "
-                  << format_g(kEnergyWarning) << "): try a smaller --dt or a larger --softening\n";
+                  << format_g(kEnergyWarning) << "): try " << energy_advice(sc.params, sc.precision) << '\n';
     }
     const Encounter& e = r.encounter;
     if (sc.params.softening == 0 && !integrator_info(sc.params.integrator).adaptive &&
@@ -591,6 +603,15 @@ int run_run_command(const RunOptions& o) {
         sc = resolve_scenario(o.scenario, kDefaultRunN);
         series.emplace(o.snapshots, sc, o.scenario);
         plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
+        // An adaptive integrator's --dt is only its largest step: each body takes the steps it needs below
+        // it, and every max step still costs a block of all N. A billion of them is a mistyped --dt.
+        if (integrator_info(sc.params.integrator).adaptive && plan.steps > kMaxAdaptiveMaxSteps) {
+            throw Error("--dt " + format_g(sc.params.dt) + " is " + format_g(double(plan.steps), 3) +
+                        " max steps of " + to_string(sc.params.integrator) + ", more than " +
+                        format_g(double(kMaxAdaptiveMaxSteps)) +
+                        ": its --dt is the largest step any body takes (each takes smaller ones where it "
+                        "needs them), so give one near the system's time scale");
+        }
         // The global step counter (a restart's, plus these) must stay a number the run can count in.
         if (plan.steps > kMaxStepCounter * 64 - sc.step) {
             throw Error("--steps " + std::to_string(plan.steps) + " from step " + std::to_string(sc.step) +
@@ -632,6 +653,9 @@ int run_run_command(const RunOptions& o) {
                         "in one process");
     });
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
+    // Before the steps: such a run may never end, so the warning cannot wait for the summary.
+    if (cl.root() && block_steps_may_stall(sc.params, sc.precision))
+        std::cerr << "nbody: warning: " << kStallWarning << '\n';
 
     const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);
     HostState last;

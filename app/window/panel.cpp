@@ -173,8 +173,11 @@ void level_histogram(const PanelInfo& info) {
     std::vector<float> counts(info.level_counts.begin(), info.level_counts.end());
     std::size_t first = 0;  // the plot starts at the coarsest level that has bodies
     while (first + 1 < counts.size() && counts[first] == 0) ++first;
+    // The tallest bar's count gives the bars a scale.
+    const float peak = *std::max_element(counts.begin(), counts.end());
     char label[64];
-    std::snprintf(label, sizeof label, "levels %zu-%zu", first, counts.size() - 1);
+    std::snprintf(label, sizeof label, "levels %zu-%zu (tallest %.0f)", first, counts.size() - 1,
+                  double(peak));
     ImGui::PlotHistogram("##levels", counts.data() + first, int(counts.size() - first), 0, label, 0.0f,
                          FLT_MAX, ImVec2(0, 48));
     tooltip_for_last(
@@ -300,6 +303,8 @@ void collision_controls(PanelModel& m, const PanelInfo& info) {
     }
 }
 
+void stall_note(const PanelModel& m);
+
 void physics_tab(PanelModel& m, const PanelInfo& info) {
     if (integrator_info(m.params.integrator).adaptive) {
         log_slider("max dt", m.params.dt, kMinDt, kMaxDt, ("%.2e" + unit_text(info, Quantity::time)).c_str());
@@ -328,6 +333,7 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
     }
     settings_controls(m.params, integrator_info(m.params.integrator).settings);
     if (integrator_info(m.params.integrator).adaptive) level_histogram(info);
+    stall_note(m);
     collision_controls(m, info);
     force_controls(m, info);
 }
@@ -349,6 +355,17 @@ void paragraph(const std::string& text, bool disabled = false) {
         ImGui::TextUnformatted(lines[i].c_str());
     }
     if (disabled) ImGui::PopStyleColor();
+}
+
+// Before it happens: block steps in float at softening 0 can stop advancing (block_steps_may_stall), which
+// in the window looks like a frozen picture.
+void stall_note(const PanelModel& m) {
+    if (!block_steps_may_stall(m.params, m.precision)) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
+    paragraph(
+        "float at softening 0: an encounter closer than float resolves can make a body's steps "
+        "shrink without end and the run stop advancing; double precision or a softening avoids it.");
+    ImGui::PopStyleColor();
 }
 
 // Log slider for N with a typed field beside it, and what that N needs.
@@ -767,7 +784,7 @@ void performance_section(const PanelInfo& info) {
              "Wall time per simulation step (on the simulation thread).");
     }
     char rate[64];
-    std::snprintf(rate, sizeof rate, "  %.1f GFLOP/s  %.0f fps", double(info.gflops.last()),
+    std::snprintf(rate, sizeof rate, "  %.3g GFLOP/s  %.0f fps", double(info.gflops.last()),
                   double(info.fps.last()));
     plot("interactions/s", info.interactions, "%.3g", false,
          info.adaptive

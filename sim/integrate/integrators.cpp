@@ -93,6 +93,10 @@ const IntegratorInfo& integrator_info(Integrator i) {
     return kIntegrators.front();  // unreachable: every enumerator has an entry (tested)
 }
 
+bool block_steps_may_stall(const Params& p, Precision precision) {
+    return integrator_info(p.integrator).adaptive && precision == Precision::f32 && p.softening == 0;
+}
+
 const char* to_string(Integrator i) {
     return integrator_info(i).name;
 }
