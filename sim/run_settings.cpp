@@ -60,6 +60,23 @@ std::string describe_settings(const Params& p) {
     return out;
 }
 
+std::vector<const SettingInfo*> settings_named(const std::vector<SettingInfo>& settings, const Params& p) {
+    std::vector<const SettingInfo*> out;
+    for (const SettingInfo& s : settings) {
+        // A setting at its default 0 says nothing; one whose needed setting is 0 does nothing.
+        if ((p.*s.field == 0 && s.default_value() == 0) || !setting_acts(p, s)) continue;
+        out.push_back(&s);
+    }
+    return out;
+}
+
+std::string with_settings(const char* name, const std::vector<SettingInfo>& settings, const Params& p) {
+    std::string values;
+    for (const SettingInfo* s : settings_named(settings, p))
+        values += (values.empty() ? "" : ", ") + std::string(s->name) + " " + format_g(p.*s->field);
+    return values.empty() ? name : std::string(name) + " (" + values + ")";
+}
+
 const SettingInfo* missing_need(const Params& p, const SettingInfo& s) {
     if (setting_acts(p, s)) return nullptr;
     bool belongs = false;

@@ -22,6 +22,13 @@ const SettingInfo* find_setting(std::string_view name);
 // "theta 0.6": settings_used(p) with their values, for summaries and labels; empty when there are none.
 std::string describe_settings(const Params& p);
 
+// Of a registry row's `settings`, those that say what p runs: the ones that act in p, and one that is off
+// at its default of 0 (--neighbours) only when on. What `nbody run`'s summary, bench's columns and the
+// energy plot's title name.
+std::vector<const SettingInfo*> settings_named(const std::vector<SettingInfo>& settings, const Params& p);
+// "tree (theta 0.6)", "hermite (eta 0.02, neighbours 8)": the row's name with settings_named's values.
+std::string with_settings(const char* name, const std::vector<SettingInfo>& settings, const Params& p);
+
 // The --help text of s: its help line, range and default.
 std::string setting_help(const SettingInfo& s);
 // Whether s acts in p: it needs no other setting (SettingInfo::needs), or that one is nonzero in p.

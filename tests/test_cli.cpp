@@ -1154,13 +1154,53 @@ TEST_F(CliTest, BenchHermiteRowsReportMsPerUnitOfSimulatedTime) {
         std::vector<std::string> f;
         std::stringstream line(rows[i]);
         for (std::string cell; std::getline(line, cell, ',');) f.push_back(cell);
-        ASSERT_EQ(f.size(), 11u) << rows[i];
+        ASSERT_EQ(f.size(), 12u) << rows[i];  // with the integrator and its eta
         // The preset's dt is 0.01: 100 steps make one unit of time.
-        EXPECT_NEAR(std::stod(f[10]), std::stod(f[5]) / 0.01, 1e-3 * std::stod(f[10])) << rows[i];
+        EXPECT_NEAR(std::stod(f[11]), std::stod(f[6]) / 0.01, 1e-3 * std::stod(f[11])) << rows[i];
     }
     const CliResult fixed = run_cli({"bench", "--backend", "serial", "--n", "64", "--steps", "1", "--repeats",
                                      "1", "--format", "csv", "--quiet"});
     EXPECT_EQ(fixed.out.find("ms_per_time_unit"), std::string::npos) << fixed.out;
+}
+
+// A CSV says what it measured: where a row is adaptive, the integrator and its settings are columns even
+// when every row has the same (hermite alone had none: its max steps and counting read as leapfrog's).
+TEST_F(CliTest, BenchNamesTheAdaptiveIntegratorAndItsSettings) {
+    const std::vector<std::string> base{"bench", "--backend", "serial", "--n",      "64", "--steps",
+                                        "1",     "--repeats", "1",      "--warmup", "0",  "--quiet"};
+    auto bench = [&](std::vector<std::string> more) {
+        std::vector<std::string> args = base;
+        args.insert(args.end(), more.begin(), more.end());
+        const CliResult r = run_cli(args);
+        EXPECT_EQ(r.code, 0) << r.err;
+        return r.out;
+    };
+    auto lines = data_lines(bench({"--integrator", "hermite", "--format", "csv"}));
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0].rfind("backend,precision,integrator,eta,threads,n,", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[1].rfind("serial,float,hermite,0.02,1,64,", 0), 0u) << lines[1];
+
+    // The neighbour scheme's K and its own eta where set; a fixed-step row leaves them empty.
+    lines = data_lines(bench({"--integrator", "hermite,leapfrog", "--neighbours", "8", "--eta-regular",
+                              "0.05", "--eta", "0.03", "--format", "csv"}));
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0].rfind("backend,precision,integrator,eta,neighbours,eta_regular,threads,n,", 0), 0u)
+        << lines[0];
+    EXPECT_EQ(lines[1].rfind("serial,float,hermite,0.03,8,0.05,1,64,", 0), 0u) << lines[1];
+    EXPECT_EQ(lines[2].rfind("serial,float,leapfrog,,,,1,64,", 0), 0u) << lines[2];
+
+    const std::string json = bench({"--integrator", "hermite", "--neighbours", "8", "--format", "json"});
+    EXPECT_NE(json.find("\"integrator\": \"hermite\", \"eta\": 0.02, \"neighbours\": 8, \"threads\""),
+              std::string::npos)
+        << json;
+    const std::string table = bench({"--integrator", "hermite"});
+    EXPECT_NE(table.find("integrator           eta threads"), std::string::npos) << table;
+    EXPECT_NE(table.find("hermite             0.02       1"), std::string::npos) << table;
+
+    // Fixed-step rows alike keep their columns.
+    lines = data_lines(bench({"--format", "csv"}));
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines[0].rfind("backend,precision,threads,n,", 0), 0u) << lines[0];
 }
 
 TEST_F(CliTest, BenchCompareStaysWithinItsBound) {

@@ -51,6 +51,11 @@ std::string fmt(const char* format, double v) {
     return buf;
 }
 
+// s right-aligned in a column `width` wide.
+std::string fmt_width(int width, const std::string& s) {
+    return s.size() >= std::size_t(width) ? s : std::string(std::size_t(width) - s.size(), ' ') + s;
+}
+
 // One point of the sweep, before it is measured.
 struct BenchCase {
     std::string backend;
@@ -174,6 +179,8 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     row.precision = to_string(c.precision);
     row.force = to_string(c.force);
     row.integrator = to_string(c.integrator);
+    for (const SettingInfo* s : settings_named(integrator_info(c.integrator).settings, p))
+        row.settings.emplace_back(s->name, p.*s->field);
     row.threads = sweeps_threads(c.backend) ? omp_get_max_threads() : 1;
     row.processes = cl.size();
     row.n = c.n;
@@ -228,6 +235,12 @@ std::vector<T> parse_names(const std::vector<std::string>& names, const std::vec
     for (const auto& name : names.empty() ? fallback : names)
         out.push_back(parse_choice(name, what, valid, parse));
     return out;
+}
+
+// A setting's name as a CSV column or JSON key, as the Python module spells it: eta-regular -> eta_regular.
+std::string underscored(std::string name) {
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
 }
 
 std::string json_string(const std::string& s) {
@@ -331,11 +344,14 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
         ->type_name("FILE.png");
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
     cmd->footer(
-        std::string("Columns: backend, precision, [force, integrator when several are asked,] threads, n, "
-                    "ms_per_step (median), ms_min, ms_max, interactions_per_second, gflops (and "
-                    "vs_baseline for cuda: production force kernel speed / GPU Gems 3 baseline kernel speed; "
-                    "max_diff, rms_diff, "
-                    "diff_bound with --compare; ms_per_time_unit with an adaptive integrator).\n") +
+        std::string(
+            "Columns: backend, precision, [force when several are asked,] [integrator when several are "
+            "asked or one is adaptive, then its settings (hermite: eta, and neighbours and eta_regular "
+            "where set),] threads, n, "
+            "ms_per_step (median), ms_min, ms_max, interactions_per_second, gflops (and "
+            "vs_baseline for cuda: production force kernel speed / GPU Gems 3 baseline kernel speed; "
+            "max_diff, rms_diff, "
+            "diff_bound with --compare; ms_per_time_unit with an adaptive integrator).\n") +
         kFootnote + "; " + kAdaptiveCounting + "; " + kNeighbourCounting + ".");
     return cmd;
 }
@@ -434,7 +450,26 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                            [&](const BenchRow& r) { return field(r) != field(rows[0]); });
     };
     const bool show_force = !rows.empty() && differ([](const BenchRow& r) { return r.force; });
-    const bool show_integrator = !rows.empty() && differ([](const BenchRow& r) { return r.integrator; });
+    // A CSV must say what it measured: an adaptive row's integrator and its settings (eta) even where every
+    // row has the same, since its steps and interactions count otherwise.
+    const bool show_integrator =
+        !rows.empty() && (differ([](const BenchRow& r) { return r.integrator; }) ||
+                          std::any_of(rows.begin(), rows.end(),
+                                      [](const BenchRow& r) { return r.adaptive || !r.settings.empty(); }));
+    std::vector<std::string> setting_names;  // a column each, in registry order as the rows name them
+    for (const BenchRow& r : rows) {
+        for (const auto& [name, value] : r.settings) {
+            if (std::find(setting_names.begin(), setting_names.end(), name) == setting_names.end())
+                setting_names.push_back(name);
+        }
+    }
+    // A row's value of a setting column, "" where it has none (a fixed-step row beside a hermite one).
+    auto setting_cell = [](const BenchRow& r, const std::string& name) {
+        for (const auto& [n, value] : r.settings) {
+            if (n == name) return fmt("%.6g", value);
+        }
+        return std::string();
+    };
     const bool show_processes =
         std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.processes > 1; });
     const bool any_baseline =
@@ -460,7 +495,10 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             const BenchRow& r = rows[i];
             out << (i ? ",\n " : "\n ") << "{\"backend\": \"" << r.backend << "\", \"precision\": \""
                 << r.precision << "\", \"force\": \"" << r.force << "\", \"integrator\": \"" << r.integrator
-                << "\", \"threads\": " << r.threads << (show_processes ? ", \"processes\": " : "")
+                << "\"";
+            for (const auto& [name, value] : r.settings)
+                out << ", \"" << underscored(name) << "\": " << fmt("%.6g", value);
+            out << ", \"threads\": " << r.threads << (show_processes ? ", \"processes\": " : "")
                 << (show_processes ? std::to_string(r.processes) : "") << ", \"n\": " << r.n
                 << ", \"ms_per_step\": " << fmt("%.6g", r.ms_per_step)
                 << ", \"ms_min\": " << fmt("%.6g", r.ms_min) << ", \"ms_max\": " << fmt("%.6g", r.ms_max)
@@ -487,8 +525,9 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         out << "# cpu = " << m.cpu << "\n# cores = " << m.cores << "\n# gpu = " << m.gpu << '\n';
         // How an adaptive row counts, above the columns it explains (issue 21), as the table's legend says.
         if (any_adaptive) out << "# " << adaptive_counting << '\n';
-        out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "")
-            << (show_processes ? "threads,processes," : "threads,")
+        out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "");
+        for (const std::string& name : setting_names) out << underscored(name) << ',';
+        out << (show_processes ? "threads,processes," : "threads,")
             << "n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
             << (any_adaptive ? ",ms_per_time_unit" : "") << (any_baseline ? ",vs_baseline" : "")
             << (any_compare ? ",max_diff,rms_diff,diff_bound" : "")
@@ -498,6 +537,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             out << r.backend << ',' << r.precision << ',';
             if (show_force) out << r.force << ',';
             if (show_integrator) out << r.integrator << ',';
+            for (const std::string& name : setting_names) out << setting_cell(r, name) << ',';
             out << r.threads << ',';
             if (show_processes) out << r.processes << ',';
             out << r.n << ',' << fmt("%.6g", r.ms_per_step) << ',' << fmt("%.6g", r.ms_min) << ','
@@ -520,10 +560,15 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
     } else {
         out << "machine: " << m.cpu << " (" << m.cores << " logical cores), GPU: " << m.gpu << '\n';
         char line[256];
-        std::snprintf(line, sizeof line, "%-8s %-9s %s%s%7s %s%8s %10s %10s %10s %15s %9s", "backend",
+        // A setting's column is as wide as its name, and at least as a value of six digits.
+        auto setting_width = [](const std::string& name) { return std::max<int>(int(name.size()), 7); };
+        std::string settings_header;
+        for (const std::string& name : setting_names)
+            settings_header += fmt_width(setting_width(name), name) + " ";
+        std::snprintf(line, sizeof line, "%-8s %-9s %s%s%s%7s %s%8s %10s %10s %10s %15s %9s", "backend",
                       "precision", show_force ? "force    " : "", show_integrator ? "integrator       " : "",
-                      "threads", show_processes ? "processes " : "", "n", "ms/step", "min", "max",
-                      "interactions/s", "GFLOP/s");
+                      settings_header.c_str(), "threads", show_processes ? "processes " : "", "n", "ms/step",
+                      "min", "max", "interactions/s", "GFLOP/s");
         out << line << (any_adaptive ? "  ms/t_unit" : "") << (any_baseline ? "  vs_baseline" : "")
             << (any_compare ? "   max_diff   rms_diff  bound" : "") << (show_per_body ? "  inter/body" : "")
             << (any_error ? "  err_median    err_p99    err_max" : "") << '\n';
@@ -538,6 +583,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                 std::snprintf(line, sizeof line, "%-16s ", r.integrator.c_str());
                 out << line;
             }
+            for (const std::string& name : setting_names)
+                out << fmt_width(setting_width(name), setting_cell(r, name)) << ' ';
             std::snprintf(line, sizeof line, "%7d ", r.threads);
             out << line;
             if (show_processes) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace CLI {
@@ -69,6 +70,9 @@ struct BenchRow {
     // The neighbour scheme's K (--neighbours) of an adaptive row, 0 when off: its interactions/s count K
     // per evaluation of a body against its neighbour list besides N per full evaluation.
     double neighbours = 0;
+    // The integrator's settings that say what was measured (hermite: eta, and neighbours and eta-regular
+    // where set; sim/run_settings.hpp settings_named), by registry name: a column each where a row has one.
+    std::vector<std::pair<std::string, double>> settings;
 };
 
 // Adds the `bench` subcommand and its flags to root.
@@ -79,7 +83,8 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o);
 
 // Formats rows as "table", "csv" or "json". CSV starts with '#' lines naming the machine; JSON is a list
 // of objects with the BenchRow field names plus cpu, cores and gpu. The force and integrator columns
-// appear when the rows differ in them.
+// appear when the rows differ in them, the integrator's also when a row is adaptive or has settings,
+// followed by a column per setting (`-` written `_`; empty in the rows without it).
 std::string format_bench(const std::vector<BenchRow>& rows, const std::string& format, const MachineInfo& m);
 
 // Runs the benchmark and prints it (and the plot). Returns the exit code: 1 when --compare finds a row

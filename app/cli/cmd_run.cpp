@@ -52,18 +52,6 @@ constexpr std::int64_t kMaxAdaptiveMaxSteps = 1'000'000'000;
 // With softening 0, an encounter whose time scale spans fewer steps than this is not resolved.
 constexpr double kMinStepsPerEncounter = 10.0;
 
-// "tree (theta 0.6)": a registry entry's name with the values of the settings it takes.
-// A setting that is off at its default of 0 (--neighbours) is named only when on.
-std::string with_settings(const char* name, const std::vector<SettingInfo>& settings, const Params& p) {
-    std::string values;
-    for (const SettingInfo& s : settings) {
-        // A setting at its default 0 says nothing; one whose needed setting is 0 does nothing.
-        if ((p.*s.field == 0 && s.default_value() == 0) || !setting_acts(p, s)) continue;
-        values += (values.empty() ? "" : ", ") + std::string(s.name) + " " + format_g(p.*s.field);
-    }
-    return values.empty() ? name : std::string(name) + " (" + values + ")";
-}
-
 std::string force_text(const Params& p) {
     return with_settings(to_string(p.force), force_algorithm_info(p.force).settings, p);
 }
