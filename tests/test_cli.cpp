@@ -1197,6 +1197,12 @@ TEST_F(CliTest, BenchNamesTheAdaptiveIntegratorAndItsSettings) {
     EXPECT_NE(table.find("integrator           eta threads"), std::string::npos) << table;
     EXPECT_NE(table.find("hermite             0.02       1"), std::string::npos) << table;
 
+    // The table says how a hermite row counts above its rows (issue 21 asked the header), not in a footer.
+    const std::size_t note = table.find("hermite rows: a step is a max step (dt)");
+    ASSERT_NE(note, std::string::npos) << table;
+    EXPECT_LT(note, table.find("backend  precision")) << table;
+    EXPECT_EQ(table.find("N^2 per force evaluation"), std::string::npos) << "no fixed-step row: " << table;
+
     // Fixed-step rows alike keep their columns.
     lines = data_lines(bench({"--format", "csv"}));
     ASSERT_FALSE(lines.empty());
