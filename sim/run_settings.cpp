@@ -1,5 +1,7 @@
 #include "run_settings.hpp"
 
+#include <algorithm>
+
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "util.hpp"
@@ -58,6 +60,12 @@ std::string describe_settings(const Params& p) {
         if (v == 0 && s->least_nonzero > 0 && s->zero_means) out += std::string(" (") + s->zero_means + ")";
     }
     return out;
+}
+
+std::string setting_key(std::string_view name) {
+    std::string key(name);
+    std::replace(key.begin(), key.end(), '-', '_');
+    return key;
 }
 
 std::vector<const SettingInfo*> settings_named(const std::vector<SettingInfo>& settings, const Params& p) {

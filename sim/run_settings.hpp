@@ -22,6 +22,9 @@ const SettingInfo* find_setting(std::string_view name);
 // "theta 0.6": settings_used(p) with their values, for summaries and labels; empty when there are none.
 std::string describe_settings(const Params& p);
 
+// A setting's name with '_' for '-' (eta-regular: eta_regular), as a CSV column or JSON key spells it.
+std::string setting_key(std::string_view name);
+
 // Of a registry row's `settings`, those that say what p runs: the ones that act in p, and one that is off
 // at its default of 0 (--neighbours) only when on. What `nbody run`'s summary, bench's columns and the
 // energy plot's title name.

@@ -104,5 +104,54 @@ TEST_F(Plot, BenchTicksEveryNAndShowsTheSpreadOfTheRepeats) {
     EXPECT_NE(script.find("1024 500000000 250000000 1000000000"), std::string::npos) << script;
 }
 
+// A hermite row's line names its integrator and settings, and the y axis says how its interactions count
+// (active x N per block, bench --help), which is not the N^2 a step of the fixed-step rows.
+TEST_F(Plot, BenchNamesTheAdaptiveIntegratorAndHowItsRowsCount) {
+    write("mixed.csv",
+          "# cpu = test\nbackend,precision,integrator,eta,neighbours,threads,n,ms_per_step,ms_min,ms_max,"
+          "interactions_per_second,gflops,ms_per_time_unit\n"
+          "serial,float,hermite,0.02,8,1,1024,2,1,4,5e7,2,200\nserial,float,leapfrog,,,1,1024,2,1,4,5e8,10,"
+          "200\n");
+    std::string out;
+    ASSERT_EQ(nbody("plot mixed.csv -o m.png", out), 0) << out;
+    std::string script = read("m.png");
+    EXPECT_NE(script.find("title 'serial float hermite (eta 0.02, neighbours 8) 1 thread'"),
+              std::string::npos)
+        << script;
+    EXPECT_NE(script.find("title 'serial float leapfrog 1 thread'"), std::string::npos) << script;
+    EXPECT_NE(script.find("'N^2 per step; hermite: active x N per block (neighbours per list evaluation)'"),
+              std::string::npos)
+        << script;
+
+    write("hermite.csv",
+          "# cpu = test\nbackend,precision,integrator,eta,threads,n,ms_per_step,ms_min,ms_max,"
+          "interactions_per_second,gflops,ms_per_time_unit\nopenmp,float,hermite,0.02,2,1024,2,1,4,5e8,10,"
+          "200\n");
+    ASSERT_EQ(nbody("plot hermite.csv -o h.png", out), 0) << out;
+    script = read("h.png");
+    EXPECT_NE(script.find("title 'openmp float hermite (eta 0.02) 2 threads'"), std::string::npos) << script;
+    EXPECT_NE(script.find("'hermite: active x N per block'"), std::string::npos) << script;
+    EXPECT_EQ(script.find("N^2"), std::string::npos) << "no fixed-step row: " << script;
+
+    // A CSV from before the integrator column: the ms_per_time_unit column is written only beside an
+    // adaptive row, and without the integrator column every row had the same integrator.
+    write(
+        "old.csv",
+        "# cpu = test\nbackend,precision,threads,n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops,"
+        "ms_per_time_unit\nopenmp,float,2,1024,2,1,4,5e8,10,200\n");
+    ASSERT_EQ(nbody("plot old.csv -o o.png", out), 0) << out;
+    script = read("o.png");
+    EXPECT_NE(script.find("'adaptive integrator: active x N per block'"), std::string::npos) << script;
+    EXPECT_EQ(script.find("N^2"), std::string::npos) << script;
+
+    write("bench.csv", kBench);
+    ASSERT_EQ(nbody("plot bench.csv -o b.png", out), 0) << out;
+    EXPECT_NE(
+        read("b.png").find("set ylabel 'interactions per second (N^2 per step; bars: slowest to fastest "
+                           "repeat)'"),
+        std::string::npos)
+        << read("b.png");
+}
+
 }  // namespace
 }  // namespace nbody

@@ -237,12 +237,6 @@ std::vector<T> parse_names(const std::vector<std::string>& names, const std::vec
     return out;
 }
 
-// A setting's name as a CSV column or JSON key, as the Python module spells it: eta-regular -> eta_regular.
-std::string underscored(std::string name) {
-    std::replace(name.begin(), name.end(), '-', '_');
-    return name;
-}
-
 std::string json_string(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
@@ -497,7 +491,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
                 << r.precision << "\", \"force\": \"" << r.force << "\", \"integrator\": \"" << r.integrator
                 << "\"";
             for (const auto& [name, value] : r.settings)
-                out << ", \"" << underscored(name) << "\": " << fmt("%.6g", value);
+                out << ", \"" << setting_key(name) << "\": " << fmt("%.6g", value);
             out << ", \"threads\": " << r.threads << (show_processes ? ", \"processes\": " : "")
                 << (show_processes ? std::to_string(r.processes) : "") << ", \"n\": " << r.n
                 << ", \"ms_per_step\": " << fmt("%.6g", r.ms_per_step)
@@ -526,7 +520,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         // How an adaptive row counts, above the columns it explains (issue 21), as the table's legend says.
         if (any_adaptive) out << "# " << adaptive_counting << '\n';
         out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "");
-        for (const std::string& name : setting_names) out << underscored(name) << ',';
+        for (const std::string& name : setting_names) out << setting_key(name) << ',';
         out << (show_processes ? "threads,processes," : "threads,")
             << "n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
             << (any_adaptive ? ",ms_per_time_unit" : "") << (any_baseline ? ",vs_baseline" : "")

@@ -8,14 +8,17 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "process_pipe.hpp"
 #include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/input_file.hpp"
 #include "sim/platform/atomic_file.hpp"
+#include "sim/run_settings.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -221,6 +224,44 @@ std::string n_label(double n) {
     return buf;
 }
 
+// A bench row's integrator with the settings bench wrote beside it: "hermite (eta 0.02, neighbours 8)",
+// as `nbody run`'s summary names it. Another name (or none) as it is.
+std::string integrator_cell(const CsvTable& t, const std::vector<std::string>& row, const std::string& name) {
+    const std::optional<Integrator> i = parse_integrator(name);
+    if (!i) return name;
+    std::vector<std::string> values;
+    for (const SettingInfo& s : integrator_info(*i).settings) {
+        const int c = t.column(setting_key(s.name));
+        if (c >= 0 && c < static_cast<int>(row.size()) && !row[static_cast<std::size_t>(c)].empty())
+            values.push_back(std::string(s.name) + " " + row[static_cast<std::size_t>(c)]);
+    }
+    return values.empty() ? name : name + " (" + join(values) + ")";
+}
+
+// Whether a bench row's interactions count an adaptive integrator's evaluations (active x N over its
+// blocks) rather than N^2 a step. A CSV without the integrator column had one integrator in every row:
+// an adaptive one where it has the ms_per_time_unit column (bench writes it only beside such a row).
+bool adaptive_row(const CsvTable& t, const std::vector<std::string>& row, std::string& name) {
+    const int c = t.column("integrator");
+    if (c < 0) return t.column("ms_per_time_unit") >= 0;
+    name = c < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(c)] : "";
+    const std::optional<Integrator> i = parse_integrator(name);
+    return i && integrator_info(*i).adaptive;
+}
+
+// The y axis of a bench plot: what an interaction is in its rows. N^2 a step for a fixed-step integrator;
+// an adaptive one's count (bench --help) on a second line, with the neighbour scheme's where it is on.
+std::string bench_ylabel(bool fixed, const std::vector<std::string>& adaptive, bool neighbours) {
+    const std::string first = "interactions per second (";
+    const std::string bars = "bars: slowest to fastest repeat)";
+    if (adaptive.empty()) return gp_string(first + "N^2 per step; " + bars);
+    const bool named = std::find(adaptive.begin(), adaptive.end(), "") == adaptive.end();
+    const std::string names = named ? join(adaptive, "/") : "adaptive integrator";
+    const std::string second = std::string(fixed ? "N^2 per step; " : "") + names + ": active x N per block" +
+                               (neighbours ? " (neighbours per list evaluation)" : "");
+    return gp_string(first + bars) + ".\"\\n\"." + gp_string(second);
+}
+
 std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest& r, const std::string& tmp) {
     struct Point {
         double n, ips, lo, hi;  // interactions/s at the median, slowest and fastest repeat
@@ -228,10 +269,12 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
     std::map<std::string, std::vector<Point>> series;
     std::vector<std::string> order;
     std::vector<double> ns;
+    bool any_fixed = false, any_neighbours = false;
+    std::vector<std::string> adaptive_names;  // "" for a CSV that does not name it
     for (const LabeledTable& f : in) {
         const CsvTable& t = f.table;
         const int cn = t.column("n"), ci = t.column("interactions_per_second"), cm = t.column("ms_per_step"),
-                  cmin = t.column("ms_min"), cmax = t.column("ms_max");
+                  cmin = t.column("ms_min"), cmax = t.column("ms_max"), ck = t.column("neighbours");
         // One line per combination of the columns that name a configuration.
         std::vector<int> keys;
         for (const char* k : {"backend", "precision", "force", "integrator", "threads"}) {
@@ -247,11 +290,23 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
                 pt.lo = ips * ms / ms_max;
                 pt.hi = ips * ms / ms_min;
             }
+            std::string integrator;
+            if (adaptive_row(t, row, integrator)) {
+                if (std::find(adaptive_names.begin(), adaptive_names.end(), integrator) ==
+                    adaptive_names.end())
+                    adaptive_names.push_back(integrator);
+                double k = 0;
+                any_neighbours = any_neighbours || (number(row, ck, k) && k > 0);
+            } else {
+                any_fixed = true;
+            }
             std::vector<std::string> name;
             if (in.size() > 1) name.push_back(f.label + ":");
             for (int k : keys) {
                 std::string cell = k < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(k)] : "";
-                if (t.header[static_cast<std::size_t>(k)] == "threads") cell = threads_cell(cell);
+                const std::string& column = t.header[static_cast<std::size_t>(k)];
+                if (column == "threads") cell = threads_cell(cell);
+                if (column == "integrator") cell = integrator_cell(t, row, cell);
                 name.push_back(cell);
             }
             const std::string label = join(name, " ");
@@ -294,9 +349,10 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
     s += "set title " + gp_string(title) + "\nset logscale xy\nset xtics (" + tics +
          ")\nset format y '%.0e'\nset xrange [" + num(ns.front() / 1.25) + ":" + num(ns.back() * 1.25) +
          "]\n";
-    s += "set xlabel 'N (bodies)'\nset ylabel 'interactions per second (N^2 per step; bars: slowest to "
-         "fastest "
-         "repeat)'\n";
+    s += "set xlabel 'N (bodies)'\nset ylabel " + bench_ylabel(any_fixed, adaptive_names, any_neighbours) +
+         "\n";
+    // gnuplot's automatic margin leaves room for one line of y label: the second would cross the ticks.
+    if (!adaptive_names.empty()) s += "set lmargin 12\nset ylabel offset -1.5,0\n";
     s += plot + "\n";
     return s;
 }
