@@ -235,6 +235,15 @@ TEST_F(MpiTest, CollisionsAndNeighboursAreRefusedWithOneLine) {
     const Result off =
         run(2, "run --backend openmp --n 64 --steps 2 --quiet --integrator hermite --neighbours 0");
     EXPECT_EQ(off.code, 0) << off.err;
+    // bench refuses it alike, in run's words and before its first case (the block steps' own refusal came
+    // from every process, in other words).
+    const Result bench = run(2,
+                             "bench --backend serial,openmp --n 64 --steps 1 --repeats 1 --quiet "
+                             "--integrator leapfrog,hermite --neighbours 8");
+    expect_one_error(bench,
+                     "nbody: error: --neighbours does not run under mpirun yet (each list indexes the "
+                     "whole system): run it in one process, or use --neighbours 0");
+    EXPECT_EQ(bench.out, "") << "no case measured before the refusal";
 }
 
 TEST_F(MpiTest, ProcessesStartedWithDifferentArgumentsStopWithOneLine) {

@@ -143,13 +143,14 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     if (c.threads > 0) omp_set_num_threads(c.threads);
     HostState start;
     std::unique_ptr<Backend> backend;
+    const Params p = bench_params(c, o);
     agree(cl, [&] {
         check_host_memory(static_cast<std::size_t>(c.n), c.precision);
         start = make_preset(kBenchPreset, static_cast<std::size_t>(c.n), o.seed);
         backend = create_process_backend(cl, c.backend, c.precision);
+        check_block_steps(p, *backend, c.backend);  // as `nbody run` refuses it, in one line
         backend->set_state(start);
     });
-    const Params p = bench_params(c, o);
 
     const double n = static_cast<double>(c.n);
     const bool adaptive = integrator_info(c.integrator).adaptive;
@@ -420,10 +421,15 @@ void note_unused_settings(const std::vector<BenchCase>& cases, const BenchOption
 std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
     std::vector<BenchCase> cases;
     // Under mpirun every process checks the same options; rank 0 reports a bad one.
-    // Each case's parameters are checked as a run's are (--neighbours 2.5, --eta-regular 1e-9 refused).
+    // Each case's parameters are checked as a run's are (--neighbours 2.5, --eta-regular 1e-9 refused), and
+    // what does not run under mpirun yet is refused before the first case, in run's words: the block steps'
+    // own refusal would come from every process, mid-sweep.
     agree(cluster(), [&] {
         cases = plan_cases(o);
-        for (const BenchCase& c : cases) validate_params(bench_params(c, o), c.precision);
+        for (const BenchCase& c : cases) {
+            validate_params(bench_params(c, o), c.precision);
+            check_distributable(cluster(), bench_params(c, o));
+        }
     });
     note_unused_settings(cases, o);
     std::vector<BenchRow> rows;

@@ -619,27 +619,9 @@ int run_run_command(const RunOptions& o) {
     agree(cl, [&] {
         if (warming.valid()) warming.wait();
         backend = create_process_backend(cl, sc.backend, sc.precision);
-        // Under mpirun only a backend with block steps of its own can share them out (exactly).
-        if (integrator_info(sc.params.integrator).adaptive && !backend->block_steps()) {
-            throw Error(std::string("--integrator ") + to_string(sc.params.integrator) +
-                        " under mpirun needs a " + "backend with block time steps of its own, which " +
-                        sc.backend + " has not (yet): use --backend openmp or serial, or run in one process");
-        }
+        check_block_steps(sc.params, *backend, sc.backend);
     });
-    // The neighbour lists hold indices of the whole system: one process's block steps only.
-    agree(cl, [&] {
-        if (cl.distributed() && integrator_info(sc.params.integrator).adaptive && sc.params.neighbours > 0)
-            throw Error(
-                "--neighbours does not run under mpirun yet (each list indexes the whole system): run "
-                "it in one process, or use --neighbours 0");
-    });
-    // Contacts between bodies of different processes are not searched for: refused rather than missed.
-    agree(cl, [&] {
-        if (cl.distributed() && sc.params.collisions != CollisionMode::off)
-            throw Error("--collisions " + std::string(to_string(sc.params.collisions)) +
-                        " does not run under mpirun yet (contacts across processes are not searched): run it "
-                        "in one process");
-    });
+    agree(cl, [&] { check_distributable(cl, sc.params); });
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
     // Before the steps: such a run may never end, so the warning cannot wait for the summary.
     if (cl.root() && block_steps_may_stall(sc.params, sc.precision))

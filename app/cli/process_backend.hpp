@@ -15,6 +15,15 @@ namespace nbody {
 // create_backend does.
 std::unique_ptr<Backend> create_process_backend(Cluster& cl, const std::string& name, Precision p);
 
+// What p cannot do under mpirun yet, refused before any step with the one line `nbody run` and `nbody
+// bench` share (nbody::Error): the neighbour scheme (its lists index the whole system) and collisions
+// (contacts across processes are not searched). Nothing with one process.
+void check_distributable(const Cluster& cl, const Params& p);
+
+// An adaptive integrator needs `backend`'s own block steps (under mpirun DistributedBackend has none where
+// the local backend's would be host copies of one slice): throws nbody::Error naming the backend `name`.
+void check_block_steps(const Params& p, Backend& backend, const std::string& name);
+
 // Starts preparing the device of the backend `requested` names (empty: the best available; its warm_up
 // in backends/registry.hpp) on a thread of its own, for the caller to wait for before
 // create_process_backend: a run's start-up (its scenario, its files) and the device's then overlap. Not in a
