@@ -104,6 +104,30 @@ TEST_F(Plot, BenchTicksEveryNAndShowsTheSpreadOfTheRepeats) {
     EXPECT_NE(script.find("1024 500000000 250000000 1000000000"), std::string::npos) << script;
 }
 
+// An adaptive integrator's dt is its max step, and its accuracy is in the title as `nbody run`'s summary
+// gives them: eta, and neighbours / eta-regular where they act.
+TEST_F(Plot, EnergyTitleOfAnAdaptiveRunSaysMaxDtAndItsSettings) {
+    auto title_of = [&](const std::string& parameters) {
+        write("e.csv", parameters + kEnergyLog);
+        std::string out;
+        EXPECT_EQ(nbody("plot e.csv -o e.png", out), 0) << out;
+        const std::string script = read("e.png");
+        const std::size_t a = script.find("multiplot layout 2,1 title '");
+        return a == std::string::npos ? script : script.substr(a, script.find('\n', a) - a);
+    };
+    const std::string neighbours = title_of(
+        "# integrator = hermite\n# eta = 0.02\n# neighbours = 8\n# eta-regular = 0.05\n# dt = 0.01\n");
+    EXPECT_NE(neighbours.find("hermite (eta 0.02, neighbours 8, eta-regular 0.05), max dt = 0.01"),
+              std::string::npos)
+        << neighbours;
+    // eta-regular acts only with neighbours, and neighbours 0 is off: neither is named.
+    const std::string plain = title_of(
+        "# integrator = hermite\n# eta = 0.03\n# neighbours = 0\n# eta-regular = 0.05\n# dt = 0.01\n");
+    EXPECT_NE(plain.find("hermite (eta 0.03), max dt = 0.01"), std::string::npos) << plain;
+    const std::string fixed = title_of("# integrator = leapfrog\n# eta = 0.02\n# dt = 0.01\n");
+    EXPECT_NE(fixed.find("leapfrog, dt = 0.01"), std::string::npos) << fixed;
+}
+
 // A hermite row's line names its integrator and settings, and the y axis says how its interactions count
 // (active x N per block, bench --help), which is not the N^2 a step of the fixed-step rows.
 TEST_F(Plot, BenchNamesTheAdaptiveIntegratorAndHowItsRowsCount) {

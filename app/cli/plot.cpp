@@ -115,16 +115,40 @@ std::string preamble(const PlotRequest& r, const std::string& tmp) {
            "\nset grid\nset key outside right top\nset autoscale xfix\n";
 }
 
-// "plummer, N = 1024, openmp, leapfrog, dt = 0.01": what the energy log's parameter lines say.
+// "hermite (eta 0.02, neighbours 8)": the log's integrator with the values of its settings that its
+// parameter lines give, named as `nbody run`'s summary names them (with_settings).
+std::string integrator_title(const CsvTable& t, const std::string& name) {
+    const std::optional<Integrator> i = parse_integrator(name);
+    if (!i) return name;
+    Params p;
+    p.integrator = *i;
+    std::vector<SettingInfo> given;  // a log without a setting's line (an older one) does not get its default
+    for (const SettingInfo& s : integrator_info(*i).settings) {
+        const std::string* v = t.note(s.name);
+        double value = 0;
+        if (!v || std::from_chars(v->data(), v->data() + v->size(), value).ec != std::errc()) continue;
+        p.*s.field = value;
+        given.push_back(s);
+    }
+    return with_settings(integrator_info(*i).name, given, p);
+}
+
+// "plummer, N = 1024, openmp, leapfrog, dt = 0.01": what the energy log's parameter lines say. An
+// adaptive integrator's dt is its max step, as `nbody run`'s summary says.
 std::string energy_title(const CsvTable& t, const std::string& what) {
     std::vector<std::string> parts;
+    bool adaptive = false;
     if (const std::string* v = t.note("preset")) parts.push_back(*v);
     if (const std::string* v = t.note("input")) parts.push_back(fs::path(*v).filename().string());
     if (const std::string* v = t.note("N")) parts.push_back("N = " + *v);
     if (const std::string* v = t.note("backend")) parts.push_back(*v);
     if (const std::string* v = t.note("precision")) parts.push_back(*v);
-    if (const std::string* v = t.note("integrator")) parts.push_back(*v);
-    if (const std::string* v = t.note("dt")) parts.push_back("dt = " + *v);
+    if (const std::string* v = t.note("integrator")) {
+        parts.push_back(integrator_title(t, *v));
+        const std::optional<Integrator> i = parse_integrator(*v);
+        adaptive = i && integrator_info(*i).adaptive;
+    }
+    if (const std::string* v = t.note("dt")) parts.push_back((adaptive ? "max dt = " : "dt = ") + *v);
     if (const std::string* v = t.note("softening")) parts.push_back("softening = " + *v);
     if (parts.empty()) return "energy: " + fs::path(what).filename().string();
     return "energy: " + join(parts);
