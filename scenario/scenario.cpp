@@ -86,9 +86,9 @@ Params with_flags(const ScenarioOptions& o, const Params& defaults) {
     return p;
 }
 
-// `source`: the file `defaults` came from ("" for a preset's). A value of it that the run refuses is the
-// file's fault, not a flag's, and the error names the file: told apart by the same flags over the built-in
-// defaults, which then pass.
+// `source`: the file `defaults` came from ("" for a preset's). A refused value the file gave (no flag
+// replaced it) is the file's fault, and the error names the file; a flag's own bad value gets the flag's
+// error first; a combination that only both together make keeps the plain words.
 Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precision precision,
                       std::ostream& notes, const std::string& source = "") {
     const Params p = with_flags(o, defaults);
@@ -96,12 +96,13 @@ Params resolve_params(const ScenarioOptions& o, const Params& defaults, Precisio
         validate_params(p, precision);
     } catch (const Error& e) {
         if (source.empty()) throw;
+        validate_params(with_flags(o, Params{}), precision);
         try {
-            validate_params(with_flags(o, Params{}), precision);
+            validate_params(defaults, precision);
         } catch (const Error&) {
-            throw e;
+            throw Error(source + " (the run parameters it holds): " + e.what());
         }
-        throw Error(source + ": in its parameter lines: " + e.what());
+        throw;
     }
     // A setting the run's algorithms do not take changes nothing: say so rather than ignore it silently.
     const std::vector<const SettingInfo*> used = settings_used(p);

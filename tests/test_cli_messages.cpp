@@ -77,9 +77,19 @@ TEST_F(CliMessagesTest, CsvParameterLinesThatContradictThemselvesAreRefused) {
     // A value that parses but the run refuses is the file's, and the error names the file; a flag that
     // replaces it makes the run go.
     const std::string tiny = edited("# dt = 0.01", "# dt = 1e-300");
-    EXPECT_TRUE(refused(run_cli({"run", "--input", tiny, "--steps", "1"}),
-                        tiny + ": in its parameter lines: dt = 1e-300 is too small for float precision"));
+    EXPECT_TRUE(
+        refused(run_cli({"run", "--input", tiny, "--steps", "1"}),
+                tiny + " (the run parameters it holds): dt = 1e-300 is too small for float precision"));
     EXPECT_EQ(run_cli({"run", "--input", tiny, "--dt", "0.01", "--steps", "1", "--quiet"}).code, 0);
+    // A bad flag beside it: the flag's error first (it never names the file).
+    const CliResult both = run_cli({"run", "--input", tiny, "--G", "1e-300", "--steps", "1"});
+    EXPECT_TRUE(refused(both, "G = 1e-300 is too small for float precision"));
+    EXPECT_EQ(both.err.find(tiny), std::string::npos) << both.err;
+    // A combination only the flag makes (hermite's finest step from --dt) is the flag's.
+    const CliResult together =
+        run_cli({"run", "--input", csv, "--integrator", "hermite", "--dt", "1e-30", "--steps", "1"});
+    EXPECT_TRUE(refused(together, "dt = 1e-30 is too small a max step for the hermite integrator"));
+    EXPECT_EQ(together.err.find(csv), std::string::npos) << together.err;
     // A flag's own bad value stays the flag's.
     const CliResult flag = run_cli({"run", "--input", csv, "--dt", "1e-300", "--steps", "1"});
     EXPECT_TRUE(refused(flag, "dt = 1e-300 is too small for float precision"));

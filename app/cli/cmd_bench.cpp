@@ -426,9 +426,19 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
     // own refusal would come from every process, mid-sweep.
     agree(cluster(), [&] {
         cases = plan_cases(o);
+        std::vector<std::pair<std::string, Precision>> checked;
         for (const BenchCase& c : cases) {
             validate_params(bench_params(c, o), c.precision);
             check_distributable(cluster(), bench_params(c, o));
+            // An adaptive integrator needs the backend's own block steps under mpirun: asked of an empty
+            // backend of each kind once, so a sweep does not stop at its first such case.
+            const std::pair<std::string, Precision> kind{c.backend, c.precision};
+            if (!cluster().distributed() || !integrator_info(c.integrator).adaptive ||
+                std::find(checked.begin(), checked.end(), kind) != checked.end())
+                continue;
+            checked.push_back(kind);
+            check_block_steps(bench_params(c, o), *create_process_backend(cluster(), c.backend, c.precision),
+                              c.backend);
         }
     });
     note_unused_settings(cases, o);

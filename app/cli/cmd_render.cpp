@@ -254,11 +254,9 @@ void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done
     if (k <= 0) return;
     StepReport r = b.step(p, k);
     if (!r.finite) {
-        const bool adaptive = integrator_info(p.integrator).adaptive;
         throw Error("NaN/Inf in body " + std::to_string(r.bad_body) + " at " +
-                    (adaptive ? "max step " : "step ") + std::to_string(done + r.bad_step) +
-                    (adaptive ? " (try a smaller --eta or more --softening)"
-                              : " (try a smaller --dt or more --softening)"));
+                    (integrator_info(p.integrator).adaptive ? "max step " : "step ") +
+                    std::to_string(done + r.bad_step) + " (try " + energy_advice(p, b.precision()) + ")");
     }
     work.blocks += r.blocks;
     work.body_updates += r.body_updates;
@@ -432,7 +430,7 @@ int run_render_command(const RenderOptions& o) {
     Progress progress("render", std::max<std::int64_t>(steps, 1), adaptive ? 0.0 : n * n,
                       progress_settings_from_environment(o.quiet), std::cerr);
     if (adaptive) progress.set_units("max step", "max steps");
-    if (adaptive && replay_files.empty() && block_steps_may_stall(sc.params, sc.precision))
+    if (replay_files.empty() && steps > 0 && block_steps_may_stall(sc.params, sc.precision))
         std::cerr << "nbody: warning: " << kStallWarning << '\n';
     StepReport work;
     std::int64_t chunk = 0;
@@ -454,12 +452,9 @@ int run_render_command(const RenderOptions& o) {
         chunk_seconds = now_s() - start;
         done += chunk;
         if (adaptive) {
-            progress.set_detail("t = " + format_g(backend->time(), 6) + ", " + std::to_string(work.blocks) +
-                                " blocks, " + format_g(double(work.body_updates), 3) +
-                                (sc.params.neighbours > 0 ? " full force+jerk evaluations, " +
-                                                                format_g(double(work.neighbour_updates), 3) +
-                                                                " neighbour evaluations"
-                                                          : std::string(" force+jerk evaluations")));
+            progress.set_detail(block_work_detail(backend->time(), sc.params.dt, work.blocks,
+                                                  work.body_updates, work.neighbour_updates,
+                                                  sc.params.neighbours > 0));
         }
         progress.update(done);
         if (every > 0 && (done % every == 0 || done == steps)) emit(false);

@@ -406,12 +406,8 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         if (broadcast(cl, watch_encounters || at_trajectory || at_snapshot)) now = backend.get_state();
         // A max step says little of an adaptive run's work: the line shows its clock, blocks and evaluations.
         if (adaptive) {
-            progress.set_detail("t = " + format_time(r.t, std::abs(sc.params.dt) / 1000) + ", " +
-                                std::to_string(r.blocks) + " blocks, " + format_g(double(r.body_updates), 3) +
-                                (neighbours
-                                     ? " full force+jerk evaluations, " +
-                                           format_g(double(r.neighbour_updates), 3) + " neighbour evaluations"
-                                     : std::string(" force+jerk evaluations")));
+            progress.set_detail(block_work_detail(r.t, sc.params.dt, r.blocks, r.body_updates,
+                                                  r.neighbour_updates, neighbours));
         }
         progress.update(r.done);
         if (watch_encounters) sample_encounter(now, sc.params.G, r.encounter);
@@ -532,16 +528,6 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
               << potential_note(r.last, backend.size(), sc.params) << '\n';
 }
 
-// The flags that shrink a run's energy error: a fixed step's dt; an adaptive integrator's accuracy
-// parameters (its --dt is only the largest step), and in float at softening 0 the precision
-// (block_steps_may_stall).
-std::string energy_advice(const Params& p, Precision precision) {
-    const std::string soften = p.softening == 0 ? "a --softening above 0" : "a larger --softening";
-    if (!integrator_info(p.integrator).adaptive) return "a smaller --dt or " + soften;
-    return std::string("a smaller --eta") + (p.neighbours > 0 ? " and --eta-regular" : "") + ", " +
-           (precision == Precision::f32 ? "--precision double, " : "") + "or " + soften;
-}
-
 // Warnings that teach: what went wrong physically and which flag to try. On stderr, after the summary.
 void print_warnings(const Scenario& sc, const RunOutcome& r) {
     if (r.last.has_potential && r.drift > kEnergyWarning) {
@@ -590,16 +576,24 @@ int run_run_command(const RunOptions& o) {
         if (!cl.root()) return;
         sc = resolve_scenario(o.scenario, kDefaultRunN);
         series.emplace(o.snapshots, sc, o.scenario);
-        plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
         // An adaptive integrator's --dt is only its largest step: each body takes the steps it needs below
-        // it, and every max step still costs a block of all N. A billion of them is a mistyped --dt.
-        if (integrator_info(sc.params.integrator).adaptive && plan.steps > kMaxAdaptiveMaxSteps) {
-            throw Error("--dt " + format_g(sc.params.dt) + " is " + format_g(double(plan.steps), 3) +
-                        " max steps of " + to_string(sc.params.integrator) + ", more than " +
-                        format_g(double(kMaxAdaptiveMaxSteps)) +
-                        ": its --dt is the largest step any body takes (each takes smaller ones where it "
-                        "needs them), so give one near the system's time scale");
+        // it, and every max step still costs a block of all N. A billion of them is a mistyped --dt (told
+        // before planning, which replays the clock's additions for --t-end).
+        if (integrator_info(sc.params.integrator).adaptive) {
+            const double count =
+                o.t_end ? (*o.t_end - sc.state.t) / sc.params.dt : double(o.steps.value_or(kDefaultRunSteps));
+            if (count > double(kMaxAdaptiveMaxSteps)) {
+                const std::string asked = o.t_end ? "--t-end " + format_g(*o.t_end) + " at max dt " +
+                                                        format_g(sc.params.dt) + " is "
+                                                  : "--steps ";
+                throw Error(asked + format_g(std::ceil(count), 3) + " max steps of " +
+                            to_string(sc.params.integrator) + ", more than " +
+                            format_g(double(kMaxAdaptiveMaxSteps)) +
+                            ": its --dt is the largest step any body takes (each takes smaller ones where it "
+                            "needs them), so give one near the system's time scale");
+            }
         }
+        plan = plan_steps(o, sc.state.t, sc.params.dt, sc.precision);
         // The global step counter (a restart's, plus these) must stay a number the run can count in.
         if (plan.steps > kMaxStepCounter * 64 - sc.step) {
             throw Error("--steps " + std::to_string(plan.steps) + " from step " + std::to_string(sc.step) +
@@ -624,7 +618,7 @@ int run_run_command(const RunOptions& o) {
     agree(cl, [&] { check_distributable(cl, sc.params); });
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
     // Before the steps: such a run may never end, so the warning cannot wait for the summary.
-    if (cl.root() && block_steps_may_stall(sc.params, sc.precision))
+    if (cl.root() && plan.steps > 0 && block_steps_may_stall(sc.params, sc.precision))
         std::cerr << "nbody: warning: " << kStallWarning << '\n';
 
     const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);

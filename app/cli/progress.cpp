@@ -11,10 +11,20 @@
 #include <string>
 #include <utility>
 
+#include "sim/io/csv_io.hpp"
 #include "sim/platform/atomic_file.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
+
+std::string block_work_detail(double t, double dt_max, std::int64_t blocks, std::uint64_t body_updates,
+                              std::uint64_t neighbour_updates, bool neighbours) {
+    return "t = " + format_time(t, std::abs(dt_max) / 1000) + ", " + std::to_string(blocks) + " blocks, " +
+           format_g(double(body_updates), 3) +
+           (neighbours ? " full force+jerk evaluations, " + format_g(double(neighbour_updates), 3) +
+                             " neighbour evaluations"
+                       : std::string(" force+jerk evaluations"));
+}
 namespace {
 
 std::string fmt(const char* format, double v) {

@@ -20,6 +20,12 @@ struct ProgressSettings {
 // >= 0, replaces the plain-line interval (0: a line at every update, for tests and scripts).
 ProgressSettings progress_settings_from_environment(bool quiet);
 
+// An adaptive run's work for a progress line's detail, as `run` and `render` show it: "t = T, B blocks, E
+// force+jerk evaluations" (with the neighbour scheme: "E full force+jerk evaluations, M neighbour
+// evaluations"); t to the resolution `dt_max` / 1000.
+std::string block_work_detail(double t, double dt_max, std::int64_t blocks, std::uint64_t body_updates,
+                              std::uint64_t neighbour_updates, bool neighbours);
+
 class Progress {
   public:
     // `label` starts each line ("run", "bench openmp float N=4096"); total_steps > 0; interactions

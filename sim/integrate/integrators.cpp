@@ -97,6 +97,13 @@ bool block_steps_may_stall(const Params& p, Precision precision) {
     return integrator_info(p.integrator).adaptive && precision == Precision::f32 && p.softening == 0;
 }
 
+std::string energy_advice(const Params& p, Precision precision) {
+    const std::string soften = p.softening == 0 ? "a --softening above 0" : "a larger --softening";
+    if (!integrator_info(p.integrator).adaptive) return "a smaller --dt or " + soften;
+    return std::string("a smaller --eta") + (p.neighbours > 0 ? " and --eta-regular" : "") + ", " +
+           (precision == Precision::f32 ? "--precision double, " : "") + "or " + soften;
+}
+
 const char* to_string(Integrator i) {
     return integrator_info(i).name;
 }

@@ -50,6 +50,10 @@ double interactions_per_step(const Params& p, std::size_t n);
 // in float and then no further max step in minutes; double runs to t = 50 in 3.6 s).
 // Double resolves ~1e-16 and a softening bounds the forces. Callers warn before such a run.
 bool block_steps_may_stall(const Params& p, Precision precision);
+// The flags that shrink a run's energy error, for warnings ("a smaller --dt or a larger --softening"): a
+// fixed step's dt; an adaptive integrator's accuracy parameters instead (its --dt is only the largest
+// step), and in float the precision (block_steps_may_stall).
+std::string energy_advice(const Params& p, Precision precision);
 inline constexpr const char* kStallWarning =
     "block steps in float at softening 0: a close encounter that float cannot resolve sends a body's steps "
     "toward dt/2^40, and the run may stop advancing; --precision double or a --softening above 0 avoids it";
