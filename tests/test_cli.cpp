@@ -302,6 +302,12 @@ TEST_F(CliTest, BenchSaysASettingNoCaseTakes) {
         run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--warmup", "0", "--repeats",
                  "1", "--force", "direct,tree", "--theta", "0.4", "--quiet"});
     EXPECT_EQ(used.err.find("no effect"), std::string::npos) << used.err;
+    // A setting that needs another one on says which, as run does (not "its algorithm is not in ...").
+    const CliResult off =
+        run_cli({"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--warmup", "0", "--repeats",
+                 "1", "--integrator", "hermite", "--eta-regular", "0.01", "--quiet"});
+    EXPECT_EQ(off.code, 0) << off.err;
+    EXPECT_EQ(off.err, "nbody: note: --eta-regular has no effect with --neighbours 0\n");
 }
 
 // A CSV written by a tree run records the force algorithm and theta, and --input reads them back.

@@ -406,13 +406,19 @@ void note_unused_settings(const std::vector<BenchCase>& cases, const BenchOption
     for (const auto& [name, value] : o.settings) {
         if (!value) continue;
         bool used = false;
+        const SettingInfo* needed = nullptr;  // a setting it acts only with, 0 in these cases
         for (const BenchCase& c : cases) {
-            for (const SettingInfo* s : settings_used(bench_params(c, o))) used = used || name == s->name;
+            const Params p = bench_params(c, o);
+            for (const SettingInfo* s : settings_used(p)) used = used || name == s->name;
+            if (const SettingInfo* s = find_setting(name)) needed = needed ? needed : missing_need(p, *s);
         }
-        if (!used)
+        if (used) continue;
+        // As `nbody run` says it (scenario.cpp): the setting that is off, or the algorithms that lack it.
+        if (needed)
+            std::cerr << "nbody: note: --" << name << " has no effect with --" << needed->name << " 0\n";
+        else
             std::cerr << "nbody: note: --" << name
-                      << " has no effect on these cases (its algorithm is not in "
-                      << "--force or --integrator)\n";
+                      << " has no effect on these cases (its algorithm is not in --force or --integrator)\n";
     }
 }
 
