@@ -136,7 +136,8 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     cmd->footer("Defaults: preset plummer, N = " + std::to_string(kDefaultRunN) + ", " +
                 std::to_string(kDefaultRunSteps) +
                 " steps, the preset's dt and softening, leapfrog, float, cuda if available else openmp.\n"
-                "Interactions/s count N^2 per force evaluation for every backend.");
+                "Interactions/s count N^2 per force evaluation for every backend; with hermite, N per body "
+                "evaluated (each block's active bodies) and K per neighbour evaluation with --neighbours K.");
     return cmd;
 }
 
