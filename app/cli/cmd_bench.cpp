@@ -147,8 +147,8 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     agree(cl, [&] {
         check_host_memory(static_cast<std::size_t>(c.n), c.precision);
         start = make_preset(kBenchPreset, static_cast<std::size_t>(c.n), o.seed);
-        backend = create_process_backend(cl, c.backend, c.precision);
-        check_block_steps(p, *backend, c.backend);  // as `nbody run` refuses it, in one line
+        backend =
+            create_process_backend(cl, c.backend, c.precision);  // run_benchmarks checked its block steps
         backend->set_state(start);
     });
 
@@ -434,8 +434,9 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
         cases = plan_cases(o);
         std::vector<std::pair<std::string, Precision>> checked;
         for (const BenchCase& c : cases) {
-            validate_params(bench_params(c, o), c.precision);
-            check_distributable(cluster(), bench_params(c, o));
+            const Params p = bench_params(c, o);
+            validate_params(p, c.precision);
+            check_distributable(cluster(), p);
             // An adaptive integrator needs the backend's own block steps under mpirun: asked of an empty
             // backend of each kind once, so a sweep does not stop at its first such case.
             const std::pair<std::string, Precision> kind{c.backend, c.precision};
@@ -443,8 +444,7 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o) {
                 std::find(checked.begin(), checked.end(), kind) != checked.end())
                 continue;
             checked.push_back(kind);
-            check_block_steps(bench_params(c, o), *create_process_backend(cluster(), c.backend, c.precision),
-                              c.backend);
+            check_block_steps(p, *create_process_backend(cluster(), c.backend, c.precision), c.backend);
         }
     });
     note_unused_settings(cases, o);

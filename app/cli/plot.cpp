@@ -115,16 +115,19 @@ std::string preamble(const PlotRequest& r, const std::string& tmp) {
            "\nset grid\nset key outside right top\nset autoscale xfix\n";
 }
 
-// "hermite (eta 0.02, neighbours 8)": the log's integrator with the values of its settings that its
-// parameter lines give, named as `nbody run`'s summary names them (with_settings).
-std::string integrator_title(const CsvTable& t, const std::string& name) {
+// "hermite (eta 0.02, neighbours 8)": an integrator a file names, with the values of its settings the file
+// gives (`value_of(name)`: the text, or null where it gives none), named as `nbody run`'s summary names them
+// (with_settings). A value the file does not give is left out, not shown at its default (an older file);
+// another name (or none) stays as it is.
+template <typename ValueOf>
+std::string integrator_with_settings(const std::string& name, ValueOf value_of) {
     const std::optional<Integrator> i = parse_integrator(name);
     if (!i) return name;
     Params p;
     p.integrator = *i;
-    std::vector<SettingInfo> given;  // a log without a setting's line (an older one) does not get its default
+    std::vector<SettingInfo> given;
     for (const SettingInfo& s : integrator_info(*i).settings) {
-        const std::string* v = t.note(s.name);
+        const std::string* v = value_of(s.name);
         double value = 0;
         if (!v || std::from_chars(v->data(), v->data() + v->size(), value).ec != std::errc()) continue;
         p.*s.field = value;
@@ -144,7 +147,7 @@ std::string energy_title(const CsvTable& t, const std::string& what) {
     if (const std::string* v = t.note("backend")) parts.push_back(*v);
     if (const std::string* v = t.note("precision")) parts.push_back(*v);
     if (const std::string* v = t.note("integrator")) {
-        parts.push_back(integrator_title(t, *v));
+        parts.push_back(integrator_with_settings(*v, [&](const char* key) { return t.note(key); }));
         const std::optional<Integrator> i = parse_integrator(*v);
         adaptive = i && integrator_info(*i).adaptive;
     }
@@ -248,20 +251,6 @@ std::string n_label(double n) {
     return buf;
 }
 
-// A bench row's integrator with the settings bench wrote beside it: "hermite (eta 0.02, neighbours 8)",
-// as `nbody run`'s summary names it. Another name (or none) as it is.
-std::string integrator_cell(const CsvTable& t, const std::vector<std::string>& row, const std::string& name) {
-    const std::optional<Integrator> i = parse_integrator(name);
-    if (!i) return name;
-    std::vector<std::string> values;
-    for (const SettingInfo& s : integrator_info(*i).settings) {
-        const int c = t.column(setting_key(s.name));
-        if (c >= 0 && c < static_cast<int>(row.size()) && !row[static_cast<std::size_t>(c)].empty())
-            values.push_back(std::string(s.name) + " " + row[static_cast<std::size_t>(c)]);
-    }
-    return values.empty() ? name : name + " (" + join(values) + ")";
-}
-
 // Whether a bench row's interactions count an adaptive integrator's evaluations (active x N over its
 // blocks) rather than N^2 a step. A CSV without the integrator column had one integrator in every row:
 // an adaptive one where it has the ms_per_time_unit column (bench writes it only beside such a row).
@@ -330,7 +319,15 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
                 std::string cell = k < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(k)] : "";
                 const std::string& column = t.header[static_cast<std::size_t>(k)];
                 if (column == "threads") cell = threads_cell(cell);
-                if (column == "integrator") cell = integrator_cell(t, row, cell);
+                // Its settings from their columns (bench writes a cell only where the setting acts).
+                if (column == "integrator") {
+                    cell = integrator_with_settings(cell, [&](const char* key) -> const std::string* {
+                        const int c = t.column(setting_key(key));
+                        if (c < 0 || c >= static_cast<int>(row.size()) || row[std::size_t(c)].empty())
+                            return nullptr;
+                        return &row[std::size_t(c)];
+                    });
+                }
                 name.push_back(cell);
             }
             const std::string label = join(name, " ");
