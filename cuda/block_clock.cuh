@@ -10,6 +10,7 @@
 #include "sim/integrate/hermite.hpp"
 #include "sim/integrate/neighbour_scheme.hpp"
 #include "sim/state.hpp"
+#include "step_kernels.hpp"
 
 namespace nbody {
 
@@ -91,13 +92,16 @@ __device__ __forceinline__ bool due_now(const std::int64_t* due, std::size_t i, 
 }
 
 // A corrected body i stored: its state, its new level and clock (due one step after `tick`), its due tick
-// gathered into next_due, a non-finite result recorded in *bad as bad_code(step, body).
+// gathered into next_due, a non-finite result recorded in *bad as bad_code(step, body), a stall
+// (`stalled`: block_step_stalls; in a block before the max step's last, as on the host) as
+// bad_code(step, kStallFlag | body).
 template <typename T>
 __device__ __forceinline__ void store_corrected(std::uint32_t i, const Vec4<T>& x, const Vec4<T>& v,
                                                 const Vec4<T>& a, const Vec4<T>& j, int l, std::int64_t tick,
-                                                Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ vel,
-                                                Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
-                                                int* __restrict__ level, std::int64_t* __restrict__ due,
+                                                bool stalled, Vec4<T>* __restrict__ pos,
+                                                Vec4<T>* __restrict__ vel, Vec4<T>* __restrict__ acc,
+                                                Vec4<T>* __restrict__ jerk, int* __restrict__ level,
+                                                std::int64_t* __restrict__ due,
                                                 unsigned long long* __restrict__ bad,
                                                 unsigned long long step_code, unsigned long long& next_due) {
     pos[i] = x;
@@ -110,24 +114,31 @@ __device__ __forceinline__ void store_corrected(std::uint32_t i, const Vec4<T>& 
     if (bad) {
         const bool ok = finite_bits(x.x) && finite_bits(x.y) && finite_bits(x.z) && finite_bits(v.x) &&
                         finite_bits(v.y) && finite_bits(v.z);
-        if (!ok) atomicMin(bad, step_code | i);
+        if (!ok) {
+            atomicMin(bad, step_code | i);
+        } else if (stalled && tick != kTicksPerMaxStep) {
+            atomicMin(bad, step_code | kStallFlag | i);
+        }
     }
 }
 
 // The neighbour scheme's correction of due body i at `tick` (neighbour_correct_body) from its predicted
 // state and its forces, on its own state held by the caller: its acceleration and jerk (a, j), level l and
 // due tick `due` in, the corrected x, v, a, j, l out and `due` one step of the new level after `tick`
-// (what store_corrected stores). Reads and writes only body i's neighbour arrays.
+// (what store_corrected stores). Reads and writes only body i's neighbour arrays. Returns the step the
+// whether its steps stall there (neighbour_correct_body; store_corrected records it).
 template <typename T>
-__device__ __forceinline__ void correct_neighbour_state(std::uint32_t i, std::int64_t tick, double dt,
+__device__ __forceinline__ bool correct_neighbour_state(std::uint32_t i, std::int64_t tick, double dt,
                                                         double eta, double eta_regular,
                                                         const NeighbourArrays<T>& s, const Vec4<T>& xpi,
                                                         const Vec4<T>& vpi, const NeighbourForces<T>& f,
                                                         Vec4<T>& a, Vec4<T>& j, int& l, std::int64_t& due,
                                                         Vec4<T>& x, Vec4<T>& v) {
     const std::int64_t own = due - level_ticks(l);
-    neighbour_correct_body(s, i, tick, own, dt, eta, eta_regular, xpi, vpi, f, a, j, x, v, l);
+    const bool stalled =
+        neighbour_correct_body(s, i, tick, own, dt, eta, eta_regular, xpi, vpi, f, a, j, x, v, l);
     due = tick + level_ticks(l);
+    return stalled;
 }
 
 // The neighbour scheme's correction of due body i at `tick` (neighbour_correct_body) from its predicted
@@ -144,8 +155,10 @@ __device__ __forceinline__ void correct_neighbour_due_into(
     int l = level_from[i];
     std::int64_t d = due_from[i];
     Vec4<T> x, v, a = acc_from[i], j = jerk_from[i];
-    correct_neighbour_state(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, a, j, l, d, x, v);
-    store_corrected(i, x, v, a, j, l, tick, pos, vel, acc, jerk, level, due, bad, step_code, next_due);
+    const bool stalled =
+        correct_neighbour_state(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, a, j, l, d, x, v);
+    store_corrected(i, x, v, a, j, l, tick, stalled, pos, vel, acc, jerk, level, due, bad, step_code,
+                    next_due);
 }
 
 // The same, read from and stored into the same arrays.

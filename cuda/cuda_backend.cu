@@ -206,13 +206,14 @@ class CudaBackend final : public Backend {
         if (blocks_) return blocks_->failed_body();
         return std::nullopt;
     }
-    std::optional<NonFinite> end_steps() override {
+    std::optional<StepFailure> end_steps() override {
         step_ = 0;
         unsigned long long flag = kNoBadBody;
         CUDA_CHECK(cudaMemcpy(&flag, bad_.data(), sizeof flag, cudaMemcpyDeviceToHost));
         if (flag == kNoBadBody) return std::nullopt;
         acc_for_.reset();  // later launches of the call skipped: acc_ is not a(pos_)
-        return NonFinite{std::int64_t(flag >> 32), std::size_t(flag & 0xffffffffull)};
+        return StepFailure{std::int64_t(flag >> 32), std::size_t(flagged_body(flag)),
+                           (flag & kStallFlag) != 0};
     }
 
     std::optional<std::uint64_t> last_force_interactions() const override {

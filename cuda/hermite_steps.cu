@@ -72,7 +72,7 @@ __global__ void schedule_kernel(BlockClock* __restrict__ c, const unsigned long 
     c->regular = 0;
     if (!c->live) return;
     if (bad) c->bad_seen = *bad;
-    if (c->tick == kTicksPerMaxStep || (bad && *bad < c->gate)) {
+    if (c->tick == kTicksPerMaxStep || (bad && stops_step(*bad, c->gate))) {
         c->live = 0;
         return;
     }
@@ -216,8 +216,9 @@ __global__ void __launch_bounds__(kBlock)
         const Vec4<T> a = a1[k], j = j1[k];
         Vec4<T> x, v;
         const double wanted = hermite_correct(xp[i], vp[i], acc[i], jerk[i], a, j, h, eta, x, v);
-        store_corrected(i, x, v, a, j, next_level(l, level_for_step(wanted, dt), tick), tick, pos, vel, acc,
-                        jerk, level, due, bad, step_code, next_due);
+        store_corrected(i, x, v, a, j, next_level(l, level_for_step(wanted, dt), tick), tick,
+                        block_step_stalls(x, v, a, wanted, double(h)), pos, vel, acc, jerk, level, due, bad,
+                        step_code, next_due);
     }
     block_min_into(next_due, &c->min_due);
 }
@@ -439,8 +440,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         last_max_step_blocks_ = std::int64_t(c.blocks - blocks_before);
         if (on_move_ && last_max_step_blocks_ > 0) on_move_();
         seen_bad_ = b.bad ? read_bad(b) : kNoBadBody;
-        // An earlier step of this call failed: the bodies stay as that step left them.
-        stopped_ = b.bad && seen_bad_ < bad_code(b.step, 0);
+        // An earlier step of this call failed (the bodies stay as that step left them), or a body of this one
+        // stalled (they stay where the stall left them).
+        stopped_ = b.bad && stops_step(seen_bad_, bad_code(b.step, 0));
         finish_max_step();
     }
 
@@ -516,7 +518,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
 
     std::optional<std::size_t> failed_body() const override {
         if (seen_bad_ == kNoBadBody) return std::nullopt;
-        return std::size_t(seen_bad_ & 0xffffffffull);
+        return std::size_t(flagged_body(seen_bad_));
     }
     void clear_failure() override { seen_bad_ = kNoBadBody; }
     void set_persistent_irregular(bool on) override { persistent_ = on && irregular_run_supported(); }

@@ -173,15 +173,16 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
         if constexpr (kOwned) {
             // correct_neighbour_due_into's steps on the registers' copy, then stored the same way.
             Vec4<T> x, v;
-            correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi, f,
-                                    own_acc, own_jerk, own_level, own_due, x, v);
+            const bool stalled =
+                correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi, f,
+                                        own_acc, own_jerk, own_level, own_due, x, v);
             own_pos = x, own_vel = v;
             if (from) {
-                store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, r.pos, r.vel,
-                                r.acc, r.jerk, r.level, r.due, r.bad, gate, gathered);
+                store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, stalled, r.pos,
+                                r.vel, r.acc, r.jerk, r.level, r.due, r.bad, gate, gathered);
             } else {
-                store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, r.pos1, r.vel1,
-                                r.acc1, r.jerk1, r.level1, r.due1, r.bad, gate, gathered);
+                store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, stalled, r.pos1,
+                                r.vel1, r.acc1, r.jerk1, r.level1, r.due1, r.bad, gate, gathered);
             }
             own_from = from ^ 1u;
         } else if (from) {
@@ -208,7 +209,7 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
         // restart_clock and enqueue_regular_min set it) unless it has few of them and the plans allow
         // (RegularInRun); so is the held last block.
         const unsigned long long seen = r.bad ? *r.bad : kNoBadBody;
-        const bool failed = r.bad && seen < gate;
+        const bool failed = r.bad && stops_step(seen, gate);
         const bool last = next == static_cast<unsigned long long>(kTicksPerMaxStep);
         bool held = !failed && tick != kTicksPerMaxStep && ((last && hold_last) || next >= min_regular_due);
         unsigned long long gathered = ~0ull;  // the next block's candidates (due_at, store_corrected)

@@ -4,16 +4,30 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sim/gravity/interaction.hpp"
 #include "sim/state.hpp"
 
 namespace nbody {
 
 // The failure flag: min over (step << 32 | body) of every body found non-finite; kNoBadBody when none.
 // Kernels of step s skip their work when *bad < (s << 32): an earlier step failed, so the state stays
-// as it was right after the failing step (the CPU backends stop there too).
+// as it was right after the failing step (the CPU backends stop there too). A body whose block steps
+// stalled (block_step_stalls, sim/integrate/hermite.hpp) is recorded as (step << 32 | kStallFlag | body),
+// after every non-finite body of its step, and stops that step where it is (stops_step): a stalled max
+// step could not end. Bodies number below 2^31 on one device (16 bytes a body and more).
 inline constexpr unsigned long long kNoBadBody = ~0ull;
+inline constexpr unsigned long long kStallFlag = 1ull << 31;
 inline unsigned long long bad_code(std::uint64_t step, std::uint64_t body) {
     return (step << 32) | body;
+}
+// Whether the flag `seen` stops the step whose code is `gate` (bad_code(step, 0)): an earlier step
+// failed, or a body of this one stalled.
+NBODY_HD bool stops_step(unsigned long long seen, unsigned long long gate) {
+    return seen < gate || (seen >> 32 == gate >> 32 && (seen & kStallFlag) != 0);
+}
+// The body a flag names, without the stall flag.
+inline std::uint64_t flagged_body(unsigned long long seen) {
+    return seen & (kStallFlag - 1);
 }
 
 // The O(N) integrator primitives queued between two force evaluations, applied by one kernel pass in

@@ -208,8 +208,8 @@ class DistributedBackend final : public Backend {
     // Device backends report at the end of a call: the earliest failing step of any slice, and the lowest
     // global body index that failed in it. The interaction count is refreshed here too (every process
     // comes here together).
-    std::optional<NonFinite> end_steps() override {
-        const std::optional<NonFinite> bad = local_->end_steps();
+    std::optional<StepFailure> end_steps() override {
+        const std::optional<StepFailure> bad = local_->end_steps();
         std::int64_t step = bad ? bad->step : std::numeric_limits<std::int64_t>::max(), earliest = 0;
         MPI_Allreduce(&step, &earliest, 1, MPI_INT64_T, MPI_MIN, exchange_->comm());
         refresh_interactions();
@@ -218,7 +218,10 @@ class DistributedBackend final : public Backend {
                                                           : kNone,
                       body = kNone;
         MPI_Allreduce(&mine, &body, 1, MPI_UINT64_T, MPI_MIN, exchange_->comm());
-        return NonFinite{earliest, std::size_t(body)};
+        // Whether that body stalled (StepReport::stalled) rather than went non-finite: its slice says.
+        int stalled = bad && mine == body && bad->stalled ? 1 : 0, any = 0;
+        MPI_Allreduce(&stalled, &any, 1, MPI_INT, MPI_MAX, exchange_->comm());
+        return StepFailure{earliest, std::size_t(body), any != 0};
     }
 
     std::vector<Vec4<double>> accelerations(const Params& p) override {

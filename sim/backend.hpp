@@ -22,9 +22,15 @@ namespace nbody {
 // What step() did. A numerical blow-up stops the run at the first step that produced a NaN/Inf.
 struct StepReport {
     std::int64_t steps_done = 0;
-    bool finite = true;          // false: bad_step/bad_body say where it first went non-finite
+    bool finite = true;  // false: bad_step/bad_body say where it first went non-finite
+    // true: an adaptive integrator's block steps stalled in step bad_step at body bad_body
+    // (block_step_stalls, sim/integrate/hermite.hpp): that max step could not end, so the call stopped in
+    // it, the bodies where the stall left them (a backend whose block steps work on host copies keeps them
+    // as the step began) and the kept block state dropped; steps_done and time_advanced count the steps
+    // before it.
+    bool stalled = false;
     std::int64_t bad_step = -1;  // 1-based index of the failing step within this call
-    std::size_t bad_body = 0;    // lowest body index with a non-finite position or velocity
+    std::size_t bad_body = 0;    // lowest body index with a non-finite position or velocity, or stalled
     double time_advanced = 0;    // simulated time the call advanced, by the integrator's own clock
     // An adaptive integrator's work (0 for the fixed-step ones): blocks evaluated, and the force+jerk
     // evaluations of one body against all N summed over them (each block's active bodies, and all N at
@@ -36,6 +42,8 @@ struct StepReport {
     std::uint64_t neighbour_updates = 0;
     // With Params::collisions on: what the steps' collisions did (merges shrink size()).
     CollisionTally collisions;
+
+    bool ok() const { return finite && !stalled; }
 };
 
 // Where a backend keeps its bodies between steps.
@@ -56,10 +64,12 @@ struct BodyValues {
     Vec4<double> vel;       // (vx, vy, vz, 0)
 };
 
-// Where a step() call found the first non-finite value: the 1-based step within the call and the body.
-struct NonFinite {
+// Where a step() call failed first: the 1-based step within the call and the body, with a non-finite
+// position or velocity, or (stalled) whose block steps stalled (StepReport::stalled).
+struct StepFailure {
     std::int64_t step = 0;
     std::size_t body = 0;
+    bool stalled = false;
 };
 
 class Backend {
@@ -135,7 +145,7 @@ class Backend {
     virtual void begin_steps(std::int64_t /*count*/) {}
     virtual void begin_step(std::int64_t /*k*/) {}
     virtual std::optional<std::size_t> end_step() = 0;
-    virtual std::optional<NonFinite> end_steps() { return std::nullopt; }
+    virtual std::optional<StepFailure> end_steps() { return std::nullopt; }
 
     // Accelerations of the current positions, widened to double (tests compare backends with these).
     virtual std::vector<Vec4<double>> accelerations(const Params& p) = 0;

@@ -1035,7 +1035,7 @@ TEST_F(CliTest, WarningsTeach) {
 
 // Hermite's --dt is only its largest step: its energy advice names what does act (eta, the precision,
 // the softening), and block steps in float at softening 0 are warned about before the run, since such a
-// run can stop advancing (sim/integrate/integrators.hpp, block_steps_may_stall).
+// run is likely to stall (sim/integrate/integrators.hpp, block_steps_may_stall).
 TEST_F(CliTest, HermiteWarningsNameWhatActs) {
     Params p;
     p.softening = 0;

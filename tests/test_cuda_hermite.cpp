@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "hermite_checks.hpp"
 #include "reference.hpp"
 #include "sim/integrate/hermite.hpp"
 #include "sim/integrate/neighbour_scheme.hpp"
@@ -606,6 +607,55 @@ TEST(CudaHermite, ZeroSofteningWorks) {
             }
         }
     }
+}
+
+// A pair float cannot resolve stops the run with a stall, as on the host (test_hermite.cpp): by itself
+// (plain block steps) and as bodies 0 and 1 of a Plummer sphere at softening 0 with the neighbour scheme,
+// whose irregular blocks run in the persistent kernel or as graphs; the same step and body as serial.
+TEST(CudaHermite, AStallStopsTheRunAndNamesTheBody) {
+    SKIP_WITHOUT_DEVICE();
+    const HostState pair = test::unresolved_pair();
+    HostState sphere = make_preset("plummer", 1024, 3);
+    for (std::size_t k = 0; k < 2; ++k) {
+        sphere.pos_mass[k] = pair.pos_mass[k];
+        sphere.pos_mass[k].x += 2;  // 3 + 3e-7 in float: 2.4e-7 apart
+        sphere.vel[k] = pair.vel[k];
+    }
+    struct Case {
+        const HostState* s;
+        int neighbours;
+        bool persistent;
+        double dt;
+    };
+    for (const Case& c : {Case{&pair, 0, true, 1e-6}, Case{&sphere, 32, true, 1.0 / 64},
+                          Case{&sphere, 32, false, 1.0 / 64}}) {
+        SCOPED_TRACE("n " + std::to_string(c.s->size()) + " persistent " + std::to_string(c.persistent));
+        Params p = hermite_params(0);
+        p.dt = c.dt;
+        p.neighbours = c.neighbours;
+        auto serial = with_state(create_backend("serial", Precision::f32), *c.s);
+        const StepReport want = serial->step(p, 2);
+        ASSERT_TRUE(want.stalled);
+        auto gpu = with_state(make_cuda_backend(Precision::f32), *c.s);
+        auto* steps = dynamic_cast<DeviceBlockSteps*>(gpu->block_steps());
+        ASSERT_NE(steps, nullptr);
+        steps->set_persistent_irregular(c.persistent);
+        const StepReport r = gpu->step(p, 2);
+        EXPECT_TRUE(r.stalled);
+        EXPECT_TRUE(r.finite);
+        EXPECT_EQ(r.bad_step, want.bad_step);
+        EXPECT_EQ(r.bad_body, want.bad_body);
+        EXPECT_EQ(r.steps_done, want.steps_done);
+        EXPECT_EQ(gpu->time(), serial->time());
+        // The next call starts again from the bodies and stalls again, rather than hanging.
+        EXPECT_TRUE(gpu->step(p, 1).stalled);
+    }
+    Params p = hermite_params(0);
+    p.dt = 1e-6;
+    auto gpu = with_state(make_cuda_backend(Precision::f64), pair);
+    const StepReport r = gpu->step(p, 2);
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.steps_done, 2);
 }
 
 // An exact restart (docs/SNAPSHOTS.md): run 3 max steps, synchronize (what a snapshot does), save to

@@ -194,6 +194,28 @@ TEST(HermiteLevels, StepsShrinkAtAnyBlockAndGrowOneLevelOnTheDoubledGrid) {
     for (int l = 1; l <= kMaxBlockLevel; ++l) EXPECT_EQ(next_level(l, 0, kTicksPerMaxStep), l - 1);
 }
 
+// A step the criterion shrinks to stalls where it cannot move the body in its precision; a step not shorter
+// than the one taken, a NaN, a body at the origin (float's spacing there is ~0) are not stalls.
+TEST(HermiteLevels, AStepStallsWhereItCannotMoveTheBody) {
+    const Vec4<float> xf{1.0f, -0.5f, 0.25f, 1}, vf{1e-3f, 0, 0, 0}, af{0, 0, 0, 0}, zf{0, 0, 0, 0};
+    const Vec4<double> xd{1.0, -0.5, 0.25, 1}, vd{1e-3, 0, 0, 0}, ad{0, 0, 0, 0};
+    auto stalls = [](const auto& x, const auto& v, const auto& a, double wanted) {
+        return block_step_stalls(x, v, a, wanted, 2 * wanted);
+    };
+    // |v| h against float's 2^-23 (1.19e-7) at |x| = 1: 1e-3 * 5e-5 moves it 5e-8 (below 1.19e-7 / sqrt(2)),
+    // 1e-3 * 1.2e-4 1.2e-7.
+    EXPECT_TRUE(stalls(xf, vf, af, 5e-5));
+    EXPECT_FALSE(stalls(xf, vf, af, 1.2e-4));
+    EXPECT_FALSE(stalls(xd, vd, ad, 5e-5));  // double's spacing is 2.2e-16
+    EXPECT_FALSE(stalls(zf, vf, af, 1e-12));
+    // The acceleration's half h^2 counts too: 10 * (2e-4)^2 / 2 = 2e-7, 10 * (1e-4)^2 / 2 = 5e-8.
+    EXPECT_FALSE(stalls(xf, zf, Vec4<float>{0, 10, 0, 0}, 2e-4));
+    EXPECT_TRUE(stalls(xf, zf, Vec4<float>{0, 10, 0, 0}, 1e-4));
+    // Only a step the criterion shortens.
+    EXPECT_FALSE(block_step_stalls(xf, vf, af, 5e-5, 5e-5));
+    EXPECT_FALSE(stalls(xf, vf, af, std::numeric_limits<double>::quiet_NaN()));
+}
+
 TEST(HermiteLevels, TicksAreExactDyadicFractionsOfTheMaxStep) {
     EXPECT_EQ(level_ticks(0), kTicksPerMaxStep);
     EXPECT_EQ(level_ticks(kMaxBlockLevel), 1);
@@ -482,6 +504,48 @@ TEST(Hermite, TimeIsTheIntegratorsAndWorkIsCounted) {
         EXPECT_GE(level, 0);
         EXPECT_LE(level, kMaxBlockLevel);
     }
+}
+
+// A pair float cannot resolve stops the run at once with a stall, on every host backend, with and
+// without the neighbour scheme, instead of taking ever finer steps; the same pair runs in double.
+TEST(Hermite, AStallStopsTheRunAndNamesTheBody) {
+    const HostState s0 = test::unresolved_pair();
+    for (int neighbours : {0, 1}) {
+        Params p = hermite_params(1e-6, kDefaultEta);
+        p.neighbours = neighbours;
+        SCOPED_TRACE("neighbours " + std::to_string(neighbours));
+        std::vector<std::unique_ptr<Backend>> backends;
+        backends.push_back(backend_with("serial", Precision::f32, s0));
+        backends.push_back(backend_with("openmp", Precision::f32, s0));
+        backends.push_back(std::make_unique<PlainBackend>(create_backend("serial", Precision::f32)));
+        backends.back()->set_state(s0);
+        for (auto& b : backends) {
+            SCOPED_TRACE(b->name());
+            const StepReport r = b->step(p, 3);
+            EXPECT_TRUE(r.stalled);
+            EXPECT_TRUE(r.finite);
+            EXPECT_FALSE(r.ok());
+            EXPECT_EQ(r.bad_step, 1);
+            EXPECT_EQ(r.bad_body, 0u);
+            // The stalled max step is not counted, and the next call starts again from the bodies.
+            EXPECT_EQ(r.steps_done, 0);
+            EXPECT_EQ(b->time(), 0.0);
+            const StepReport again = b->step(p, 1);
+            EXPECT_TRUE(again.stalled);
+            EXPECT_EQ(again.steps_done, 0);
+        }
+        auto d = backend_with("serial", Precision::f64, s0);
+        const StepReport r = d->step(p, 2);
+        EXPECT_TRUE(r.ok());
+        EXPECT_EQ(r.steps_done, 2);
+        EXPECT_GT(r.blocks, 20);  // the orbit of 7.3e-7 really resolved
+    }
+    Params p = hermite_params(1e-6, kDefaultEta);
+    p.softening = 0.01;
+    EXPECT_EQ(stall_reason(4, p, Precision::f32),
+              "body 4's accuracy criterion asks for steps too short to move it in float "
+              "(a close encounter float cannot resolve); --precision double or a larger --softening "
+              "avoids it");
 }
 
 TEST(Hermite, TheTreeIsRefusedNamingWhatWorks) {

@@ -82,7 +82,7 @@ class GatedBackend : public Backend {
     void update_forces(const Params& p) override { inner_->update_forces(p); }
     void damp(double f) override { inner_->damp(f); }
     std::optional<std::size_t> end_step() override { return inner_->end_step(); }
-    std::optional<NonFinite> end_steps() override { return inner_->end_steps(); }
+    std::optional<StepFailure> end_steps() override { return inner_->end_steps(); }
     FieldSample field_at(const Params& p, const std::vector<Vec4<double>>& points, bool pot) override {
         return inner_->field_at(p, points, pot);
     }

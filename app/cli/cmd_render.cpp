@@ -253,6 +253,10 @@ void prepare_frame_dir(const std::string& dir) {
 void step_checked(Backend& b, const Params& p, std::int64_t k, std::int64_t done, StepReport& work) {
     if (k <= 0) return;
     StepReport r = b.step(p, k);
+    if (r.stalled) {
+        throw Error("block steps stalled in max step " + std::to_string(done + r.bad_step) + ": " +
+                    stall_reason(r.bad_body, p, b.precision()));
+    }
     if (!r.finite) {
         throw Error("NaN/Inf in body " + std::to_string(r.bad_body) + " at " +
                     (integrator_info(p.integrator).adaptive ? "max step " : "step ") +

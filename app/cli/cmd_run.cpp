@@ -375,14 +375,20 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         const StepReport rep = backend.step(p, chunk);
         chunk_seconds = now_s() - start;
         r.step_seconds += chunk_seconds;
-        if (!rep.finite) {
+        if (!rep.ok()) {
             progress.finish();
             const std::int64_t bad = r.done + rep.bad_step;
             // The step and body (a global index) are the same on every process: they stop together.
-            const std::string message = "numerical blow-up at step " + std::to_string(bad) +
-                                        " (t = " + format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) +
-                                        "): body " + std::to_string(rep.bad_body) +
-                                        " has a non-finite position or velocity" + keep_partial_logs(files);
+            const std::string message =
+                rep.stalled
+                    ? "block steps stalled in max step " + std::to_string(bad) +
+                          " (from t = " + format_g(r.t + static_cast<double>(rep.bad_step - 1) * p.dt) +
+                          "): " + stall_reason(rep.bad_body, p, backend.precision()) +
+                          keep_partial_logs(files)
+                    : "numerical blow-up at step " + std::to_string(bad) +
+                          " (t = " + format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) + "): body " +
+                          std::to_string(rep.bad_body) + " has a non-finite position or velocity" +
+                          keep_partial_logs(files);
             if (cl.distributed()) throw ClusterError(message);
             throw Error(message);
         }

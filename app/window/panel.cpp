@@ -357,14 +357,14 @@ void paragraph(const std::string& text, bool disabled = false) {
     if (disabled) ImGui::PopStyleColor();
 }
 
-// Before it happens: block steps in float at softening 0 can stop advancing (block_steps_may_stall), which
-// in the window looks like a frozen picture.
+// Before it happens: block steps in float at softening 0 are likely to stall (block_steps_may_stall),
+// which stops the run (the status line then says which body).
 void stall_note(const PanelModel& m) {
     if (!block_steps_may_stall(m.params, m.precision)) return;
     ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
     paragraph(
         "float at softening 0: an encounter closer than float resolves can make a body's steps "
-        "shrink without end and the run stop advancing; double precision or a softening avoids it.");
+        "too short to move it, which stops the run; double precision or a softening avoids it.");
     ImGui::PopStyleColor();
 }
 

@@ -399,7 +399,7 @@ void SimSession::do_steps() {
         failure = what_of(e);
     }
     double t1 = now_s();
-    if (!failure.empty() || !r.finite) {
+    if (!failure.empty() || !r.ok()) {
         // Keep the last good state on screen and stop; the user decides what to change.
         std::int64_t steps_before = 0;
         {
@@ -408,9 +408,11 @@ void SimSession::do_steps() {
         }
         // The step counts from the session's start, as the panel shows it (r.bad_step is 1-based).
         std::string what = !failure.empty() ? "step failed: " + failure
-                                            : "NaN/Inf in body " + std::to_string(r.bad_body) + " at step " +
-                                                  std::to_string(steps_before + r.bad_step) +
-                                                  " (try a smaller dt or more softening)";
+                           : r.stalled      ? "stalled at step " + std::to_string(steps_before + r.bad_step) +
+                                             ": " + stall_reason(r.bad_body, p, backend_->precision())
+                                       : "NaN/Inf in body " + std::to_string(r.bad_body) + " at step " +
+                                             std::to_string(steps_before + r.bad_step) +
+                                             " (try a smaller dt or more softening)";
         double t_restored = 0;
         {
             std::lock_guard<std::mutex> c(checkpoint_mutex_);

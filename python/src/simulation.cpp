@@ -2,6 +2,7 @@
 
 #include "backends/registry.hpp"
 #include "sim/error.hpp"
+#include "sim/integrate/integrators.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/util.hpp"
 #include "sim/validate.hpp"
@@ -63,8 +64,13 @@ void Simulation::set_state(const HostState& s) {
 }
 
 void Simulation::check_finite(const StepReport& r, double t0, double dt) {
-    if (r.finite) return;
+    if (r.ok()) return;
     // The command line's words (cmd_run.cpp), counting steps from the start of this call.
+    if (r.stalled) {
+        throw RunFailure("block steps stalled in max step " + std::to_string(r.bad_step) +
+                         " (from t = " + format_g(t0 + static_cast<double>(r.bad_step - 1) * dt) +
+                         "): " + stall_reason(r.bad_body, params_, precision_));
+    }
     throw RunFailure("numerical blow-up at step " + std::to_string(r.bad_step) +
                      " (t = " + format_g(t0 + static_cast<double>(r.bad_step) * dt) + "): body " +
                      std::to_string(r.bad_body) + " has a non-finite position or velocity");

@@ -8,14 +8,15 @@
 //
 // One max step (Params::dt) of the integrator:
 //   if (!ready(p)) init(p);                 every body at tick 0
-//   do { b = next_block(); predict(b.tick); evaluate(); correct(b.tick); [collide(p, b.tick)] }
-//   while (b.tick < kTicksPerMaxStep);
+//   do { b = next_block(); [stop if stalled_body()]; predict(b.tick); evaluate(); correct(b.tick);
+//        [collide(p, b.tick)] } while (b.tick < kTicksPerMaxStep);
 //   finish_max_step();                      every body at tick kTicksPerMaxStep: clocks back to 0
 // Between max steps every body is at the same time, so get_state, diagnostics, drawing and snapshots see
 // one consistent system; Backend::synchronize() also drops the state kept here (invalidate), so that what
 // follows depends on the bodies alone, as after a restart from them.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/collide/collision_event.hpp"
@@ -64,8 +65,15 @@ class BlockSteps {
     // (add_interaction_jerk, self excluded, G included).
     virtual void evaluate() = 0;
     // Corrects every active body (hermite_correct), sets its clock to `tick` and its next level
-    // (level_for_step of the criterion's step, then next_level).
+    // (level_for_step of the criterion's step, then next_level). A body whose steps stall there
+    // (block_step_stalls) is kept for stalled_body().
     virtual void correct(std::int64_t tick) = 0;
+    // The lowest index (in the whole system) of a body whose steps stalled in a block of this max step
+    // before its last, once next_block has seen it (collective where the bodies are one slice of several:
+    // every slice then names the same body); the max step stops there, with the bodies where the stall
+    // left them. Empty after init and invalidate. Block steps that report a stall through the backend's
+    // failure flag instead (the device's: Backend::end_steps) leave it empty.
+    virtual std::optional<std::size_t> stalled_body() const { return std::nullopt; }
     // After the block at kTicksPerMaxStep (every body there): the clocks start the next max step at 0.
     virtual void finish_max_step() = 0;
     // One whole max step after ready/init: the blocks in the order above, then finish_max_step. Block

@@ -69,6 +69,7 @@ void BlockSteps::max_step(const Params& p) {
     NextBlock block;
     do {
         block = next_block();
+        if (stalled_body()) return;
         predict(block.tick);
         evaluate();
         correct(block.tick);

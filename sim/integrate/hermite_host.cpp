@@ -16,6 +16,8 @@ template <typename T>
 void HostBlockSteps<T>::init(const Params& p) {
     const std::size_t n = bodies_.size();
     params_ = p;
+    stalled_here_.reset();
+    stalled_.reset();
     acc_.assign(n, Vec4<T>{0, 0, 0, 0});
     jerk_.assign(n, Vec4<T>{0, 0, 0, 0});
     xp_ = bodies_.pos_mass;
@@ -53,8 +55,17 @@ NextBlock HostBlockSteps<T>::next_block() {
     const std::size_t n = bodies_.size();
     std::int64_t tick = kTicksPerMaxStep;
     for (std::size_t i = 0; i < n; ++i) tick = std::min(tick, t_[i] + level_ticks(level_[i]));
-    if (exchange_) tick = exchange_->min_over_slices(tick);
+    // A stall on any slice stops every slice here: it rides the block time's reduction as its body's
+    // index below every tick (ticks are at most 2^40), the lowest such body winning.
+    constexpr std::int64_t kStallBelow = std::int64_t(1) << 62;
+    if (exchange_) {
+        tick = exchange_->min_over_slices(stalled_here_ ? std::int64_t(*stalled_here_) - kStallBelow : tick);
+        if (tick < 0) stalled_ = std::size_t(tick + kStallBelow);
+    } else {
+        stalled_ = stalled_here_;
+    }
     active_.clear();
+    if (stalled_) return {kTicksPerMaxStep, 0};
     for (std::size_t i = 0; i < n; ++i) {
         if (t_[i] + level_ticks(level_[i]) == tick) active_.push_back(i);
     }
@@ -127,6 +138,8 @@ void HostBlockSteps<T>::correct(std::int64_t tick) {
                                               bodies_.pos_mass[i], bodies_.vel[i]);
         acc_[i] = a1_[k];
         jerk_[i] = j1_[k];
+        note_stall(i, block_step_stalls(bodies_.pos_mass[i], bodies_.vel[i], acc_[i], wanted, double(h)),
+                   tick);
         t_[i] = tick;
         level_[i] = next_level(level_[i], level_for_step(wanted, p.dt), tick);
         if (!last_h_.empty()) last_h_[i] = double(h);
@@ -227,6 +240,12 @@ void HostBlockSteps<T>::collide(const Params& p, std::int64_t tick) {
 }
 
 template <typename T>
+void HostBlockSteps<T>::note_stall(std::size_t i, bool stalled, std::int64_t tick) {
+    if (stalled && !stalled_here_ && tick != kTicksPerMaxStep)
+        stalled_here_ = (exchange_ ? exchange_->first() : 0) + i;
+}
+
+template <typename T>
 void HostBlockSteps<T>::finish_max_step() {
     std::fill(t_.begin(), t_.end(), std::int64_t(0));
     std::fill(nb_.t_regular.begin(), nb_.t_regular.end(), std::int64_t(0));
@@ -268,6 +287,8 @@ class HostCopyBlockSteps final : public BlockSteps {
     void evaluate() override { engine_.evaluate(); }
     void correct(std::int64_t tick) override { engine_.correct(tick); }
     bool resolves_collisions() const override { return engine_.resolves_collisions(); }
+    // A stalled max step puts nothing back: the backend keeps its bodies as the max step began.
+    std::optional<std::size_t> stalled_body() const override { return engine_.stalled_body(); }
     void begin_max_step(double t) override { engine_.begin_max_step(t); }
     void collide(const Params& p, std::int64_t tick) override { engine_.collide(p, tick); }
     CollisionTally take_collisions() override { return engine_.take_collisions(); }

@@ -44,7 +44,12 @@ class HostBlockSteps final : public BlockSteps {
     void evaluate() override;
     void correct(std::int64_t tick) override;
     void finish_max_step() override;
-    void invalidate() override { params_.reset(); }
+    void invalidate() override {
+        params_.reset();
+        stalled_here_.reset();
+        stalled_.reset();
+    }
+    std::optional<std::size_t> stalled_body() const override { return stalled_; }
     bool resolves_collisions() const override { return exchange_ == nullptr; }
     void begin_max_step(double t) override { t_start_ = t; }
     void collide(const Params& p, std::int64_t tick) override;
@@ -53,6 +58,11 @@ class HostBlockSteps final : public BlockSteps {
     std::vector<int> levels() const override { return params_ ? level_ : std::vector<int>{}; }
 
   private:
+    // Keeps body i (this backend's index), just corrected at `tick`, where its steps `stalled`
+    // (block_step_stalls) and no body of this slice did already. Not in the max step's last block, which
+    // ends the max step anyway: a stalled body stalls again at its next block, which stops the next max
+    // step there (every backend counts so).
+    void note_stall(std::size_t i, bool stalled, std::int64_t tick);
     // Force and jerk of the bodies in active_ at the predicted state of all bodies, into a1_ and j1_.
     void evaluate_active();
 
@@ -76,7 +86,11 @@ class HostBlockSteps final : public BlockSteps {
     bool parallel_;
     SourceExchange* exchange_ = nullptr;
     std::function<void()> on_move_;
-    std::optional<Params> params_;     // what init was given; empty: no valid state
+    std::optional<Params> params_;  // what init was given; empty: no valid state
+    // The first stalled body (global index) of this slice since init (the lowest of its block: the active
+    // bodies are corrected in index order), and the lowest of all slices' once next_block has agreed on it
+    // (stalled_body()).
+    std::optional<std::size_t> stalled_here_, stalled_;
     std::vector<Vec4<T>> acc_, jerk_;  // at each body's own time
     std::vector<Vec4<T>> xp_, vp_;     // predicted to the current block
     std::vector<std::int64_t> t_;      // each body's clock, ticks since the max step began

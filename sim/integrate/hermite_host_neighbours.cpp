@@ -113,8 +113,10 @@ void HostBlockSteps<T>::correct_neighbours(std::int64_t tick) {
         if (const std::int32_t r = nb_.regular_slot[k]; r >= 0) {
             f.af = &nb_.af[r], f.jf = &nb_.jf[r], f.ai_new = &nb_.ai_new[r], f.ji_new = &nb_.ji_new[r];
         }
-        neighbour_correct_body(s, i, tick, t_[i], p.dt, p.eta, regular_eta(p), xp_[i], vp_[i], f, acc_[i],
-                               jerk_[i], bodies_.pos_mass[i], bodies_.vel[i], level_[i]);
+        const bool stalled =
+            neighbour_correct_body(s, i, tick, t_[i], p.dt, p.eta, regular_eta(p), xp_[i], vp_[i], f, acc_[i],
+                                   jerk_[i], bodies_.pos_mass[i], bodies_.vel[i], level_[i]);
+        note_stall(i, stalled, tick);
         t_[i] = tick;
     }
     ++counters_.blocks;

@@ -104,6 +104,14 @@ std::string energy_advice(const Params& p, Precision precision) {
            (precision == Precision::f32 ? "--precision double, " : "") + "or " + soften;
 }
 
+std::string stall_reason(std::size_t body, const Params& p, Precision precision) {
+    const bool single = precision == Precision::f32;
+    return "body " + std::to_string(body) + "'s accuracy criterion asks for steps too short to move it in " +
+           (single ? "float (a close encounter float cannot resolve); --precision double or "
+                   : "double (a close encounter); ") +
+           (p.softening == 0 ? "a --softening above 0" : "a larger --softening") + " avoids it";
+}
+
 const char* to_string(Integrator i) {
     return integrator_info(i).name;
 }

@@ -43,19 +43,22 @@ std::vector<std::string> integrator_names();
 // evaluation (the convention every interactions/s and GFLOP/s figure uses): force evaluations x N^2.
 double interactions_per_step(const Params& p, std::size_t n);
 
-// Whether block steps in `precision` can stall with p: float positions at softening 0. Two bodies closer
-// than float resolves (~1e-7 of their distance from the origin) get forces from rounding noise, whose
-// criterion asks for ever finer steps: a body can sit near the finest level, dt / 2^40, where a max step
-// is up to 2^40 blocks (measured, serial: a Plummer sphere of 64, seed 2, dt 0.01, reaches t = 39.2 in 10 s
-// in float and then no further max step in minutes; double runs to t = 50 in 3.6 s).
-// Double resolves ~1e-16 and a softening bounds the forces. Callers warn before such a run.
+// Whether block steps in `precision` are likely to stall with p (block_step_stalls, sim/integrate/
+// hermite.hpp): float positions at softening 0. Two bodies closer than float resolves (~1e-7 of their
+// distance from the origin) get forces from rounding noise, whose criterion asks for ever finer steps
+// (measured, serial: a Plummer sphere of 64, seed 2, dt 0.01, reaches t = 39.2 in 10 s in float, where
+// a pair sat at 2^29 blocks a max step before the check stopped such runs; double runs to t = 50 in
+// 3.6 s). Double resolves ~1e-16 and a softening bounds the forces. Callers warn before such a run.
 bool block_steps_may_stall(const Params& p, Precision precision);
 // The flags that shrink a run's energy error, for warnings ("a smaller --dt or a larger --softening"): a
 // fixed step's dt; an adaptive integrator's accuracy parameters instead (its --dt is only the largest
 // step), and in float the precision (block_steps_may_stall).
 std::string energy_advice(const Params& p, Precision precision);
 inline constexpr const char* kStallWarning =
-    "block steps in float at softening 0: a close encounter that float cannot resolve sends a body's steps "
-    "toward dt/2^40, and the run may stop advancing; --precision double or a --softening above 0 avoids it";
+    "block steps in float at softening 0: a close encounter that float cannot resolve stalls a body's "
+    "steps, which stops the run with an error; --precision double or a --softening above 0 avoids it";
+// Why a run stopped where its block steps stalled at `body` (StepReport::stalled), and what avoids it;
+// callers put the step and time in front.
+std::string stall_reason(std::size_t body, const Params& p, Precision precision);
 
 }  // namespace nbody

@@ -27,20 +27,24 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
     const bool collisions = p.collisions != CollisionMode::off;
     assert((!collisions || !blocks || blocks->resolves_collisions()) &&
            "Backend::step: collisions on block steps that do not resolve them");
-    while (r.steps_done < steps && r.finite) {
+    while (r.steps_done < steps && r.ok()) {
         const std::int64_t batch = std::min(kMaxBatch, steps - r.steps_done);
         std::int64_t done = 0;
         double t_now = time_;  // advanced as time_ is below, so the contacts' times agree with it
-        std::optional<NonFinite> bad;
+        std::optional<StepFailure> bad;
         begin_steps(batch);
         for (std::int64_t k = 1; k <= batch; ++k) {
             begin_step(k);
             if (collisions && blocks) blocks->begin_max_step(t_now);
             integrator.advance(*this, p);
+            if (const std::optional<std::size_t> stalled = blocks ? blocks->stalled_body() : std::nullopt) {
+                bad = StepFailure{k, *stalled, true};
+                break;
+            }
             if (p.damping != 1.0) damp(p.damping);
             done = k;
             if (auto body = end_step()) {
-                bad = NonFinite{k, *body};
+                bad = StepFailure{k, *body, false};
                 break;
             }
             if (collisions) {
@@ -51,10 +55,20 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
             }
         }
         if (auto device_bad = end_steps()) bad = device_bad;
-        if (bad) done = bad->step;
+        // A non-finite step ran to its end; a stalled one did not, and the state its block steps keep is
+        // mid-step: the next step starts again from the bodies.
+        if (bad) done = bad->step - (bad->stalled ? 1 : 0);
+        if (bad && bad->stalled && blocks) blocks->invalidate();
         // Added step by step, so every backend reports the same t bit for bit.
         for (std::int64_t k = 0; k < done; ++k) time_ += p.dt;
-        if (bad) r.finite = false, r.bad_step = r.steps_done + bad->step, r.bad_body = bad->body;
+        if (bad) {
+            if (bad->stalled) {
+                r.stalled = true;
+            } else {
+                r.finite = false;
+            }
+            r.bad_step = r.steps_done + bad->step, r.bad_body = bad->body;
+        }
         r.steps_done += done;
     }
     r.time_advanced = time_ - t0;
