@@ -49,7 +49,14 @@ struct BlockClock {
     // every body, no full sums), the host runs each block with a regular step as a graph of its own.
     unsigned long long min_regular_due;
     std::uint32_t hold_regular;
+    unsigned long long
+        first_block;  // `blocks` when this max step began: stalls are judged after kStallBlocks
 };
+
+// Whether the max step of clock c has run long enough for stalls to be judged (kStallBlocks).
+__device__ __forceinline__ bool judging_stalls(const BlockClock* c) {
+    return c->blocks - c->first_block > static_cast<unsigned long long>(kStallBlocks);
+}
 
 // The smallest of every thread's v in this block into *target (one atomic per block). Every thread of the
 // block calls it.
@@ -125,18 +132,19 @@ __device__ __forceinline__ void store_corrected(std::uint32_t i, const Vec4<T>& 
 // The neighbour scheme's correction of due body i at `tick` (neighbour_correct_body) from its predicted
 // state and its forces, on its own state held by the caller: its acceleration and jerk (a, j), level l and
 // due tick `due` in, the corrected x, v, a, j, l out and `due` one step of the new level after `tick`
-// (what store_corrected stores). Reads and writes only body i's neighbour arrays. Returns the step the
-// whether its steps stall there (neighbour_correct_body; store_corrected records it).
+// (what store_corrected stores). Reads and writes only body i's neighbour arrays. Returns
+// whether its steps stall there (neighbour_correct_body, asked only where `judge`; store_corrected records
+// it).
 template <typename T>
 __device__ __forceinline__ bool correct_neighbour_state(std::uint32_t i, std::int64_t tick, double dt,
                                                         double eta, double eta_regular,
                                                         const NeighbourArrays<T>& s, const Vec4<T>& xpi,
                                                         const Vec4<T>& vpi, const NeighbourForces<T>& f,
                                                         Vec4<T>& a, Vec4<T>& j, int& l, std::int64_t& due,
-                                                        Vec4<T>& x, Vec4<T>& v) {
+                                                        Vec4<T>& x, Vec4<T>& v, bool judge) {
     const std::int64_t own = due - level_ticks(l);
     const bool stalled =
-        neighbour_correct_body(s, i, tick, own, dt, eta, eta_regular, xpi, vpi, f, a, j, x, v, l);
+        neighbour_correct_body(s, i, tick, own, dt, eta, eta_regular, xpi, vpi, f, a, j, x, v, l, judge);
     due = tick + level_ticks(l);
     return stalled;
 }
@@ -151,12 +159,12 @@ __device__ __forceinline__ void correct_neighbour_due_into(
     const NeighbourArrays<T>& s, const Vec4<T>& xpi, const Vec4<T>& vpi, const NeighbourForces<T>& f,
     const Vec4<T>* acc_from, const Vec4<T>* jerk_from, const int* level_from, const std::int64_t* due_from,
     Vec4<T>* pos, Vec4<T>* vel, Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due,
-    unsigned long long* bad, unsigned long long step_code, unsigned long long& next_due) {
+    unsigned long long* bad, unsigned long long step_code, bool judge, unsigned long long& next_due) {
     int l = level_from[i];
     std::int64_t d = due_from[i];
     Vec4<T> x, v, a = acc_from[i], j = jerk_from[i];
     const bool stalled =
-        correct_neighbour_state(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, a, j, l, d, x, v);
+        correct_neighbour_state(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, a, j, l, d, x, v, judge);
     store_corrected(i, x, v, a, j, l, tick, stalled, pos, vel, acc, jerk, level, due, bad, step_code,
                     next_due);
 }
@@ -167,9 +175,9 @@ __device__ __forceinline__ void correct_neighbour_due(
     std::uint32_t i, std::int64_t tick, double dt, double eta, double eta_regular,
     const NeighbourArrays<T>& s, const Vec4<T>& xpi, const Vec4<T>& vpi, const NeighbourForces<T>& f,
     Vec4<T>* pos, Vec4<T>* vel, Vec4<T>* acc, Vec4<T>* jerk, int* level, std::int64_t* due,
-    unsigned long long* bad, unsigned long long step_code, unsigned long long& next_due) {
+    unsigned long long* bad, unsigned long long step_code, bool judge, unsigned long long& next_due) {
     correct_neighbour_due_into(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, acc, jerk, level, due, pos, vel,
-                               acc, jerk, level, due, bad, step_code, next_due);
+                               acc, jerk, level, due, bad, step_code, judge, next_due);
 }
 
 }  // namespace nbody

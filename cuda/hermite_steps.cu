@@ -43,6 +43,7 @@ __global__ void begin_kernel(BlockClock* __restrict__ c, unsigned long long gate
     c->bad_seen = kNoBadBody;
     c->min_regular_due = ~0ull;
     c->hold_regular = hold_regular;
+    c->first_block = c->blocks;
 }
 
 // A start: every body active (the list is 0..n-1), the block's count n.
@@ -204,6 +205,7 @@ __global__ void __launch_bounds__(kBlock)
     const std::size_t m = c->active;
     const std::int64_t tick = c->tick;
     const unsigned long long step_code = c->gate;
+    const bool judge = judging_stalls(c);
     if (blockIdx.x == 0 && threadIdx.x == 0) c->updates += m;
     unsigned long long next_due =
         ~0ull;  // the corrected bodies' new due ticks: candidates for the next block
@@ -217,8 +219,8 @@ __global__ void __launch_bounds__(kBlock)
         Vec4<T> x, v;
         const double wanted = hermite_correct(xp[i], vp[i], acc[i], jerk[i], a, j, h, eta, x, v);
         store_corrected(i, x, v, a, j, next_level(l, level_for_step(wanted, dt), tick), tick,
-                        block_step_stalls(x, v, a, wanted, double(h)), pos, vel, acc, jerk, level, due, bad,
-                        step_code, next_due);
+                        judge && block_step_stalls(x, v, a, wanted, double(h)), pos, vel, acc, jerk, level,
+                        due, bad, step_code, next_due);
     }
     block_min_into(next_due, &c->min_due);
 }
@@ -253,7 +255,7 @@ __global__ void __launch_bounds__(kBlock)
         if (const std::int32_t r = slot[i]; r >= 0)
             f.af = &a1[r], f.jf = &j1[r], f.ai_new = &ai_new[r], f.ji_new = &ji_new[r];
         correct_neighbour_due(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, pos, vel, acc, jerk, level, due,
-                              bad, step_code, next_due);
+                              bad, step_code, judging_stalls(c), next_due);
     }
     block_min_into(next_due, &c->min_due);
 }

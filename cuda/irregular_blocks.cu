@@ -103,6 +103,8 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
     // Fixed for the whole run: the max step's gate and holds. The earliest regular due tick changes only
     // with a block with regular steps.
     const unsigned long long gate = c->gate;
+    // Stalls are judged from this run's block judge_from on (kStallBlocks counts the max step's blocks).
+    const std::int64_t judge_from = kStallBlocks - static_cast<std::int64_t>(c->blocks - c->first_block);
     unsigned long long min_regular_due = c->min_regular_due;
     const bool hold_last = c->hold_last != 0;
     std::int64_t tick = c->tick;
@@ -173,9 +175,9 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
         if constexpr (kOwned) {
             // correct_neighbour_due_into's steps on the registers' copy, then stored the same way.
             Vec4<T> x, v;
-            const bool stalled =
-                correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi, f,
-                                        own_acc, own_jerk, own_level, own_due, x, v);
+            const bool stalled = correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular,
+                                                         r.s, xi, vi, f, own_acc, own_jerk, own_level,
+                                                         own_due, x, v, std::int64_t(block) > judge_from);
             own_pos = x, own_vel = v;
             if (from) {
                 store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, stalled, r.pos,
@@ -188,11 +190,13 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
         } else if (from) {
             correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi, f,
                                        r.acc1, r.jerk1, r.level1, r.due1, r.pos, r.vel, r.acc, r.jerk,
-                                       r.level, r.due, r.bad, gate, gathered);
+                                       r.level, r.due, r.bad, gate, std::int64_t(block) > judge_from,
+                                       gathered);
         } else {
             correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi, f,
                                        r.acc, r.jerk, r.level, r.due, r.pos1, r.vel1, r.acc1, r.jerk1,
-                                       r.level1, r.due1, r.bad, gate, gathered);
+                                       r.level1, r.due1, r.bad, gate, std::int64_t(block) > judge_from,
+                                       gathered);
         }
         r.version[i] = (block << 1) | (from ^ 1u);
     };

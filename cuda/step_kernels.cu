@@ -22,7 +22,7 @@ __global__ void update_kernel(Vec4<T>* __restrict__ pos, Vec4<T>* __restrict__ v
                               const Vec4<T>* __restrict__ acc, std::size_t n, UpdateSequence<T> seq,
                               unsigned long long* __restrict__ bad, unsigned long long step_code) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= n || *bad < step_code) return;
+    if (i >= n || stops_step(*bad, step_code)) return;  // an earlier step failed, or this one stalled
     Vec4<T> x = pos[i];
     Vec4<T> v = vel[i];
     const Vec4<T> a = acc[i];

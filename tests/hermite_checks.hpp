@@ -55,8 +55,9 @@ inline double relative_rms_difference(const HostState& a, const HostState& b) {
 }
 
 // Two bodies of mass 1e-6 on a circular mutual orbit 3e-7 apart at x = 1, where floats are 1.2e-7 apart:
-// float cannot resolve the pair, and its steps stall at the first block (block_step_stalls: the step the
-// criterion asks for, ~1e-8, moves a body ~1e-8); double resolves it (an orbit of 7.3e-7 in ~100 blocks).
+// float cannot resolve the pair, and its steps stall (block_step_stalls: the steps the criterion asks for
+// cannot move a body); double resolves it (an orbit of 7.3e-7 in ~100 blocks). At max step 1e-3 a float
+// max step would take far more than kStallBlocks blocks, so the stall is judged in the first.
 inline HostState unresolved_pair() {
     HostState s;
     s.resize(2);

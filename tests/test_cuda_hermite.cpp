@@ -609,7 +609,8 @@ TEST(CudaHermite, ZeroSofteningWorks) {
     }
 }
 
-// A pair float cannot resolve stops the run with a stall, as on the host (test_hermite.cpp): by itself
+// A pair float cannot resolve stops the run with a stall once its max step has run kStallBlocks blocks, as
+// on the host (test_hermite.cpp): by itself
 // (plain block steps) and as bodies 0 and 1 of a Plummer sphere at softening 0 with the neighbour scheme,
 // whose irregular blocks run in the persistent kernel or as graphs; the same step and body as serial.
 TEST(CudaHermite, AStallStopsTheRunAndNamesTheBody) {
@@ -627,7 +628,7 @@ TEST(CudaHermite, AStallStopsTheRunAndNamesTheBody) {
         bool persistent;
         double dt;
     };
-    for (const Case& c : {Case{&pair, 0, true, 1e-6}, Case{&sphere, 32, true, 1.0 / 64},
+    for (const Case& c : {Case{&pair, 0, true, 1e-3}, Case{&sphere, 32, true, 1.0 / 64},
                           Case{&sphere, 32, false, 1.0 / 64}}) {
         SCOPED_TRACE("n " + std::to_string(c.s->size()) + " persistent " + std::to_string(c.persistent));
         Params p = hermite_params(0);
@@ -647,8 +648,7 @@ TEST(CudaHermite, AStallStopsTheRunAndNamesTheBody) {
         EXPECT_EQ(r.bad_body, want.bad_body);
         EXPECT_EQ(r.steps_done, want.steps_done);
         EXPECT_EQ(gpu->time(), serial->time());
-        // The next call starts again from the bodies and stalls again, rather than hanging.
-        EXPECT_TRUE(gpu->step(p, 1).stalled);
+        EXPECT_GT(r.blocks, kStallBlocks);
     }
     Params p = hermite_params(0);
     p.dt = 1e-6;

@@ -506,12 +506,13 @@ TEST(Hermite, TimeIsTheIntegratorsAndWorkIsCounted) {
     }
 }
 
-// A pair float cannot resolve stops the run at once with a stall, on every host backend, with and
-// without the neighbour scheme, instead of taking ever finer steps; the same pair runs in double.
+// A pair float cannot resolve stops the run with a stall once its max step has run kStallBlocks blocks, on
+// every host backend, with and without the neighbour scheme, instead of taking ever finer steps; the same
+// pair runs in double.
 TEST(Hermite, AStallStopsTheRunAndNamesTheBody) {
     const HostState s0 = test::unresolved_pair();
     for (int neighbours : {0, 1}) {
-        Params p = hermite_params(1e-6, kDefaultEta);
+        Params p = hermite_params(1e-3, kDefaultEta);
         p.neighbours = neighbours;
         SCOPED_TRACE("neighbours " + std::to_string(neighbours));
         std::vector<std::unique_ptr<Backend>> backends;
@@ -521,6 +522,7 @@ TEST(Hermite, AStallStopsTheRunAndNamesTheBody) {
         backends.back()->set_state(s0);
         for (auto& b : backends) {
             SCOPED_TRACE(b->name());
+            const bool first = &b == &backends.front();
             const StepReport r = b->step(p, 3);
             EXPECT_TRUE(r.stalled);
             EXPECT_TRUE(r.finite);
@@ -530,6 +532,8 @@ TEST(Hermite, AStallStopsTheRunAndNamesTheBody) {
             // The stalled max step is not counted, and the next call starts again from the bodies.
             EXPECT_EQ(r.steps_done, 0);
             EXPECT_EQ(b->time(), 0.0);
+            EXPECT_GT(r.blocks, kStallBlocks);
+            if (!first) continue;
             const StepReport again = b->step(p, 1);
             EXPECT_TRUE(again.stalled);
             EXPECT_EQ(again.steps_done, 0);

@@ -81,11 +81,11 @@ double compare_bound(Precision p, ForceAlgorithm f) {
 }
 
 // Under mpirun every process has the same report (failures are reduced), so all stop together.
-void check_step(const StepReport& r, const BenchCase& c, const Params& p) {
+void check_step(const StepReport& r, const BenchCase& c, const Params& p, Precision precision) {
     if (r.stalled) {
         throw ClusterError("bench: " + c.backend + " N = " + std::to_string(c.n) +
                            ": block steps stalled at step " + std::to_string(r.bad_step) + ": " +
-                           stall_reason(r.bad_body, p, c.precision));
+                           stall_reason(r.bad_body, p, precision));
     }
     if (!r.finite) {
         throw ClusterError("bench: " + c.backend + " N = " + std::to_string(c.n) +
@@ -116,12 +116,12 @@ void compare_with_reference(const BenchCase& c, const HostState& start, const Be
         tested = create_process_backend(cl, c.backend, c.precision);
         tested->set_state(start);
     });
-    check_step(tested->step(p, steps), c, p);
+    check_step(tested->step(p, steps), c, p, c.precision);
     const HostState b = tested->get_state();
     if (!cl.root()) return;
     auto reference = create_backend("serial", Precision::f64);
     reference->set_state(start);
-    check_step(reference->step(p, steps), c, p);
+    check_step(reference->step(p, steps), c, p, Precision::f64);
     const HostState a = reference->get_state();
     double max2 = 0, sum2 = 0, radius2 = 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -162,7 +162,7 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     Progress progress(label, o.warmup + o.repeats * o.steps, adaptive ? 0.0 : n * n,
                       progress_settings_from_environment(o.quiet || !cl.root()), std::cerr);
     if (adaptive) progress.set_units("max step", "max steps");
-    if (o.warmup > 0) check_step(backend->step(p, o.warmup), c, p);
+    if (o.warmup > 0) check_step(backend->step(p, o.warmup), c, p, c.precision);
     progress.update(o.warmup);
     std::vector<double> seconds;
     double updates = 0;  // an adaptive integrator's force+jerk evaluations of one body, over the repeats
@@ -175,7 +175,7 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
         // step() returns after device work completes (its finiteness check reads the result back), so
         // the wall clock covers the whole computation.
         seconds.push_back(now_s() - start_s);
-        check_step(rep, c, p);
+        check_step(rep, c, p, c.precision);
         progress.update(o.warmup + (r + 1) * o.steps);
     }
     progress.finish();

@@ -26,6 +26,13 @@ namespace nbody {
 inline constexpr int kMaxBlockLevel = 40;
 inline constexpr std::int64_t kTicksPerMaxStep = std::int64_t(1) << kMaxBlockLevel;
 
+// Stalls (block_step_stalls) are judged only in a max step that has run more blocks than this. A body that
+// starts where a = 0 (the figure-eight's middle one, moved off the origin) starts at dt/2^40 and for its
+// first blocks asks for steps that cannot move it, then recovers: ~1,500 blocks in double, ~21,000 in float
+// with softening 0.01 (dt 1/8, a review's measurement). A real stall's max step needs 2^29 blocks and more;
+// waiting for 2^20 costs ~5 s on one core at N = 64 and ~10 s on the H100 before the run stops.
+inline constexpr std::int64_t kStallBlocks = std::int64_t(1) << 20;
+
 // The accuracy parameter eta of Aarseth's criterion is Params::eta (default kDefaultEta, sim/params.hpp).
 // The first step of each body after a (re)start is eta_s |a| / |jerk| with eta_s = eta * this: there are
 // no higher derivatives yet, and this cruder estimate is made safer by starting smaller.
@@ -169,11 +176,9 @@ NBODY_HD double hermite_fit_step(double eta, const Vec4<T>& a1, const Vec4<T>& j
 // its steps there or finer: measured (serial, float, softening 0, a Plummer sphere of 64, seed 2), a pair
 // then sat at level 29, 2^29 blocks a max step, moving 0.11 of the spacing a step; that run's steps had
 // moved at least 1.05 of it until then. Not a stall: a criterion asking for a step no shorter than the one
-// taken (the body is not being driven finer; it may be waiting for the block grid to let it grow), and a
-// NaN (the non-finite check's). Not judged either, as it would take state: a step below the finest level,
-// dt/2^40, which a body that starts at a point where a = 0 asks for at its first blocks before its steps
-// grow (the figure-eight's middle body starts at dt/2^40 and asks for 2.3e-15 at dt 1/8; at the origin its
-// spacing is ~0, so the test above does not fire for it). Host and device check every correction with it.
+// taken (the body is not being driven finer), and a NaN (the non-finite check's). The backends ask only
+// once the max step has run kStallBlocks blocks (below), since one correction can pass this test in a
+// run that recovers.
 template <typename T>
 NBODY_HD bool block_step_stalls(const Vec4<T>& x, const Vec4<T>& v, const Vec4<T>& a, double wanted,
                                 double taken) {

@@ -18,6 +18,8 @@ void HostBlockSteps<T>::init(const Params& p) {
     params_ = p;
     stalled_here_.reset();
     stalled_.reset();
+    max_step_blocks_ = 0;
+    tally_ = {};
     acc_.assign(n, Vec4<T>{0, 0, 0, 0});
     jerk_.assign(n, Vec4<T>{0, 0, 0, 0});
     xp_ = bodies_.pos_mass;
@@ -138,13 +140,16 @@ void HostBlockSteps<T>::correct(std::int64_t tick) {
                                               bodies_.pos_mass[i], bodies_.vel[i]);
         acc_[i] = a1_[k];
         jerk_[i] = j1_[k];
-        note_stall(i, block_step_stalls(bodies_.pos_mass[i], bodies_.vel[i], acc_[i], wanted, double(h)),
-                   tick);
+        note_stall(
+            i,
+            judging() && block_step_stalls(bodies_.pos_mass[i], bodies_.vel[i], acc_[i], wanted, double(h)),
+            tick);
         t_[i] = tick;
         level_[i] = next_level(level_[i], level_for_step(wanted, p.dt), tick);
         if (!last_h_.empty()) last_h_[i] = double(h);
     }
     ++counters_.blocks;
+    ++max_step_blocks_;
     pending_updates_ += active_.size();
     if (on_move_ && !active_.empty()) on_move_();
 }
@@ -241,12 +246,14 @@ void HostBlockSteps<T>::collide(const Params& p, std::int64_t tick) {
 
 template <typename T>
 void HostBlockSteps<T>::note_stall(std::size_t i, bool stalled, std::int64_t tick) {
+    // Its index at the start of the max step: a collision in an earlier block may have moved it since.
     if (stalled && !stalled_here_ && tick != kTicksPerMaxStep)
-        stalled_here_ = (exchange_ ? exchange_->first() : 0) + i;
+        stalled_here_ = (exchange_ ? exchange_->first() : 0) + start_index_[i];
 }
 
 template <typename T>
 void HostBlockSteps<T>::finish_max_step() {
+    max_step_blocks_ = 0;
     std::fill(t_.begin(), t_.end(), std::int64_t(0));
     std::fill(nb_.t_regular.begin(), nb_.t_regular.end(), std::int64_t(0));
     for (std::size_t i = 0; i < start_index_.size(); ++i) start_index_[i] = i;

@@ -44,10 +44,12 @@ class HostBlockSteps final : public BlockSteps {
     void evaluate() override;
     void correct(std::int64_t tick) override;
     void finish_max_step() override;
+    // Also drops a stalled max step's collision events (the step is not counted).
     void invalidate() override {
         params_.reset();
         stalled_here_.reset();
         stalled_.reset();
+        tally_ = {};
     }
     std::optional<std::size_t> stalled_body() const override { return stalled_; }
     bool resolves_collisions() const override { return exchange_ == nullptr; }
@@ -63,6 +65,8 @@ class HostBlockSteps final : public BlockSteps {
     // ends the max step anyway: a stalled body stalls again at its next block, which stops the next max
     // step there (every backend counts so).
     void note_stall(std::size_t i, bool stalled, std::int64_t tick);
+    // Whether this max step has run long enough for stalls to be judged (kStallBlocks).
+    bool judging() const { return max_step_blocks_ > kStallBlocks; }
     // Force and jerk of the bodies in active_ at the predicted state of all bodies, into a1_ and j1_.
     void evaluate_active();
 
@@ -91,9 +95,10 @@ class HostBlockSteps final : public BlockSteps {
     // bodies are corrected in index order), and the lowest of all slices' once next_block has agreed on it
     // (stalled_body()).
     std::optional<std::size_t> stalled_here_, stalled_;
-    std::vector<Vec4<T>> acc_, jerk_;  // at each body's own time
-    std::vector<Vec4<T>> xp_, vp_;     // predicted to the current block
-    std::vector<std::int64_t> t_;      // each body's clock, ticks since the max step began
+    std::int64_t max_step_blocks_ = 0;  // blocks run in this max step
+    std::vector<Vec4<T>> acc_, jerk_;   // at each body's own time
+    std::vector<Vec4<T>> xp_, vp_;      // predicted to the current block
+    std::vector<std::int64_t> t_;       // each body's clock, ticks since the max step began
     std::vector<int> level_;
     std::vector<std::size_t> active_;         // this backend's indices of the active bodies
     std::vector<std::size_t> active_global_;  // the same in the whole system (the sources' indices)

@@ -115,11 +115,12 @@ void HostBlockSteps<T>::correct_neighbours(std::int64_t tick) {
         }
         const bool stalled =
             neighbour_correct_body(s, i, tick, t_[i], p.dt, p.eta, regular_eta(p), xp_[i], vp_[i], f, acc_[i],
-                                   jerk_[i], bodies_.pos_mass[i], bodies_.vel[i], level_[i]);
+                                   jerk_[i], bodies_.pos_mass[i], bodies_.vel[i], level_[i], judging());
         note_stall(i, stalled, tick);
         t_[i] = tick;
     }
     ++counters_.blocks;
+    ++max_step_blocks_;
     pending_updates_ += nb_.regular.size();
     counters_.neighbour_updates += active_.size();
     if (on_move_ && !active_.empty()) on_move_();

@@ -219,12 +219,13 @@ struct NeighbourForces {
 // level `level` (Aarseth's criterion with eta) and, at a regular step, its regular state (its next
 // regular level with eta_regular: Params::eta_regular). Host and device both call this. Returns whether the
 // body's steps stall there (block_step_stalls of the irregular criterion's step: the irregular level is the
-// body's step).
+// body's step), asked only where `judge` (kStallBlocks).
 template <typename T>
 NBODY_HD bool neighbour_correct_body(const NeighbourArrays<T>& s, std::size_t i, std::int64_t tick,
                                      std::int64_t t_own, double dt, double eta, double eta_regular,
                                      const Vec4<T>& xp, const Vec4<T>& vp, const NeighbourForces<T>& f,
-                                     Vec4<T>& acc, Vec4<T>& jerk, Vec4<T>& x, Vec4<T>& v, int& level) {
+                                     Vec4<T>& acc, Vec4<T>& jerk, Vec4<T>& x, Vec4<T>& v, int& level,
+                                     bool judge) {
     const T h = static_cast<T>(ticks_to_time(tick - t_own, dt));
     const T tau = static_cast<T>(ticks_to_time(tick - s.t_regular[i], dt));
     Vec4<T> are, jre, a1, j1;
@@ -255,7 +256,7 @@ NBODY_HD bool neighbour_correct_body(const NeighbourArrays<T>& s, std::size_t i,
     acc = a1;
     jerk = j1;
     neighbour_levels(tick, dt, irregular_step, regular_step, regular, level, s.regular_level[i]);
-    return block_step_stalls(x, v, acc, irregular_step, double(h));
+    return judge && block_step_stalls(x, v, acc, irregular_step, double(h));
 }
 
 // A start's split of body i from its full force and jerk (a, j) and the irregular from its list (ai, ji):
