@@ -219,8 +219,8 @@ __global__ void __launch_bounds__(kBlock)
         Vec4<T> x, v;
         const double wanted = hermite_correct(xp[i], vp[i], acc[i], jerk[i], a, j, h, eta, x, v);
         store_corrected(i, x, v, a, j, next_level(l, level_for_step(wanted, dt), tick), tick,
-                        judge && block_step_stalls(x, v, a, wanted, double(h)), pos, vel, acc, jerk, level,
-                        due, bad, step_code, next_due);
+                        judge && block_step_stalls(x, v, a, wanted, dt), pos, vel, acc, jerk, level, due, bad,
+                        step_code, next_due);
     }
     block_min_into(next_due, &c->min_due);
 }

@@ -30,7 +30,8 @@ inline constexpr std::int64_t kTicksPerMaxStep = std::int64_t(1) << kMaxBlockLev
 // starts where a = 0 (the figure-eight's middle one, moved off the origin) starts at dt/2^40 and for its
 // first blocks asks for steps that cannot move it, then recovers: ~1,500 blocks in double, ~21,000 in float
 // with softening 0.01 (dt 1/8, a review's measurement). A real stall's max step needs 2^29 blocks and more;
-// waiting for 2^20 costs ~5 s on one core at N = 64 and ~10 s on the H100 before the run stops.
+// waiting for 2^20 costs ~1.3 s on one core at N = 64 (a Plummer sphere's stall, serial; 6.6 s for the whole
+// run on the H100 with the neighbour scheme, which reached the stall at t = 27.8) before the run stops.
 inline constexpr std::int64_t kStallBlocks = std::int64_t(1) << 20;
 
 // The accuracy parameter eta of Aarseth's criterion is Params::eta (default kDefaultEta, sim/params.hpp).
@@ -168,21 +169,20 @@ NBODY_HD double hermite_fit_step(double eta, const Vec4<T>& a1, const Vec4<T>& j
 }
 
 // Whether a body's block steps stall where it was just corrected to position x, velocity v and
-// acceleration a over the step `taken`, its accuracy criterion now asking for the shorter step `wanted`:
-// that step cannot move the body in T. |v| h + |a| h^2/2 is below T's spacing at the body's position
-// (epsilon times its largest coordinate), tested without square roots through (p + q)^2 <= 2 (p^2 + q^2):
-// a step that moves the body less than the spacing / sqrt(2) always stalls, one that moves it the spacing
-// or more never. A body whose motion is lost to rounding feeds the criterion rounding noise, which keeps
-// its steps there or finer: measured (serial, float, softening 0, a Plummer sphere of 64, seed 2), a pair
-// then sat at level 29, 2^29 blocks a max step, moving 0.11 of the spacing a step; that run's steps had
-// moved at least 1.05 of it until then. Not a stall: a criterion asking for a step no shorter than the one
-// taken (the body is not being driven finer), and a NaN (the non-finite check's). The backends ask only
-// once the max step has run kStallBlocks blocks (below), since one correction can pass this test in a
-// run that recovers.
+// acceleration a, its accuracy criterion asking for the step `wanted` (max step dt_max): where the
+// criterion and not the max step limits it, that step cannot move the body in T. |v| h + |a| h^2/2 is
+// below T's spacing at the body's position (epsilon times its largest coordinate), tested without square
+// roots through (p + q)^2 <= 2 (p^2 + q^2): a step that moves the body less than the spacing / sqrt(2)
+// always stalls, one that moves it the spacing or more never. A body whose motion is lost to rounding feeds
+// the criterion rounding noise, which keeps its steps there or finer: measured (serial, float, softening 0,
+// a Plummer sphere of 64, seed 2), a pair then sat at level 29, 2^29 blocks a max step, moving 0.11 of the
+// spacing a step; that run's steps had moved at least 1.05 of it until then. A NaN is the non-finite
+// check's. The backends ask only once the max step has run kStallBlocks blocks, since one correction can
+// pass this test in a run that recovers.
 template <typename T>
 NBODY_HD bool block_step_stalls(const Vec4<T>& x, const Vec4<T>& v, const Vec4<T>& a, double wanted,
-                                double taken) {
-    if (!(wanted < taken)) return false;
+                                double dt_max) {
+    if (!(wanted < dt_max)) return false;
     const double epsilon = sizeof(T) == sizeof(float) ? 0x1p-23 : 0x1p-52;
     const double ax = x.x < 0 ? -double(x.x) : double(x.x), ay = x.y < 0 ? -double(x.y) : double(x.y),
                  az = x.z < 0 ? -double(x.z) : double(x.z);

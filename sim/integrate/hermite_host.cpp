@@ -140,10 +140,9 @@ void HostBlockSteps<T>::correct(std::int64_t tick) {
                                               bodies_.pos_mass[i], bodies_.vel[i]);
         acc_[i] = a1_[k];
         jerk_[i] = j1_[k];
-        note_stall(
-            i,
-            judging() && block_step_stalls(bodies_.pos_mass[i], bodies_.vel[i], acc_[i], wanted, double(h)),
-            tick);
+        note_stall(i,
+                   judging() && block_step_stalls(bodies_.pos_mass[i], bodies_.vel[i], acc_[i], wanted, p.dt),
+                   tick);
         t_[i] = tick;
         level_[i] = next_level(level_[i], level_for_step(wanted, p.dt), tick);
         if (!last_h_.empty()) last_h_[i] = double(h);

@@ -256,7 +256,7 @@ NBODY_HD bool neighbour_correct_body(const NeighbourArrays<T>& s, std::size_t i,
     acc = a1;
     jerk = j1;
     neighbour_levels(tick, dt, irregular_step, regular_step, regular, level, s.regular_level[i]);
-    return judge && block_step_stalls(x, v, acc, irregular_step, double(h));
+    return judge && block_step_stalls(x, v, acc, irregular_step, dt);
 }
 
 // A start's split of body i from its full force and jerk (a, j) and the irregular from its list (ai, ji):
