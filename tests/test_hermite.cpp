@@ -548,6 +548,13 @@ TEST(Hermite, AStallStopsTheRunAndNamesTheBody) {
               "body 4's accuracy criterion asks for steps too short to move it in float "
               "(a close encounter float cannot resolve); --precision double or a larger --softening "
               "avoids it");
+    p.softening = 0;
+    EXPECT_EQ(stall_reason(4, p, Precision::f32, false),
+              "body 4's accuracy criterion asks for steps too short to move it in float (a close encounter "
+              "float cannot resolve); double precision or a softening above 0 avoids it");
+    EXPECT_EQ(stall_reason(4, p, Precision::f64),
+              "body 4's accuracy criterion asks for steps too short to move it in double (a close "
+              "encounter); a --softening above 0 avoids it");
 }
 
 TEST(Hermite, TheTreeIsRefusedNamingWhatWorks) {

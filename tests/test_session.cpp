@@ -14,6 +14,7 @@
 #include "app/window/sim_session.hpp"
 #include "backends/registry.hpp"
 #include "body_checks.hpp"
+#include "hermite_checks.hpp"
 #include "reference.hpp"
 #include "session_capture.hpp"
 #include "sim/error.hpp"
@@ -229,6 +230,32 @@ TEST(SimSession, BlowUpIsReportedAndNotDrawn) {
         }));
     EXPECT_EQ(drawn, 64u);
     EXPECT_EQ(finite, 64u) << "bodies drawn that are not the last good state";
+    EXPECT_EQ(session.stats().steps_total, 0);
+}
+
+// A stall (Hermite in float at softening 0, a pair float cannot resolve): the window's session says so in
+// words, not flags, pauses, and keeps the last good state, instead of freezing in a max step that never
+// ends.
+TEST(SimSession, StallIsReportedInWordsAndPauses) {
+    Params p = test::hermite_params(1e-3, kDefaultEta);
+    SimSession session(test::unresolved_pair(), p, "serial", Precision::f32);
+    std::string message;
+    const auto t_end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (message.empty() && std::chrono::steady_clock::now() < t_end) {
+        session.frame_tick();
+        message = session.take_message();
+        if (message.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_FALSE(message.empty()) << "no stall reported";
+    EXPECT_EQ(
+        message.rfind("stalled at step 1: body 0's accuracy criterion asks for steps too short to move it "
+                      "in float (a close encounter float cannot resolve); double precision or a "
+                      "softening above 0 avoids it",
+                      0),
+        0u)
+        << message;
+    EXPECT_NE(message.find("paused, restored the state of t = 0"), std::string::npos) << message;
+    EXPECT_TRUE(session.paused());
     EXPECT_EQ(session.stats().steps_total, 0);
 }
 

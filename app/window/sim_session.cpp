@@ -409,7 +409,7 @@ void SimSession::do_steps() {
         // The step counts from the session's start, as the panel shows it (r.bad_step is 1-based).
         std::string what = !failure.empty() ? "step failed: " + failure
                            : r.stalled      ? "stalled at step " + std::to_string(steps_before + r.bad_step) +
-                                             ": " + stall_reason(r.bad_body, p, backend_->precision())
+                                             ": " + stall_reason(r.bad_body, p, backend_->precision(), false)
                                        : "NaN/Inf in body " + std::to_string(r.bad_body) + " at step " +
                                              std::to_string(steps_before + r.bad_step) +
                                              " (try a smaller dt or more softening)";

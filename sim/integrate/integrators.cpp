@@ -104,12 +104,16 @@ std::string energy_advice(const Params& p, Precision precision) {
            (precision == Precision::f32 ? "--precision double, " : "") + "or " + soften;
 }
 
-std::string stall_reason(std::size_t body, const Params& p, Precision precision) {
+std::string stall_reason(std::size_t body, const Params& p, Precision precision, bool flags) {
     const bool single = precision == Precision::f32;
+    const std::string softening = flags
+                                      ? (p.softening == 0 ? "a --softening above 0" : "a larger --softening")
+                                      : (p.softening == 0 ? "a softening above 0" : "a larger softening");
     return "body " + std::to_string(body) + "'s accuracy criterion asks for steps too short to move it in " +
-           (single ? "float (a close encounter float cannot resolve); --precision double or "
-                   : "double (a close encounter); ") +
-           (p.softening == 0 ? "a --softening above 0" : "a larger --softening") + " avoids it";
+           (single ? "float (a close encounter float cannot resolve); " +
+                         std::string(flags ? "--precision double" : "double precision") + " or "
+                   : std::string("double (a close encounter); ")) +
+           softening + " avoids it";
 }
 
 const char* to_string(Integrator i) {

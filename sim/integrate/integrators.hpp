@@ -57,8 +57,8 @@ std::string energy_advice(const Params& p, Precision precision);
 inline constexpr const char* kStallWarning =
     "block steps in float at softening 0: a close encounter that float cannot resolve stalls a body's "
     "steps, which stops the run with an error; --precision double or a --softening above 0 avoids it";
-// Why a run stopped where its block steps stalled at `body` (StepReport::stalled), and what avoids it;
-// callers put the step and time in front.
-std::string stall_reason(std::size_t body, const Params& p, Precision precision);
+// Why a run stopped where its block steps stalled at `body` (StepReport::stalled), and what avoids it, as
+// command-line flags or (flags false: the window) in words; callers put the step and time in front.
+std::string stall_reason(std::size_t body, const Params& p, Precision precision, bool flags = true);
 
 }  // namespace nbody
