@@ -133,6 +133,7 @@ void HostBlockSteps<T>::correct(std::int64_t tick) {
         return;
     }
     const Params& p = *params_;
+    ++max_step_blocks_;  // this block counted, as the device's clock counts it before its corrections
     for (std::size_t k = 0; k < active_.size(); ++k) {
         const std::size_t i = active_[k];
         const T h = static_cast<T>(ticks_to_time(tick - t_[i], p.dt));
@@ -148,7 +149,6 @@ void HostBlockSteps<T>::correct(std::int64_t tick) {
         if (!last_h_.empty()) last_h_[i] = double(h);
     }
     ++counters_.blocks;
-    ++max_step_blocks_;
     pending_updates_ += active_.size();
     if (on_move_ && !active_.empty()) on_move_();
 }

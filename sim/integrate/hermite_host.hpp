@@ -62,8 +62,8 @@ class HostBlockSteps final : public BlockSteps {
   private:
     // Keeps body i (this backend's index), just corrected at `tick`, where its steps `stalled`
     // (block_step_stalls) and no body of this slice did already. Not in the max step's last block, which
-    // ends the max step anyway: a stalled body stalls again at its next block, which stops the next max
-    // step there (every backend counts so).
+    // ends the max step anyway: the next max step judges a body that still stalls once it has run
+    // kStallBlocks blocks (every backend counts so).
     void note_stall(std::size_t i, bool stalled, std::int64_t tick);
     // Whether this max step has run long enough for stalls to be judged (kStallBlocks).
     bool judging() const { return max_step_blocks_ > kStallBlocks; }
@@ -95,7 +95,7 @@ class HostBlockSteps final : public BlockSteps {
     // bodies are corrected in index order), and the lowest of all slices' once next_block has agreed on it
     // (stalled_body()).
     std::optional<std::size_t> stalled_here_, stalled_;
-    std::int64_t max_step_blocks_ = 0;  // blocks run in this max step
+    std::int64_t max_step_blocks_ = 0;  // blocks of this max step so far, the one being corrected included
     std::vector<Vec4<T>> acc_, jerk_;   // at each body's own time
     std::vector<Vec4<T>> xp_, vp_;      // predicted to the current block
     std::vector<std::int64_t> t_;       // each body's clock, ticks since the max step began

@@ -107,6 +107,7 @@ template <typename T>
 void HostBlockSteps<T>::correct_neighbours(std::int64_t tick) {
     const Params& p = *params_;
     const NeighbourArrays<T> s = neighbour_arrays();
+    ++max_step_blocks_;  // this block counted, as the device's clock counts it before its corrections
     for (std::size_t k = 0; k < active_.size(); ++k) {
         const std::size_t i = active_[k];
         NeighbourForces<T> f{nb_.ai_old[k], nb_.ji_old[k], nullptr, nullptr, nullptr, nullptr};
@@ -120,7 +121,6 @@ void HostBlockSteps<T>::correct_neighbours(std::int64_t tick) {
         t_[i] = tick;
     }
     ++counters_.blocks;
-    ++max_step_blocks_;
     pending_updates_ += nb_.regular.size();
     counters_.neighbour_updates += active_.size();
     if (on_move_ && !active_.empty()) on_move_();
