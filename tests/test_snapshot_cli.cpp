@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -144,6 +145,32 @@ TEST_F(SnapshotCliTest, HermiteRestartContinuesBitForBitWhereBothSynchronize) {
             fs::remove_all(file("whole_series"));
         }
     }
+}
+
+// A restart's energy log and trajectory number their rows from its step, as its parameter lines, the
+// snapshot series and the collision log do (they used to start again at 0).
+TEST_F(SnapshotCliTest, ARestartsLogsCountStepsFromItsStep) {
+    if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+    ASSERT_EQ(run_cli({"run", "--n", "32", "--steps", "10", "--output", file("a.h5"), "--quiet"}).code, 0);
+    const CliResult r =
+        run_cli({"run", "--restart", file("a.h5"), "--steps", "5", "--energy-log", file("e.csv"),
+                 "--log-every", "2", "--trajectory", file("t.csv"), "--trajectory-every", "5", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto steps = [](const std::string& path) {
+        std::ifstream in(path);
+        std::vector<std::string> out;
+        for (std::string line; std::getline(in, line);) {
+            if (line.empty() || line[0] == '#' || line.rfind("step,", 0) == 0) continue;
+            const std::string step = line.substr(0, line.find(','));
+            if (out.empty() || out.back() != step) out.push_back(step);
+        }
+        return out;
+    };
+    EXPECT_EQ(steps(file("e.csv")), (std::vector<std::string>{"10", "12", "14", "15"}));
+    EXPECT_EQ(steps(file("t.csv")), (std::vector<std::string>{"10", "15"}));
+    std::ifstream in(file("e.csv"));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("# step = 10\n"), std::string::npos) << text.substr(0, 400);
 }
 
 TEST_F(SnapshotCliTest, OutputFormatFollowsTheExtensionAndInputReadsItBack) {

@@ -342,8 +342,10 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     const Diagnostics d0 = run_diagnostics(backend, sc.params, potential, o.quiet, cl);
     const double e0 = d0.total();
     r.last = d0;
-    if (files.energy_log) files.energy_log->write(0, sc.state.t, d0, 0.0);
-    if (files.trajectory) files.trajectory->write(0, sc.state);
+    // The logs' rows count steps as the snapshots and the collision log do: from the scenario's step (a
+    // restart's), which their parameter lines give.
+    if (files.energy_log) files.energy_log->write(sc.step, sc.state.t, d0, 0.0);
+    if (files.trajectory) files.trajectory->write(sc.step, sc.state);
     if (watch_encounters) sample_encounter(sc.state, sc.params.G, r.encounter);
     // A restart begins at a step its snapshot already holds.
     if (broadcast(cl, series.due(sc.step) && o.scenario.restart.empty())) {
@@ -424,12 +426,12 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             r.last = run_diagnostics(backend, sc.params, true, o.quiet, cl);
             last_diag_step = r.done;
             if (files.energy_log) {
-                files.energy_log->write(r.done, r.t, r.last,
+                files.energy_log->write(sc.step + r.done, r.t, r.last,
                                         relative_energy_drift(e0, r.last.total() + r.energy_lost),
                                         r.energy_lost, r.blocks, r.body_updates, r.neighbour_updates);
             }
         }
-        if (at_trajectory) files.trajectory->write(r.done, now);
+        if (at_trajectory) files.trajectory->write(sc.step + r.done, now);
         // A snapshot is a restart point: an adaptive integrator drops its levels and jerks there, as a run
         // restarted from it starts without them, so both go on alike (every process, in step).
         if (adaptive && broadcast(cl, at_snapshot)) backend.synchronize();
