@@ -841,6 +841,29 @@ TEST_F(CliTest, BenchJsonIsAListWithTheKeys) {
     EXPECT_EQ(rows.front().at("n"), "64");
 }
 
+// A tree row names its force and its theta in every format (its speed and its error depend on it); a
+// direct row beside it leaves the theta cell empty.
+TEST_F(CliTest, BenchTreeRowsNameTheirTheta) {
+    const CliResult csv =
+        run_cli({"bench", "--backend", "serial", "--n", "64", "--force", "tree,direct", "--theta", "0.4",
+                 "--steps", "1", "--repeats", "1", "--format", "csv", "--quiet"});
+    ASSERT_EQ(csv.code, 0) << csv.err;
+    const auto lines = data_lines(csv.out);
+    ASSERT_EQ(lines.size(), 3u) << csv.out;
+    EXPECT_EQ(lines[0].rfind("backend,precision,force,theta,threads,n,", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[1].rfind("serial,float,tree,0.4,1,64,", 0), 0u) << lines[1];
+    EXPECT_EQ(lines[2].rfind("serial,float,direct,,1,64,", 0), 0u) << lines[2];
+    const CliResult alone = run_cli({"bench", "--backend", "serial", "--n", "64", "--force", "tree",
+                                     "--steps", "1", "--repeats", "1", "--format", "json", "--quiet"});
+    ASSERT_EQ(alone.code, 0) << alone.err;
+    EXPECT_NE(alone.out.find("\"force\": \"tree\", \"theta\": 0.6,"), std::string::npos) << alone.out;
+    const CliResult table = run_cli({"bench", "--backend", "serial", "--n", "64", "--force", "tree",
+                                     "--steps", "1", "--repeats", "1", "--quiet"});
+    ASSERT_EQ(table.code, 0) << table.err;
+    EXPECT_NE(table.out.find("force    theta  threads"), std::string::npos) << table.out;
+    EXPECT_NE(table.out.find("tree     0.6          1"), std::string::npos) << table.out;
+}
+
 TEST_F(CliTest, BenchTableAndCsvAndBadOptions) {
     const CliResult csv = run_cli(
         {"bench", "--backend", "serial", "--n", "32", "--steps", "1", "--repeats", "1", "--format", "csv"});

@@ -129,7 +129,8 @@ TEST_F(Plot, EnergyTitleOfAnAdaptiveRunSaysMaxDtAndItsSettings) {
 }
 
 // A hermite row's line names its integrator and settings, and the y axis says how its interactions count
-// (active x N per block, bench --help), which is not the N^2 a step of the fixed-step rows.
+// (active x N per block, bench --help), which is not the N^2 a step of the fixed-step rows; a tree row's
+// likewise (its theta, the interactions it evaluates).
 TEST_F(Plot, BenchNamesTheAdaptiveIntegratorAndHowItsRowsCount) {
     write("mixed.csv",
           "# cpu = test\nbackend,precision,integrator,eta,neighbours,threads,n,ms_per_step,ms_min,ms_max,"
@@ -167,6 +168,18 @@ TEST_F(Plot, BenchNamesTheAdaptiveIntegratorAndHowItsRowsCount) {
     script = read("o.png");
     EXPECT_NE(script.find("'adaptive integrator: active x N per block'"), std::string::npos) << script;
     EXPECT_EQ(script.find("N^2"), std::string::npos) << script;
+
+    // A tree row's line names its theta (a direct row's empty cell adds nothing), and the axis says its
+    // interactions are those it evaluates, not N^2.
+    write("tree.csv",
+          "# cpu = test\nbackend,precision,force,theta,threads,n,ms_per_step,ms_min,ms_max,"
+          "interactions_per_second,gflops,interactions_per_body\n"
+          "serial,float,tree,0.4,1,1024,2,1,4,5e8,0,300\nserial,float,direct,,1,1024,2,1,4,5e8,10,1024\n");
+    ASSERT_EQ(nbody("plot tree.csv -o t.png", out), 0) << out;
+    script = read("t.png");
+    EXPECT_NE(script.find("title 'serial float tree theta 0.4 1 thread'"), std::string::npos) << script;
+    EXPECT_NE(script.find("title 'serial float direct 1 thread'"), std::string::npos) << script;
+    EXPECT_NE(script.find("(N^2 per step; tree: those it evaluates; bars"), std::string::npos) << script;
 
     write("bench.csv", kBench);
     ASSERT_EQ(nbody("plot bench.csv -o b.png", out), 0) << out;

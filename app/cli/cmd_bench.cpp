@@ -200,6 +200,7 @@ BenchRow measure(const BenchCase& c, const BenchOptions& o, const std::string& l
     row.interactions_per_second = interactions_per_step(p, static_cast<std::size_t>(c.n)) / s_per_step;
     row.gflops = row.interactions_per_second * kFlopsPerInteraction * 1e-9;
     row.interactions_per_body = n;
+    if (force_algorithm_info(c.force).approximate) row.theta = p.theta;
     if (adaptive) {
         // Each body evaluated against all N (with the neighbour scheme: each full evaluation, and K per
         // evaluation against a list); the repeats' total over their total time (the blocks vary).
@@ -345,7 +346,8 @@ CLI::App* add_bench_command(CLI::App& root, BenchOptions& o) {
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
     cmd->footer(
         std::string(
-            "Columns: backend, precision, [force when several are asked,] [integrator when several are "
+            "Columns: backend, precision, [force when several are asked or one is the tree, and theta beside "
+            "a tree row,] [integrator when several are "
             "asked or one is adaptive, then its settings (hermite: eta, and neighbours and eta_regular "
             "where set),] threads, n, "
             "ms_per_step (median), ms_min, ms_max, interactions_per_second, gflops (and "
@@ -470,7 +472,11 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         return std::any_of(rows.begin(), rows.end(),
                            [&](const BenchRow& r) { return field(r) != field(rows[0]); });
     };
-    const bool show_force = !rows.empty() && differ([](const BenchRow& r) { return r.force; });
+    // A tree row always says so, and its theta: its speed and its error depend on it.
+    const bool any_theta =
+        std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.theta >= 0; });
+    const bool show_force = !rows.empty() && (any_theta || differ([](const BenchRow& r) { return r.force; }));
+    auto theta_cell = [](const BenchRow& r) { return r.theta >= 0 ? fmt("%.6g", r.theta) : std::string(); };
     // A CSV must say what it measured: an adaptive row's integrator and its settings (eta) even where every
     // row has the same, since its steps and interactions count otherwise.
     const bool show_integrator =
@@ -515,8 +521,9 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const BenchRow& r = rows[i];
             out << (i ? ",\n " : "\n ") << "{\"backend\": \"" << r.backend << "\", \"precision\": \""
-                << r.precision << "\", \"force\": \"" << r.force << "\", \"integrator\": \"" << r.integrator
-                << "\"";
+                << r.precision << "\", \"force\": \"" << r.force << "\"";
+            if (r.theta >= 0) out << ", \"theta\": " << theta_cell(r);
+            out << ", \"integrator\": \"" << r.integrator << "\"";
             for (const auto& [name, value] : r.settings)
                 out << ", \"" << setting_key(name) << "\": " << fmt("%.6g", value);
             out << ", \"threads\": " << r.threads << (show_processes ? ", \"processes\": " : "")
@@ -546,7 +553,8 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         out << "# cpu = " << m.cpu << "\n# cores = " << m.cores << "\n# gpu = " << m.gpu << '\n';
         // How an adaptive row counts, above the columns it explains (issue 21), as the table's legend says.
         if (any_adaptive) out << "# " << adaptive_counting << '\n';
-        out << "backend,precision," << (show_force ? "force," : "") << (show_integrator ? "integrator," : "");
+        out << "backend,precision," << (show_force ? "force," : "") << (any_theta ? "theta," : "")
+            << (show_integrator ? "integrator," : "");
         for (const std::string& name : setting_names) out << setting_key(name) << ',';
         out << (show_processes ? "threads,processes," : "threads,")
             << "n,ms_per_step,ms_min,ms_max,interactions_per_second,gflops"
@@ -557,6 +565,7 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         for (const BenchRow& r : rows) {
             out << r.backend << ',' << r.precision << ',';
             if (show_force) out << r.force << ',';
+            if (any_theta) out << theta_cell(r) << ',';
             if (show_integrator) out << r.integrator << ',';
             for (const std::string& name : setting_names) out << setting_cell(r, name) << ',';
             out << r.threads << ',';
@@ -589,10 +598,11 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
         std::string settings_header;
         for (const std::string& name : setting_names)
             settings_header += fmt_width(setting_width(name), name) + " ";
-        std::snprintf(line, sizeof line, "%-8s %-9s %s%s%s%7s %s%8s %10s %10s %10s %15s %9s", "backend",
-                      "precision", show_force ? "force    " : "", show_integrator ? "integrator       " : "",
-                      settings_header.c_str(), "threads", show_processes ? "processes " : "", "n", "ms/step",
-                      "min", "max", "interactions/s", "GFLOP/s");
+        std::snprintf(line, sizeof line, "%-8s %-9s %s%s%s%s%7s %s%8s %10s %10s %10s %15s %9s", "backend",
+                      "precision", show_force ? "force    " : "", any_theta ? "theta  " : "",
+                      show_integrator ? "integrator       " : "", settings_header.c_str(), "threads",
+                      show_processes ? "processes " : "", "n", "ms/step", "min", "max", "interactions/s",
+                      "GFLOP/s");
         out << line << (any_adaptive ? "  ms/t_unit" : "") << (any_baseline ? "  vs_baseline" : "")
             << (any_compare ? "   max_diff   rms_diff  bound" : "") << (show_per_body ? "  inter/body" : "")
             << (any_error ? "  err_median    err_p99    err_max" : "") << '\n';
@@ -601,6 +611,10 @@ std::string format_bench(const std::vector<BenchRow>& rows, const std::string& f
             out << line;
             if (show_force) {
                 std::snprintf(line, sizeof line, "%-8s ", r.force.c_str());
+                out << line;
+            }
+            if (any_theta) {
+                std::snprintf(line, sizeof line, "%-6s ", theta_cell(r).c_str());
                 out << line;
             }
             if (show_integrator) {

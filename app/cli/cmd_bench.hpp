@@ -60,6 +60,9 @@ struct BenchRow {
     // The interactions one force evaluation actually did, per body: N for the direct sum, the counted
     // body-body plus body-cell interactions for a tree (whose interactions/s use that count, not N^2).
     double interactions_per_body = -1;
+    // A tree row's opening angle (--theta), < 0 for the direct sum: a column beside the force where a tree
+    // row is present, since its speed and its error depend on it.
+    double theta = -1;
     // --error: relative force error of the accelerations a step uses against the float64 direct sum on
     // a sample (median, 99th percentile, max; < 0 when not measured).
     double err_median = -1, err_p99 = -1, err_max = -1;
@@ -83,8 +86,9 @@ std::vector<BenchRow> run_benchmarks(const BenchOptions& o);
 
 // Formats rows as "table", "csv" or "json". CSV starts with '#' lines naming the machine; JSON is a list
 // of objects with the BenchRow field names plus cpu, cores and gpu. The force and integrator columns
-// appear when the rows differ in them, the integrator's also when a row is adaptive or has settings,
-// followed by a column per setting (`-` written `_`; empty in the rows without it).
+// appear when the rows differ in them, the force's also when a row is a tree's (with a theta column, empty
+// in the direct rows), the integrator's also when a row is adaptive or has settings, followed by a column
+// per setting (`-` written `_`; empty in the rows without it).
 std::string format_bench(const std::vector<BenchRow>& rows, const std::string& format, const MachineInfo& m);
 
 // Runs the benchmark and prints it (and the plot). Returns the exit code: 1 when --compare finds a row

@@ -262,16 +262,19 @@ bool adaptive_row(const CsvTable& t, const std::vector<std::string>& row, std::s
     return i && integrator_info(*i).adaptive;
 }
 
-// The y axis of a bench plot: what an interaction is in its rows. N^2 a step for a fixed-step integrator;
-// an adaptive one's count (bench --help) on a second line, with the neighbour scheme's where it is on.
-std::string bench_ylabel(bool fixed, const std::vector<std::string>& adaptive, bool neighbours) {
+// The y axis of a bench plot: what an interaction is in its rows. N^2 a step for the direct sum with a
+// fixed-step integrator; the tree's own count (the interactions it evaluates); an adaptive integrator's
+// count (bench --help) on a second line, with the neighbour scheme's where it is on.
+std::string bench_ylabel(bool fixed, bool tree, const std::vector<std::string>& adaptive, bool neighbours) {
     const std::string first = "interactions per second (";
     const std::string bars = "bars: slowest to fastest repeat)";
-    if (adaptive.empty()) return gp_string(first + "N^2 per step; " + bars);
+    std::string counts =
+        std::string(fixed ? "N^2 per step; " : "") + (tree ? "tree: those it evaluates; " : "");
+    if (adaptive.empty()) return gp_string(first + counts + bars);
     const bool named = std::find(adaptive.begin(), adaptive.end(), "") == adaptive.end();
     const std::string names = named ? join(adaptive, "/") : "adaptive integrator";
-    const std::string second = std::string(fixed ? "N^2 per step; " : "") + names + ": active x N per block" +
-                               (neighbours ? " (neighbours per list evaluation)" : "");
+    const std::string second =
+        counts + names + ": active x N per block" + (neighbours ? " (neighbours per list evaluation)" : "");
     return gp_string(first + bars) + ".\"\\n\"." + gp_string(second);
 }
 
@@ -282,15 +285,16 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
     std::map<std::string, std::vector<Point>> series;
     std::vector<std::string> order;
     std::vector<double> ns;
-    bool any_fixed = false, any_neighbours = false;
+    bool any_fixed = false, any_tree = false, any_neighbours = false;
     std::vector<std::string> adaptive_names;  // "" for a CSV that does not name it
     for (const LabeledTable& f : in) {
         const CsvTable& t = f.table;
         const int cn = t.column("n"), ci = t.column("interactions_per_second"), cm = t.column("ms_per_step"),
-                  cmin = t.column("ms_min"), cmax = t.column("ms_max"), ck = t.column("neighbours");
+                  cmin = t.column("ms_min"), cmax = t.column("ms_max"), ck = t.column("neighbours"),
+                  cf = t.column("force");
         // One line per combination of the columns that name a configuration.
         std::vector<int> keys;
-        for (const char* k : {"backend", "precision", "force", "integrator", "threads"}) {
+        for (const char* k : {"backend", "precision", "force", "theta", "integrator", "threads"}) {
             if (t.column(k) >= 0) keys.push_back(t.column(k));
         }
         for (const auto& row : t.rows) {
@@ -310,6 +314,8 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
                     adaptive_names.push_back(integrator);
                 double k = 0;
                 any_neighbours = any_neighbours || (number(row, ck, k) && k > 0);
+            } else if (cf >= 0 && cf < static_cast<int>(row.size()) && row[std::size_t(cf)] == "tree") {
+                any_tree = true;  // bench counts the interactions a tree row evaluates, not N^2
             } else {
                 any_fixed = true;
             }
@@ -319,6 +325,7 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
                 std::string cell = k < static_cast<int>(row.size()) ? row[static_cast<std::size_t>(k)] : "";
                 const std::string& column = t.header[static_cast<std::size_t>(k)];
                 if (column == "threads") cell = threads_cell(cell);
+                if (column == "theta" && !cell.empty()) cell = "theta " + cell;
                 // Its settings from their columns (bench writes a cell only where the setting acts).
                 if (column == "integrator") {
                     cell = integrator_with_settings(cell, [&](const char* key) -> const std::string* {
@@ -328,7 +335,7 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
                         return &row[std::size_t(c)];
                     });
                 }
-                name.push_back(cell);
+                if (!cell.empty()) name.push_back(cell);  // a direct row's empty theta
             }
             const std::string label = join(name, " ");
             if (!series.count(label)) order.push_back(label);
@@ -370,8 +377,8 @@ std::string bench_script(const std::vector<LabeledTable>& in, const PlotRequest&
     s += "set title " + gp_string(title) + "\nset logscale xy\nset xtics (" + tics +
          ")\nset format y '%.0e'\nset xrange [" + num(ns.front() / 1.25) + ":" + num(ns.back() * 1.25) +
          "]\n";
-    s += "set xlabel 'N (bodies)'\nset ylabel " + bench_ylabel(any_fixed, adaptive_names, any_neighbours) +
-         "\n";
+    s += "set xlabel 'N (bodies)'\nset ylabel " +
+         bench_ylabel(any_fixed, any_tree, adaptive_names, any_neighbours) + "\n";
     // gnuplot's automatic margin leaves room for one line of y label: the second would cross the ticks.
     if (!adaptive_names.empty()) s += "set lmargin 12\nset ylabel offset -1.5,0\n";
     s += plot + "\n";
