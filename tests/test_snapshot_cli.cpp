@@ -173,6 +173,28 @@ TEST_F(SnapshotCliTest, ARestartsLogsCountStepsFromItsStep) {
     EXPECT_NE(text.find("# step = 10\n"), std::string::npos) << text.substr(0, 400);
 }
 
+// Advice that names --precision double says, for a --restart (which keeps its snapshot's precision and
+// refuses --precision), how to get double from the same bodies; a new run's advice does not.
+TEST_F(SnapshotCliTest, ARestartsPrecisionAdviceSaysHowToGetDouble) {
+    if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+    const std::vector<std::string> hermite = {"--integrator", "hermite", "--softening", "0",
+                                              "--steps",      "1",       "--quiet"};
+    std::vector<std::string> first = {"run", "--n", "32", "--output", file("h.h5")};
+    first.insert(first.end(), hermite.begin(), hermite.end());
+    const CliResult fresh = run_cli(first);
+    ASSERT_EQ(fresh.code, 0) << fresh.err;
+    const std::string note =
+        "(--restart keeps the snapshot's float: for double start a new run from it with --input)";
+    EXPECT_EQ(fresh.err.find(note), std::string::npos) << fresh.err;
+    EXPECT_NE(fresh.err.find("--precision double or a --softening above 0 avoids it"), std::string::npos)
+        << fresh.err;
+    const CliResult restarted = run_cli({"run", "--restart", file("h.h5"), "--steps", "1", "--quiet"});
+    ASSERT_EQ(restarted.code, 0) << restarted.err;
+    EXPECT_NE(restarted.err.find("--precision double or a --softening above 0 avoids it " + note),
+              std::string::npos)
+        << restarted.err;
+}
+
 TEST_F(SnapshotCliTest, OutputFormatFollowsTheExtensionAndInputReadsItBack) {
     if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
     for (const std::string name : {"o.csv", "o.h5", "o.hdf5", "o.tipsy", "o.bin"}) {

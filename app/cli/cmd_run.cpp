@@ -313,6 +313,14 @@ double n2_interactions(const Params& p, std::size_t n, std::int64_t steps, const
     return sum;
 }
 
+// Advice that names --precision double, for a --restart: it keeps its snapshot's precision (and refuses
+// --precision), so say how to get double from the same bodies.
+std::string restart_advice(const std::string& advice, const RunOptions& o) {
+    if (o.scenario.restart.empty() || advice.find("--precision double") == std::string::npos) return advice;
+    return advice +
+           " (--restart keeps the snapshot's float: for double start a new run from it with --input)";
+}
+
 // Steps in chunks that end at the next log or trajectory point, or after about a quarter second for the
 // progress line; between them only the backend works. At each chunk end t is read from the backend's own
 // clock (an O(N) copy next to O(N^2) steps), so the shortened last step, T - t, lands exactly on T.
@@ -385,7 +393,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
                 rep.stalled
                     ? "block steps stalled in max step " + std::to_string(bad) +
                           " (from t = " + format_g(r.t + static_cast<double>(rep.bad_step - 1) * p.dt) +
-                          "): " + stall_reason(rep.bad_body, p, backend.precision()) +
+                          "): " + restart_advice(stall_reason(rep.bad_body, p, backend.precision()), o) +
                           keep_partial_logs(files)
                     : "numerical blow-up at step " + std::to_string(bad) +
                           " (t = " + format_g(r.t + static_cast<double>(rep.bad_step) * p.dt) + "): body " +
@@ -538,10 +546,11 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
 }
 
 // Warnings that teach: what went wrong physically and which flag to try. On stderr, after the summary.
-void print_warnings(const Scenario& sc, const RunOutcome& r) {
+void print_warnings(const RunOptions& o, const Scenario& sc, const RunOutcome& r) {
     if (r.last.has_potential && r.drift > kEnergyWarning) {
         std::cerr << "nbody: warning: energy not conserved (|dE/E| = " << format_g(r.drift, 3) << " > "
-                  << format_g(kEnergyWarning) << "): try " << energy_advice(sc.params, sc.precision) << '\n';
+                  << format_g(kEnergyWarning) << "): try "
+                  << restart_advice(energy_advice(sc.params, sc.precision), o) << '\n';
     }
     const Encounter& e = r.encounter;
     if (sc.params.softening == 0 && !integrator_info(sc.params.integrator).adaptive &&
@@ -628,7 +637,7 @@ int run_run_command(const RunOptions& o) {
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
     // Before the steps: such a run may never end, so the warning cannot wait for the summary.
     if (cl.root() && plan.steps > 0 && block_steps_may_stall(sc.params, sc.precision))
-        std::cerr << "nbody: warning: " << kStallWarning << '\n';
+        std::cerr << "nbody: warning: " << restart_advice(kStallWarning, o) << '\n';
 
     const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);
     HostState last;
@@ -650,7 +659,7 @@ int run_run_command(const RunOptions& o) {
     } else {
         print_summary(o, sc, *backend, r, wall);
     }
-    print_warnings(sc, r);
+    print_warnings(o, sc, r);
     return 0;
 }
 
