@@ -244,6 +244,7 @@ __global__ void __launch_bounds__(kBlock)
     const std::size_t m = c->active;
     const std::int64_t tick = c->tick;
     const unsigned long long step_code = c->gate;
+    const bool judge = judging_stalls(c);
     if (blockIdx.x == 0 && threadIdx.x == 0) c->updates += c->regular, c->irregular_updates += m;
     unsigned long long next_due = ~0ull;
     for (std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < m;
@@ -255,7 +256,7 @@ __global__ void __launch_bounds__(kBlock)
         if (const std::int32_t r = slot[i]; r >= 0)
             f.af = &a1[r], f.jf = &j1[r], f.ai_new = &ai_new[r], f.ji_new = &ji_new[r];
         correct_neighbour_due(i, tick, dt, eta, eta_regular, s, xpi, vpi, f, pos, vel, acc, jerk, level, due,
-                              bad, step_code, judging_stalls(c), next_due);
+                              bad, step_code, judge, next_due);
     }
     block_min_into(next_due, &c->min_due);
 }

@@ -172,12 +172,13 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
         // chosen pointers held in registers made the float kernel spill (tried).
         // One correction for both paths, the slot's state loaded into the registers' place first,
         // made the double kernel 4% slower (1.201 -> 1.269 s on the H100, 3 rounds; tried).
+        const bool judge = std::int64_t(block) > judge_from;  // stalls (kStallBlocks)
         if constexpr (kOwned) {
             // correct_neighbour_due_into's steps on the registers' copy, then stored the same way.
             Vec4<T> x, v;
-            const bool stalled = correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular,
-                                                         r.s, xi, vi, f, own_acc, own_jerk, own_level,
-                                                         own_due, x, v, std::int64_t(block) > judge_from);
+            const bool stalled =
+                correct_neighbour_state(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi, f,
+                                        own_acc, own_jerk, own_level, own_due, x, v, judge);
             own_pos = x, own_vel = v;
             if (from) {
                 store_corrected(std::uint32_t(i), x, v, own_acc, own_jerk, own_level, tick, stalled, r.pos,
@@ -190,13 +191,11 @@ __global__ void __launch_bounds__(kBlock, 2) irregular_run_kernel(IrregularRun<T
         } else if (from) {
             correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi, f,
                                        r.acc1, r.jerk1, r.level1, r.due1, r.pos, r.vel, r.acc, r.jerk,
-                                       r.level, r.due, r.bad, gate, std::int64_t(block) > judge_from,
-                                       gathered);
+                                       r.level, r.due, r.bad, gate, judge, gathered);
         } else {
             correct_neighbour_due_into(std::uint32_t(i), tick, r.dt, r.eta, r.eta_regular, r.s, xi, vi, f,
                                        r.acc, r.jerk, r.level, r.due, r.pos1, r.vel1, r.acc1, r.jerk1,
-                                       r.level1, r.due1, r.bad, gate, std::int64_t(block) > judge_from,
-                                       gathered);
+                                       r.level1, r.due1, r.bad, gate, judge, gathered);
         }
         r.version[i] = (block << 1) | (from ^ 1u);
     };

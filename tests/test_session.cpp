@@ -199,6 +199,18 @@ TEST(SimSession, FitPositionsComeFromTheCheckpointWhileAStepRuns) {
     EXPECT_EQ(pos[5].w, float(f.state.pos_mass[5].w));
 }
 
+// Frames until the session reports something (a failure's message), or "" after `limit`.
+std::string wait_for_message(SimSession& session, std::chrono::seconds limit) {
+    std::string message;
+    const auto t_end = std::chrono::steady_clock::now() + limit;
+    while (message.empty() && std::chrono::steady_clock::now() < t_end) {
+        session.frame_tick();
+        message = session.take_message();
+        if (message.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return message;
+}
+
 // A blow-up: one message naming the body and the step, the session pauses, and what is drawn from then
 // on is the last good state (the checkpoint), never the NaN/Inf bodies.
 TEST(SimSession, BlowUpIsReportedAndNotDrawn) {
@@ -207,13 +219,7 @@ TEST(SimSession, BlowUpIsReportedAndNotDrawn) {
     p.G = 1e300;  // Inf in float: the first step's accelerations overflow
     SimSession session(state, p, "serial", Precision::f32);
     session.set_steps_per_frame(4);
-    std::string message;
-    const auto t_end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (message.empty() && std::chrono::steady_clock::now() < t_end) {
-        session.frame_tick();
-        message = session.take_message();
-        if (message.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    const std::string message = wait_for_message(session, std::chrono::seconds(30));
     ASSERT_FALSE(message.empty()) << "no blow-up reported";
     EXPECT_NE(message.find("NaN/Inf in body "), std::string::npos) << message;
     EXPECT_NE(message.find(" at step 1 "), std::string::npos) << message;
@@ -239,13 +245,7 @@ TEST(SimSession, BlowUpIsReportedAndNotDrawn) {
 TEST(SimSession, StallIsReportedInWordsAndPauses) {
     Params p = test::hermite_params(1e-3, kDefaultEta);
     SimSession session(test::unresolved_pair(), p, "serial", Precision::f32);
-    std::string message;
-    const auto t_end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (message.empty() && std::chrono::steady_clock::now() < t_end) {
-        session.frame_tick();
-        message = session.take_message();
-        if (message.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    const std::string message = wait_for_message(session, std::chrono::seconds(60));
     ASSERT_FALSE(message.empty()) << "no stall reported";
     EXPECT_EQ(
         message.rfind("stalled at step 1: body 0's accuracy criterion asks for steps too short to move it "
