@@ -21,6 +21,7 @@ StepPlan plan_steps_until(const std::string& what, double t0, double t_end, doub
     }
     // A run shorter than one dt is a single step of T - t0, which a float backend must be able to hold.
     validate_time_interval("the " + what + " interval T - t", t_end - t0, precision);
+    validate_clock_step(t0, dt);  // else the replay below would never end
     // The clock adds dt once a step (Backend::step, so that every backend and a restart have the same t to
     // the bit), and the last step is T minus that sum, which drifts from k dt by up to k roundings: at 3e8
     // steps it left a last step of -1.8 dt. So the count comes from the same additions, stopping where

@@ -164,8 +164,10 @@ void validate_params(const Params& p, Precision precision) {
     // predictor's steps would flush to zero and the bodies freeze while their clocks run.
     if (integrator_info(p.integrator).adaptive) {
         const double finest = std::ldexp(p.dt, -kMaxBlockLevel);
-        const char* problem = f32 ? range_problem<float>(finest) : range_problem<double>(finest);
-        if (problem && p.dt > 0) {
+        // Only "too small": a dt too large for float is the check below's (its own words).
+        const double least =
+            f32 ? double(std::numeric_limits<float>::min()) : std::numeric_limits<double>::min();
+        if (p.dt > 0 && finest < least) {
             throw Error("dt = " + num(p.dt) + " is too small a max step for the " + to_string(p.integrator) +
                         " integrator: its finest step dt / 2^" + std::to_string(kMaxBlockLevel) + " = " +
                         num(finest) + " underflows " + to_string(precision) +
@@ -191,6 +193,18 @@ void validate_time_interval(const std::string& what, double interval, Precision 
     if (const char* problem = range_problem<float>(interval))
         throw Error(what + " = " + num(interval) + " is " + problem +
                     " for float precision (use --precision double)");
+}
+
+}  // namespace nbody
+
+namespace nbody {
+
+void validate_clock_step(double t, double dt) {
+    const double step = (t + dt) - t;
+    if (std::fabs(step - dt) <= 0.01 * std::fabs(dt)) return;
+    throw Error("--dt " + num(dt) + " is too small for the clock at t = " + num(t) + ": t + dt rounds to " +
+                (step == 0 ? std::string("t") : "t + " + num(step)) +
+                " (give a larger --dt, or start the bodies from an earlier t)");
 }
 
 }  // namespace nbody

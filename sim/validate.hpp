@@ -39,6 +39,11 @@ void validate_params(const Params& p, Precision precision);
 // float. Does nothing for f64 beyond requiring a finite value > 0.
 void validate_time_interval(const std::string& what, double interval, Precision precision);
 
+// Throws nbody::Error where the clock at time t cannot take steps of dt: t + dt is t, or differs from it
+// by more than 1% off dt (dt below ~50 of a double's spacings at t), so the simulated time would stop or
+// drift while the bodies move. A step of dt from t adds dt to t (Backend::step).
+void validate_clock_step(double t, double dt);
+
 // True if every component is finite. Tests the exponent bits, so -ffast-math cannot remove the check.
 inline bool is_finite_bits(float v) {
     std::uint32_t b;

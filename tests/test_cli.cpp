@@ -34,6 +34,7 @@
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/presets.hpp"
+#include "sim/validate.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -618,6 +619,9 @@ TEST_F(CliTest, RejectsBadEtaAndAbsurdMaxSteps) {
         {"--integrator", "hermite", "--dt", "1e-300", "--precision", "double"},
         "dt = 1e-300 is too small a max step for the hermite integrator: its finest step dt / 2^40");
     expect_rejected({"--integrator", "hermite", "--dt", "1e-28"}, "underflows float precision");
+    // Too large is float's range check, not the finest step's (which once called 1e300 "too small").
+    expect_rejected({"--integrator", "hermite", "--dt", "1e300"},
+                    "dt = 1e+300 is too large for float precision");
     expect_rejected({"--integrator", "hermite", "--force", "tree"},
                     "the hermite integrator needs the direct sum (force direct)");
 }
@@ -683,6 +687,12 @@ TEST_F(CliTest, HermiteWithNeighboursCountsTheNeighbourEvaluations) {
     EXPECT_NE(r.out.find("hermite (eta 0.02, neighbours 8), direct"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("full force+jerk evaluations of a body"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("(N per full evaluation, 8 per neighbour evaluation; "), std::string::npos) << r.out;
+    // A K of N or more lists the N - 1 others, and counts that many per neighbour evaluation, not K.
+    const CliResult all = run_cli({"run", "--preset", "plummer", "--n", "16", "--integrator", "hermite",
+                                   "--neighbours", "1024", "--steps", "1", "--backend", "serial", "--quiet"});
+    ASSERT_EQ(all.code, 0) << all.err;
+    EXPECT_NE(all.out.find("(N per full evaluation, 15 per neighbour evaluation; "), std::string::npos)
+        << all.out;
     const auto rows = data_lines([&] {
         std::ifstream f(log);
         return std::string(std::istreambuf_iterator<char>(f), {});
@@ -999,6 +1009,22 @@ TEST_F(CliTest, AbsurdlySmallMaxStepIsRefused) {
         EXPECT_GT(t_end - t, 0.0) << dt;
         EXPECT_LE(t_end - t, dt * (1 + 1e-9)) << dt;
     }
+}
+
+// A dt the clock at t cannot add (t + dt == t) is refused rather than planned for ever (the replay of the
+// additions never reached T) or stepped with the time standing still; one that adds with a 1% error too.
+TEST(StepPlan, ADtTheClockCannotAddIsRefused) {
+    const std::string frozen = "--dt 1e-08 is too small for the clock at t = 1e+09: t + dt rounds to t (";
+    try {
+        plan_steps_until("T", 1e9, 1e9 + 1, 1e-8, Precision::f64);
+        ADD_FAILURE() << "planned";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(frozen, 0), 0u) << e.what();
+    }
+    EXPECT_THROW(validate_clock_step(1.0, 1e-16), Error);  // rounds to t + 2.2e-16: off by 120%
+    EXPECT_NO_THROW(validate_clock_step(1.0, 1e-13));      // off by ~0.1%
+    EXPECT_NO_THROW(validate_clock_step(0.0, 1e-300));
+    EXPECT_NO_THROW(validate_clock_step(-1.0, 0.01));
 }
 
 TEST_F(CliTest, ParametersTravelWithTheBodies) {

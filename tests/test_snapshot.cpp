@@ -362,7 +362,8 @@ TEST_F(SnapshotTest, CsvAndTipsySayWhatAnAdaptiveRunLosesInThem) {
         ASSERT_EQ(tipsy.size(), 1u) << name;
         EXPECT_EQ(tipsy[0].find('\n'), std::string::npos) << tipsy[0];
         EXPECT_NE(tipsy[0].find(name + ": Tipsy holds the bodies and the time only, not the hermite run's "
-                                       "parameters (eta, max step, step count)"),
+                                       "parameters (the integrator, eta, max step, step count; --input reads "
+                                       "back no softening either)"),
                   std::string::npos)
             << tipsy[0];
     }

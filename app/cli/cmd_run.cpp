@@ -28,6 +28,7 @@
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/gravity/interaction.hpp"
 #include "sim/integrate/integrators.hpp"
+#include "sim/integrate/neighbour_scheme.hpp"
 #include "sim/io/csv_io.hpp"
 #include "sim/io/run_metadata.hpp"
 #include "sim/io/snapshot.hpp"
@@ -62,7 +63,11 @@ std::string integrator_text(const Params& p) {
 
 // How many steps a run takes and, for --t-end, the length of the last one.
 StepPlan plan_steps(const RunOptions& o, double t0, double dt, Precision precision) {
-    if (!o.t_end) return {o.steps.value_or(kDefaultRunSteps), false};
+    if (!o.t_end) {
+        const std::int64_t steps = o.steps.value_or(kDefaultRunSteps);
+        if (steps > 0) validate_clock_step(t0, dt);
+        return {steps, false};
+    }
     return plan_steps_until("--t-end", t0, *o.t_end, dt, precision);
 }
 
@@ -472,12 +477,12 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
     const std::optional<std::uint64_t> evaluated =
         adaptive ? std::nullopt : backend.last_force_interactions();
     // (The direct sum's N^2 is summed with each step's N: merges shrink it.)
-    const double interactions = adaptive ? double(r.body_updates) * double(backend.size()) +
-                                               double(r.neighbour_updates) * sc.params.neighbours
-                                : evaluated ? double(*evaluated) *
-                                                  integrator_info(sc.params.integrator).force_evaluations *
-                                                  static_cast<double>(r.done)
-                                            : r.n2_interactions;
+    const double interactions =
+        adaptive ? double(r.body_updates) * double(backend.size()) +
+                       double(r.neighbour_updates) * counted_list_length(sc.params.neighbours, backend.size())
+        : evaluated ? double(*evaluated) * integrator_info(sc.params.integrator).force_evaluations *
+                          static_cast<double>(r.done)
+                    : r.n2_interactions;
     const double per_second = r.step_seconds > 0 ? interactions / r.step_seconds : 0.0;
     const double flops = adaptive ? kFlopsPerJerkInteraction : kFlopsPerInteraction;
     const Cluster& cl = cluster();
@@ -531,7 +536,8 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
         std::cout << "none (no steps)\n";
     } else {
         std::cout << format_g(per_second, 4)
-                  << (neighbours ? " (N per full evaluation, " + format_g(sc.params.neighbours) +
+                  << (neighbours ? " (N per full evaluation, " +
+                                       format_g(counted_list_length(sc.params.neighbours, backend.size())) +
                                        " per neighbour evaluation; "
                       : adaptive  ? std::string(" (N per body evaluated; ")
                       : evaluated ? " (as evaluated by the " + std::string(to_string(sc.params.force)) + "; "

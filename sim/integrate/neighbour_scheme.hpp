@@ -49,6 +49,13 @@ NBODY_HD int neighbour_capacity(int k) {
     return kNeighbourCapacityFactor * k;
 }
 
+// The interactions one evaluation against a list counts in the work figures: K, the lists' target
+// length, but no more than the n - 1 other bodies a list can hold (a K of N or more lists every body).
+inline double counted_list_length(double k, std::size_t n) {
+    const double others = n > 0 ? double(n - 1) : 0.0;
+    return k < others ? k : others;
+}
+
 NBODY_HD double neighbour_cbrt(double x) {
 #if defined(__CUDA_ARCH__)
     return ::cbrt(x);

@@ -146,8 +146,8 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
             if (adaptive)
                 notes.push_back(file.path() + ": Tipsy holds the bodies and the time only, not the " +
                                 integrator +
-                                " run's parameters (eta, max step, step count): write .h5 to --restart it "
-                                "exactly");
+                                " run's parameters (the integrator, eta, max step, step count; --input reads "
+                                "back no softening either): write .h5 to --restart it exactly");
             break;
         }
     }
