@@ -2,8 +2,10 @@
 // library (the command line's messages); long calls release the GIL and look for Ctrl-C between batches.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -12,6 +14,7 @@
 #include "bindings.hpp"
 #include "numpy_state.hpp"
 #include "scenario/step_plan.hpp"
+#include "sim/collide/collision_mode.hpp"
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
@@ -35,7 +38,8 @@ void warn_lines(const std::string& text) {
 
 // Runs `total` steps in batches without the GIL; between batches Ctrl-C (KeyboardInterrupt) stops the run
 // at a step boundary, the bodies intact. Batches grow while they take under 50 ms: the per-call cost of a
-// step() stays negligible, and an interrupt waits at most a few tenths of a second.
+// step() stays negligible, and an interrupt waits a few tenths of a second, or for the one step under way
+// where a step takes longer (a hermite max step can: its blocks run to its end).
 template <typename StepBatch>
 void in_batches(std::int64_t total, StepBatch step_batch) {
     std::int64_t done = 0, batch = 1;
@@ -58,26 +62,32 @@ ScenarioOptions options_from(const std::optional<std::string>& preset, const std
                              std::uint64_t seed, const std::string& backend, const std::string& precision,
                              std::optional<double> dt, std::optional<double> softening,
                              std::optional<double> G, std::optional<double> damping,
-                             const std::string& integrator, const std::string& force,
-                             std::optional<double> theta, std::optional<double> eta,
-                             std::optional<double> neighbours, std::optional<double> eta_regular,
-                             const std::optional<std::string>& input) {
+                             const std::optional<std::string>& integrator,
+                             const std::optional<std::string>& force, std::optional<double> theta,
+                             std::optional<double> eta, std::optional<double> neighbours,
+                             std::optional<double> eta_regular,
+                             const std::optional<std::filesystem::path>& input,
+                             const std::optional<std::string>& collisions, std::optional<double> restitution,
+                             std::optional<double> density) {
     ScenarioOptions o;
     o.preset = preset.value_or("");
-    o.input = input.value_or("");
+    o.input = input ? input->string() : std::string();
     // The flag's own check, so n=0 and --n 0 read alike.
     if (n) o.n = parse_body_count("--n", std::to_string(*n));
     o.seed = seed;
     o.backend = backend == "auto" ? "" : backend;
     o.precision = precision;
     o.dt = dt, o.softening = softening, o.G = G, o.damping = damping;
-    o.integrator = integrator;
-    o.force = force;
+    // None: the preset's (leapfrog, direct) or the file's parameter lines, as a flag left out.
+    o.integrator = integrator.value_or("");
+    o.force = force.value_or("");
     // Range-checked by validate_params ("theta must be in [0.01, 1] (got 2)"), as the panel's values are.
     o.settings["theta"] = theta;
     o.settings["eta"] = eta;
     o.settings["neighbours"] = neighbours;  // a whole number: 2.5 raises as --neighbours 2.5 does
     o.settings["eta-regular"] = eta_regular;
+    o.collisions = collisions.value_or("");
+    o.restitution = restitution, o.density = density;
     return o;
 }
 
@@ -134,39 +144,47 @@ numerical blow-up, a backend this machine lacks) raises RuntimeError.
     sim.integrate(10.0)
     print(sim.t, sim.energy())
 )doc");
-    c.def(
-        py::init([](const std::optional<std::string>& preset, const std::optional<std::int64_t>& n,
-                    std::uint64_t seed, const std::string& backend, const std::string& precision,
-                    std::optional<double> dt, std::optional<double> softening, std::optional<double> G,
-                    std::optional<double> damping, const std::string& integrator, const std::string& force,
-                    std::optional<double> theta, std::optional<double> eta, std::optional<double> neighbours,
-                    std::optional<double> eta_regular, const std::optional<std::string>& input) {
-            return make_simulation(options_from(preset, n, seed, backend, precision, dt, softening, G,
-                                                damping, integrator, force, theta, eta, neighbours,
-                                                eta_regular, input));
-        }),
-        py::arg("preset") = py::none(), py::arg("n") = py::none(), py::arg("seed") = 1,
-        py::arg("backend") = "auto", py::arg("precision") = "float", py::arg("dt") = py::none(),
-        py::arg("softening") = py::none(), py::arg("G") = py::none(), py::arg("damping") = py::none(),
-        py::arg("integrator") = "leapfrog", py::arg("force") = "direct", py::arg("theta") = py::none(),
-        py::arg("eta") = py::none(), py::arg("neighbours") = py::none(), py::arg("eta_regular") = py::none(),
-        py::arg("input") = py::none(),
-        R"doc(Creates the bodies and puts them on a backend.
+    c.def(py::init([](const std::optional<std::string>& preset, const std::optional<std::int64_t>& n,
+                      std::uint64_t seed, const std::string& backend, const std::string& precision,
+                      std::optional<double> dt, std::optional<double> softening, std::optional<double> G,
+                      std::optional<double> damping, const std::optional<std::string>& integrator,
+                      const std::optional<std::string>& force, std::optional<double> theta,
+                      std::optional<double> eta, std::optional<double> neighbours,
+                      std::optional<double> eta_regular, const std::optional<std::filesystem::path>& input,
+                      const std::optional<std::string>& collisions, std::optional<double> restitution,
+                      std::optional<double> density) {
+              return make_simulation(options_from(preset, n, seed, backend, precision, dt, softening, G,
+                                                  damping, integrator, force, theta, eta, neighbours,
+                                                  eta_regular, input, collisions, restitution, density));
+          }),
+          py::arg("preset") = py::none(), py::arg("n") = py::none(), py::arg("seed") = 1,
+          py::arg("backend") = "auto", py::arg("precision") = "float", py::arg("dt") = py::none(),
+          py::arg("softening") = py::none(), py::arg("G") = py::none(), py::arg("damping") = py::none(),
+          py::arg("integrator") = py::none(), py::arg("force") = py::none(), py::arg("theta") = py::none(),
+          py::arg("eta") = py::none(), py::arg("neighbours") = py::none(),
+          py::arg("eta_regular") = py::none(), py::arg("input") = py::none(),
+          py::arg("collisions") = py::none(), py::arg("restitution") = py::none(),
+          py::arg("density") = py::none(),
+          R"doc(Creates the bodies and puts them on a backend.
 
 preset: plummer (default), disk, collision, solar, cube, shell, expand (nbody.presets() lists them).
 n: number of bodies of the preset (default 1024). seed: the preset's random seed (same seed, same bodies).
 backend: "auto" (cuda where usable, else openmp), "serial", "openmp", "cuda".
 precision: "float" or "double". dt, softening, G, damping: None keeps the preset's.
-integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite. force: direct or tree.
+integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite; force: direct or tree (None: leapfrog
+and direct, or the file's).
 theta: the tree's opening angle; eta: hermite's accuracy; neighbours: hermite's Ahmad-Cohen neighbour
 scheme, a whole number K in [0, 1024], 0 off; eta_regular: that scheme's accuracy for its regular steps
 (0: eta's value) (None: their defaults).
-input: a bodies file instead of a preset (its parameters become the defaults).)doc");
+input: a bodies file instead of a preset (its parameters become the defaults).
+collisions: "off", "merge" or "bounce" (bodies with size: radii, from the density where a body has none);
+restitution: a bounce's kept normal speed in [0, 1]; density: of the default radius (None: the preset's
+or the file's; the accretion and impact presets merge).)doc");
     c.def_static(
         "load",
-        [](const std::string& path, const std::string& backend) {
+        [](const std::filesystem::path& path, const std::string& backend) {
             ScenarioOptions o;
-            o.restart = path;
+            o.restart = path.string();
             o.backend = backend == "auto" ? "" : backend;
             return make_simulation(o);
         },
@@ -175,11 +193,11 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         "count) exactly: its steps from here are those the saved run would have taken, bit for bit.");
     c.def(
         "save",
-        [](PySimulation& s, const std::string& path) {
+        [](PySimulation& s, const std::filesystem::path& path) {
             std::vector<std::string> notes;
             {
                 auto l = s.lock();
-                notes = s.save(path);
+                notes = s.save(path.string());
             }
             for (const std::string& note : notes) warn_lines(note);
         },
@@ -207,6 +225,20 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
             s.set_params(p);
         },
         "The integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite.");
+    c.def_property(
+        "collisions", [](PySimulation& s) { return std::string(to_string(s.params().collisions)); },
+        [](PySimulation& s, const std::string& name) {
+            auto l = s.lock();
+            Params p = s.params();
+            p.collisions = parse_choice(name, "collision mode", collision_mode_names(), parse_collision_mode);
+            s.set_params(p);
+        },
+        "Collisions between bodies with size: \"off\", \"merge\" or \"bounce\" (turning them on gives\n"
+        "bodies of radius 0 the default radius from density).");
+    def_param(c, "restitution", &Params::restitution,
+              "A bounce's normal speed kept, in [0, 1] (collisions=\"bounce\").");
+    def_param(c, "density", &Params::density,
+              "Density of the default radius (3 m / (4 pi density))^(1/3) of bodies given none, > 0.");
     c.def_property(
         "force", [](PySimulation& s) { return std::string(to_string(s.params().force)); },
         [](PySimulation& s, const std::string& name) {
@@ -256,6 +288,14 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         "neighbour_evaluations", &PySimulation::neighbour_evaluations,
         "With hermite's neighbour scheme (neighbours > 0): evaluations of one body against its\n"
         "neighbour list alone (its irregular steps) since this Simulation was made (or loaded).");
+    c.def_property_readonly("merges", &PySimulation::merges,
+                            "Merges since this Simulation was made (or loaded); each removes a body.");
+    c.def_property_readonly("bounces", &PySimulation::bounces,
+                            "Bounces since this Simulation was made (or loaded).");
+    c.def_property_readonly(
+        "collision_energy_lost", &PySimulation::collision_energy_lost,
+        "Energy the collisions took since this Simulation was made (or loaded): energy() + this is what\n"
+        "stays constant, as `nbody run` reports |dE/E|.");
     c.def_property_readonly("preset", &PySimulation::preset, "The preset's name; empty for other bodies.");
     c.def_property_readonly("seed", &PySimulation::seed, "The preset's seed.");
 
@@ -267,8 +307,7 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         },
         [](PySimulation& s, const DoubleArray& a) {
             auto l = s.lock();
-            const HostState old = s.state();
-            s.set_state(state_from_arrays(a, velocities_of(old), masses_of(old), old.t));
+            s.set_state(with_column(s.state(), Column::positions, a));
         },
         "(N, 3) float64 copy of the positions; assigning an (N, 3) array replaces them.");
     c.def_property(
@@ -279,8 +318,7 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         },
         [](PySimulation& s, const DoubleArray& a) {
             auto l = s.lock();
-            const HostState old = s.state();
-            s.set_state(state_from_arrays(positions_of(old), a, masses_of(old), old.t));
+            s.set_state(with_column(s.state(), Column::velocities, a));
         },
         "(N, 3) float64 copy of the velocities; assigning an (N, 3) array replaces them.");
     c.def_property(
@@ -291,31 +329,48 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         },
         [](PySimulation& s, const DoubleArray& a) {
             auto l = s.lock();
-            const HostState old = s.state();
-            s.set_state(state_from_arrays(positions_of(old), velocities_of(old), a, old.t));
+            s.set_state(with_column(s.state(), Column::masses, a));
         },
         "(N,) float64 copy of the masses; assigning an (N,) array replaces them.");
+    c.def_property(
+        "radii",
+        [](PySimulation& s) {
+            auto l = s.lock();
+            return radii_of(s.state());
+        },
+        [](PySimulation& s, const DoubleArray& a) {
+            auto l = s.lock();
+            s.set_state(with_column(s.state(), Column::radii, a));
+        },
+        "(N,) float64 copy of the radii (0: a point; with collisions on a body of radius 0 gets the default\n"
+        "radius from density); assigning an (N,) array replaces them.");
     c.def(
         "set_bodies",
         [](PySimulation& s, const DoubleArray& positions, const DoubleArray& velocities,
-           const DoubleArray& masses, std::optional<double> t) {
+           const DoubleArray& masses, std::optional<double> t, std::optional<DoubleArray> radii) {
             auto l = s.lock();
-            s.set_state(state_from_arrays(positions, velocities, masses, t.value_or(s.time())));
+            s.set_state(state_from_arrays(positions, velocities, masses, t.value_or(s.time()),
+                                          radii ? &*radii : nullptr));
         },
         py::arg("positions"), py::arg("velocities"), py::arg("masses"), py::arg("t") = py::none(),
+        py::arg("radii") = py::none(),
         "Replaces every body: positions and velocities (N, 3), masses (N,), any float array-like. Checked\n"
         "as a file's bodies are: finite, mass > 0, no two at one point with softening 0 (ValueError).\n"
-        "t: the new time (None keeps the current one).");
+        "t: the new time, finite (None keeps the current one). radii (N,): None makes points (radius 0;\n"
+        "the default radius from density where collisions are on).");
     c.def(
         "add",
-        [](PySimulation& s, const DoubleArray& position, const DoubleArray& velocity, double mass) {
+        [](PySimulation& s, const DoubleArray& position, const DoubleArray& velocity, double mass,
+           double radius) {
             auto l = s.lock();
             HostState st = s.state();
-            append_body(st, position, velocity, mass);
+            append_body(st, position, velocity, mass, radius);
             s.set_state(st);
         },
         py::arg("position"), py::arg("velocity") = std::vector<double>{0, 0, 0}, py::arg("mass") = 1.0,
-        "Adds one body at position (3,) with velocity (3,) and mass, checked as set_bodies checks.");
+        py::arg("radius") = 0.0,
+        "Adds one body at position (3,) with velocity (3,), mass and radius (0: a point, or the default\n"
+        "radius from density where collisions are on), checked as set_bodies checks.");
 
     c.def(
         "step",
@@ -326,7 +381,8 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
         },
         py::arg("k") = 1,
         "Takes k steps of dt (k max steps with hermite). Releases the GIL; Ctrl-C stops it between\n"
-        "batches with the bodies at a step boundary. A blow-up raises RuntimeError naming step and body.");
+        "batches with the bodies at a step boundary (a hermite max step runs to its end first). A blow-up\n"
+        "raises RuntimeError naming step and body.");
     c.def(
         "integrate",
         [](PySimulation& s, double t_end) {
@@ -392,7 +448,11 @@ input: a bodies file instead of a preset (its parameters become the defaults).)d
     c.def("__repr__", [](PySimulation& s) {
         return "<nbody.Simulation N=" + std::to_string(s.size()) + " t=" + format_g(s.time()) + " " +
                s.backend_name() + " " + to_string(s.precision()) + " " + to_string(s.params().integrator) +
-               " " + to_string(s.params().force) + " dt=" + format_g(s.params().dt) + ">";
+               " " + to_string(s.params().force) + " dt=" + format_g(s.params().dt) +
+               (s.params().collisions != CollisionMode::off
+                    ? std::string(" collisions=") + to_string(s.params().collisions)
+                    : std::string()) +
+               ">";
     });
     bind_render(c);
 }

@@ -1,6 +1,7 @@
 #include "simulation.hpp"
 
 #include "backends/registry.hpp"
+#include "sim/collide/radius.hpp"
 #include "sim/error.hpp"
 #include "sim/integrate/integrators.hpp"
 #include "sim/io/snapshot.hpp"
@@ -35,7 +36,14 @@ Simulation::Simulation(const ScenarioOptions& o, std::int64_t default_n, std::os
 
 void Simulation::set_params(const Params& p) {
     validate_params(p, precision_);
+    const bool radii_needed = p.collisions != CollisionMode::off &&
+                              (params_.collisions == CollisionMode::off || p.density != params_.density);
     params_ = p;
+    if (radii_needed) {
+        // Collisions just turned on (or a new density): points get their radius now, not at the next step.
+        HostState s = backend_->get_state();
+        if (assign_default_radii(s, p.density) > 0) backend_->set_state(s);
+    }
 }
 
 void Simulation::set_backend(const std::string& name) {
@@ -59,8 +67,12 @@ void Simulation::set_precision(Precision p) {
 }
 
 void Simulation::set_state(const HostState& s) {
+    if (!is_finite_bits(s.t)) throw Error("t must be a finite number (got " + format_g(s.t) + ")");
     validate_state(s, params_, precision_);
-    backend_->set_state(s);
+    if (params_.collisions == CollisionMode::off) return backend_->set_state(s);
+    HostState sized = s;
+    assign_default_radii(sized, params_.density);
+    backend_->set_state(sized);
 }
 
 void Simulation::check_finite(const StepReport& r, double t0, double dt) {
@@ -76,13 +88,21 @@ void Simulation::check_finite(const StepReport& r, double t0, double dt) {
                      std::to_string(r.bad_body) + " has a non-finite position or velocity");
 }
 
+void Simulation::tally_collisions(const StepReport& r) {
+    merges_ += r.collisions.merges;
+    bounces_ += r.collisions.bounces;
+    energy_lost_ += r.collisions.energy_lost;
+}
+
 StepReport Simulation::step(std::int64_t k) {
     const double t0 = backend_->time();
+    if (k > 0) validate_clock_step(t0, params_.dt);
     const StepReport r = backend_->step(params_, k);
     step_ += r.steps_done;
     blocks_ += r.blocks;
     body_updates_ += r.body_updates;
     neighbour_updates_ += r.neighbour_updates;
+    tally_collisions(r);
     check_finite(r, t0, params_.dt);
     return r;
 }
@@ -96,6 +116,7 @@ StepReport Simulation::step_of(double h) {
     blocks_ += r.blocks;
     body_updates_ += r.body_updates;
     neighbour_updates_ += r.neighbour_updates;
+    tally_collisions(r);
     check_finite(r, t0, h);
     return r;
 }

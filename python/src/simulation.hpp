@@ -46,13 +46,19 @@ class Simulation {
     std::int64_t blocks() const { return blocks_; }
     std::uint64_t force_evaluations() const { return body_updates_; }
     std::uint64_t neighbour_evaluations() const { return neighbour_updates_; }
+    // What the collisions did since this simulation was made (params().collisions on): the merges and
+    // bounces, and the energy they took (E + that is what stays constant, as `nbody run` reports it).
+    std::int64_t merges() const { return merges_; }
+    std::int64_t bounces() const { return bounces_; }
+    double collision_energy_lost() const { return energy_lost_; }
     const std::string& preset() const { return preset_; }
     std::uint64_t seed() const { return seed_; }
 
     // The bodies widened to double (a float backend's values exactly).
     HostState state() const { return backend_->get_state(); }
     // Replaces the bodies after validate_state (finite, mass > 0, no two at one point with softening 0).
-    // The time stays unless s.t says otherwise (callers set it).
+    // The time stays unless s.t says otherwise (callers set it); it must be finite. With collisions on,
+    // bodies of radius 0 get the default radius from the density (as a preset's or a file's do).
     void set_state(const HostState& s);
 
     // k steps of params().dt (k max steps for an adaptive integrator); at most `k` and stops at a blow-up,
@@ -81,6 +87,7 @@ class Simulation {
 
   private:
     void check_finite(const StepReport& r, double t0, double dt);
+    void tally_collisions(const StepReport& r);
 
     std::unique_ptr<Backend> backend_;
     Params params_;
@@ -89,6 +96,8 @@ class Simulation {
     std::int64_t blocks_ = 0;
     std::uint64_t body_updates_ = 0;
     std::uint64_t neighbour_updates_ = 0;
+    std::int64_t merges_ = 0, bounces_ = 0;
+    double energy_lost_ = 0;
     std::string preset_;  // kept in snapshots; empty for bodies from elsewhere
     std::uint64_t seed_ = 0;
 };

@@ -98,3 +98,56 @@ def test_strings_are_not_numbers():
     sim = nbody.Simulation(n=4, backend="serial")
     with pytest.raises((TypeError, ValueError)):
         sim.set_bodies([["a", "b", "c"]], [[0, 0, 0]], [1])
+
+
+def test_assigning_a_column_keeps_the_radii():
+    # The radius rides with the velocity: assigning positions once reset every radius to 0, and a
+    # collision run then never merged again.
+    sim = nbody.Simulation(preset="accretion", n=256, backend="serial")
+    radii = sim.radii
+    assert radii.shape == (256,) and radii.min() > 0
+    for name in ["positions", "velocities", "masses"]:
+        setattr(sim, name, getattr(sim, name))
+        assert np.array_equal(sim.radii, radii), name
+    sim.set_bodies(sim.positions, sim.velocities, sim.masses, radii=2 * radii)
+    assert np.array_equal(sim.radii, 2 * radii)
+    sim.radii = radii
+    assert np.array_equal(sim.radii, radii)
+    with pytest.raises(ValueError, match=r"^positions must have shape \(256, 3\), got \(255, 3\)$"):
+        sim.positions = np.zeros((255, 3))
+    with pytest.raises(ValueError, match=r"^radii must have shape \(256,\), got \(3,\)$"):
+        sim.radii = [1, 2, 3]
+
+
+def test_collisions_from_python():
+    sim = nbody.Simulation(preset="plummer", n=64, backend="serial", collisions="merge", density=1e3)
+    assert sim.collisions == "merge" and "collisions=merge" in repr(sim)
+    assert sim.radii.min() > 0  # points get the density's radius
+    sim.add([5, 5, 5], radius=0.5)
+    assert sim.radii[-1] == 0.5
+    sim.add([6, 6, 6])
+    assert sim.radii[-1] > 0
+    # Two bodies falling onto each other merge; the energy they take keeps energy() + it constant.
+    pair = nbody.Simulation(n=2, backend="serial", precision="double", softening=0.01, collisions="merge",
+                            dt=1e-4)
+    pair.set_bodies([[-1, 0, 0], [1, 0, 0]], [[0.5, 0, 0], [-0.5, 0, 0]], [1, 1], radii=[0.1, 0.1])
+    e0 = pair.energy()
+    pair.integrate(1.5)
+    assert (pair.n, pair.merges, pair.bounces) == (1, 1, 0)
+    assert pair.collision_energy_lost == pytest.approx(e0, rel=1e-4)  # the merged body rests: energy() 0
+    assert abs(pair.energy() + pair.collision_energy_lost - e0) < 1e-4 * abs(e0)
+    with pytest.raises(ValueError, match="unknown collision mode 'stick'"):
+        sim.collisions = "stick"
+
+
+def test_time_must_be_finite_and_the_clock_able_to_add_dt():
+    sim = nbody.Simulation(n=8, backend="serial", precision="double", dt=1e-8)
+    for t in [float("nan"), float("inf")]:
+        with pytest.raises(ValueError, match=r"^t must be a finite number"):
+            sim.set_bodies(sim.positions, sim.velocities, sim.masses, t=t)
+    sim.set_bodies(sim.positions, sim.velocities, sim.masses, t=1e9)
+    # Once integrate() planned for ever here, and step() left t standing while the bodies moved.
+    for call in [lambda: sim.step(5), lambda: sim.integrate(1e9 + 1)]:
+        with pytest.raises(ValueError, match=r"^--dt 1e-08 is too small for the clock at t = 1e\+09"):
+            call()
+    assert sim.steps_done == 0

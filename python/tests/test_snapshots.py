@@ -62,3 +62,16 @@ def test_save_refuses_an_unknown_extension(tmp_path):
     with pytest.raises(ValueError, match="unknown file type"):
         sim.save(str(tmp_path / "x.txt"))
     assert not (tmp_path / "x.txt").exists()
+
+
+@pytest.mark.parametrize("name", ["y.csv", "y.h5"])
+def test_an_input_file_keeps_its_integrator_and_force(tmp_path, name):
+    # integrator= and force= left at None take the file's, as `nbody run --input` does (they once
+    # defaulted to leapfrog and direct, silently replacing the file's).
+    sim = nbody.Simulation(n=64, backend="serial", integrator="yoshida4", force="tree", theta=0.3)
+    sim.save(tmp_path / name)  # a pathlib.Path as well as a str
+    again = nbody.Simulation(input=tmp_path / name, backend="serial")
+    assert (again.integrator, again.force, again.theta) == ("yoshida4", "tree", pytest.approx(0.3))
+    assert nbody.Simulation(input=str(tmp_path / name), backend="serial", force="direct").force == "direct"
+    if name.endswith(".h5"):
+        assert nbody.Simulation.load(tmp_path / name, backend="serial").integrator == "yoshida4"

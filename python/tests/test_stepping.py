@@ -88,6 +88,8 @@ def test_a_stall_is_a_runtime_error_naming_the_body():
                                            r"accuracy criterion .* --precision double or a --softening above 0"):
         sim.step(5)
     assert sim.steps_done == 0 and sim.t == 0
+    # The stalled max step's blocks each evaluated a body: its evaluations are counted with its blocks.
+    assert sim.blocks > 2**20 and sim.force_evaluations >= sim.blocks
     sim.precision = "double"
     sim.step(2)
     assert sim.steps_done == 2

@@ -67,7 +67,13 @@ NextBlock HostBlockSteps<T>::next_block() {
         stalled_ = stalled_here_;
     }
     active_.clear();
-    if (stalled_) return {kTicksPerMaxStep, 0};
+    if (stalled_) {
+        // The max step ends here, not in finish_max_step: its blocks' updates counted now, as its blocks
+        // were (every slice comes here together, having agreed on the stall).
+        counters_.body_updates += exchange_ ? exchange_->sum_over_slices(pending_updates_) : pending_updates_;
+        pending_updates_ = 0;
+        return {kTicksPerMaxStep, 0};
+    }
     for (std::size_t i = 0; i < n; ++i) {
         if (t_[i] + level_ticks(level_[i]) == tick) active_.push_back(i);
     }
