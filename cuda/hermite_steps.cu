@@ -173,19 +173,20 @@ __global__ void __launch_bounds__(kBlock)
     block_min_into(stays, &c->min_due);
 }
 
-// After the start's force+jerk evaluation of every body (a1, j1 in body order): the body's first level
-// from hermite_start_step, its clock at tick 0 (due one step later).
+// After the start's force+jerk evaluation of every body (a1, j1 in body order; vp its velocity): the
+// body's first level from hermite_start_step, its clock at tick 0 (due one step later).
 template <typename T>
-__global__ void start_kernel(const Vec4<T>* __restrict__ a1, const Vec4<T>* __restrict__ j1, std::size_t n,
-                             double eta, double dt, Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
-                             int* __restrict__ level, std::int64_t* __restrict__ due,
-                             const unsigned long long* __restrict__ bad, unsigned long long bad_before) {
+__global__ void start_kernel(const Vec4<T>* __restrict__ vp, const Vec4<T>* __restrict__ a1,
+                             const Vec4<T>* __restrict__ j1, std::size_t n, double eta, double dt,
+                             Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk, int* __restrict__ level,
+                             std::int64_t* __restrict__ due, const unsigned long long* __restrict__ bad,
+                             unsigned long long bad_before) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n || (bad && *bad < bad_before)) return;
     const Vec4<T> a = a1[i], j = j1[i];
     acc[i] = a;
     jerk[i] = j;
-    const int l = level_for_step(hermite_start_step(eta, a, j), dt);
+    const int l = level_for_step(hermite_start_step(eta, vp[i], a, j), dt);
     level[i] = l;
     due[i] = level_ticks(l);
 }
@@ -262,21 +263,21 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // The neighbour scheme's start, after the full evaluation of every body (a1, j1) and the irregular from
-// the new lists (ai, ji), all in body order: the split, both levels, the clock at tick 0.
+// the new lists (ai, ji), all in body order (vp the velocities): the split, both levels, the clock at tick 0.
 template <typename T>
-__global__ void start_neighbours_kernel(const Vec4<T>* __restrict__ a1, const Vec4<T>* __restrict__ j1,
-                                        const Vec4<T>* __restrict__ ai, const Vec4<T>* __restrict__ ji,
-                                        std::size_t n, double eta, double eta_regular, double dt,
-                                        NeighbourArrays<T> s, Vec4<T>* __restrict__ acc,
-                                        Vec4<T>* __restrict__ jerk, int* __restrict__ level,
-                                        std::int64_t* __restrict__ due,
+__global__ void start_neighbours_kernel(const Vec4<T>* __restrict__ vp, const Vec4<T>* __restrict__ a1,
+                                        const Vec4<T>* __restrict__ j1, const Vec4<T>* __restrict__ ai,
+                                        const Vec4<T>* __restrict__ ji, std::size_t n, double eta,
+                                        double eta_regular, double dt, NeighbourArrays<T> s,
+                                        Vec4<T>* __restrict__ acc, Vec4<T>* __restrict__ jerk,
+                                        int* __restrict__ level, std::int64_t* __restrict__ due,
                                         const unsigned long long* __restrict__ bad,
                                         unsigned long long bad_before) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n || (bad && *bad < bad_before)) return;
     acc[i] = a1[i];
     jerk[i] = j1[i];
-    const int l = neighbour_start_body(s, i, eta, eta_regular, dt, a1[i], j1[i], ai[i], ji[i]);
+    const int l = neighbour_start_body(s, i, eta, eta_regular, dt, vp[i], a1[i], j1[i], ai[i], ji[i]);
     level[i] = l;
     due[i] = level_ticks(l);
 }
@@ -387,7 +388,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
                 start_neighbours(b, p);
             } else {
                 launch_kernel(start_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
-                              a1_.data(), j1_.data(), n_, p.eta, p.dt, acc_.data(), jerk_.data(),
+                              vp_.data(), a1_.data(), j1_.data(), n_, p.eta, p.dt, acc_.data(), jerk_.data(),
                               level_.data(), due_.data(), b.bad, gate(b));
             }
             restart_clock(gate(b));
@@ -736,9 +737,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
                             softening2<T>(p), ai_new_.data(), ji_new_.data(), nullptr, stream_,
                             irregular_grid_);
         launch_kernel(start_neighbours_kernel<T>, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
-                      a1_.data(), j1_.data(), ai_new_.data(), ji_new_.data(), n_, p.eta, regular_eta(p), p.dt,
-                      neighbour_arrays(), acc_.data(), jerk_.data(), level_.data(), due_.data(), b.bad,
-                      gate(b));
+                      vp_.data(), a1_.data(), j1_.data(), ai_new_.data(), ji_new_.data(), n_, p.eta,
+                      regular_eta(p), p.dt, neighbour_arrays(), acc_.data(), jerk_.data(), level_.data(),
+                      due_.data(), b.bad, gate(b));
     }
     // A block's evaluations: the irregular sums of the active bodies from their old lists; the full sums
     // of those at a regular step (planned, or pairwise for the held last block where every body is); their

@@ -26,10 +26,12 @@ namespace nbody {
 inline constexpr int kMaxBlockLevel = 40;
 inline constexpr std::int64_t kTicksPerMaxStep = std::int64_t(1) << kMaxBlockLevel;
 
-// Stalls (block_step_stalls) are judged only in a max step that has run more blocks than this. A body that
-// starts where a = 0 (the figure-eight's middle one, moved off the origin) starts at dt/2^40 and for its
-// first blocks asks for steps that cannot move it, then recovers: ~1,500 blocks in double, ~21,000 in float
-// with softening 0.01 (dt 1/8, a review's measurement). A real stall's max step needs 2^29 blocks and more;
+// Stalls (block_step_stalls) are judged only in a max step that has run more blocks than this: a
+// correction can fail the test in a run that recovers. A body that started where a = 0 (the figure-eight's
+// middle one, moved off the origin) once started at dt/2^40 and for its first blocks asked for steps that
+// could not move it, then recovered: ~1,500 blocks in double, ~21,000 in float with softening 0.01 (dt 1/8,
+// a review's measurement); hermite_start_step now starts such a body from sqrt(|v| / |jerk|), but other
+// transients of that kind are not ruled out. A real stall's max step needs 2^29 blocks and more;
 // waiting for 2^20 costs ~1.3 s on one core at N = 64 (a Plummer sphere's stall, serial; 6.6 s for the whole
 // run on the H100 with the neighbour scheme, which reached the stall at t = 27.8) before the run stops.
 inline constexpr std::int64_t kStallBlocks = std::int64_t(1) << 20;
@@ -38,6 +40,9 @@ inline constexpr std::int64_t kStallBlocks = std::int64_t(1) << 20;
 // The first step of each body after a (re)start is eta_s |a| / |jerk| with eta_s = eta * this: there are
 // no higher derivatives yet, and this cruder estimate is made safer by starting smaller.
 inline constexpr double kStartEtaFraction = 0.5;
+// Below this fraction of sqrt(|v| / |jerk|), |a| / |jerk| is a force that cancels, not a time scale
+// (hermite_start_step).
+inline constexpr double kVanishingForce = 0x1p-20;
 
 // Ticks in one step of `level`.
 NBODY_HD std::int64_t level_ticks(int level) {
@@ -88,10 +93,18 @@ NBODY_HD double norm3(const Vec4<T>& v) {
 }
 
 // The first step of a body after a (re)start: eta_s |a| / |jerk| (a NaN or infinite result, e.g. no
-// force at all, reads as dt_max through level_for_step).
+// force at all, reads as dt_max through level_for_step). Where the others' pulls cancel (the figure-eight's
+// middle body: a = 0 exactly, by symmetry) |a| / |jerk| says nothing of how fast the force changes, and a
+// start at the finest level (dt / 2^40) traps float: there the fit's snap and crackle are the rounding of
+// a1 - a0, and they ask for still shorter steps (the preset stalled at once in float). So where |a| / |jerk|
+// is below kVanishingForce of sqrt(|v| / |jerk|), the time scale velocity and jerk give (a bound orbit's
+// period within a constant), that one is taken instead: no real force is that small against it (a flyby at
+// b with speed v has |a| / |jerk| = b / v and sqrt(|v| / |jerk|) = sqrt(b^3 / G M), a ratio of v_esc / v).
 template <typename T>
-NBODY_HD double hermite_start_step(double eta, const Vec4<T>& a, const Vec4<T>& j) {
-    return kStartEtaFraction * eta * norm3(a) / norm3(j);
+NBODY_HD double hermite_start_step(double eta, const Vec4<T>& v, const Vec4<T>& a, const Vec4<T>& j) {
+    const double jerk = norm3(j);
+    const double by_force = norm3(a) / jerk, by_speed = hermite_sqrt(norm3(v) / jerk);
+    return kStartEtaFraction * eta * (by_force < kVanishingForce * by_speed ? by_speed : by_force);
 }
 
 // Aarseth's criterion dt = sqrt(eta (|a| |a2| + |j|^2) / (|j| |a3| + |a2|^2)) from the acceleration, jerk,

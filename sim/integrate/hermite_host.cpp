@@ -44,7 +44,7 @@ void HostBlockSteps<T>::init(const Params& p) {
         for (std::size_t i = 0; i < n; ++i) {
             acc_[i] = a1_[i];
             jerk_[i] = j1_[i];
-            level_[i] = level_for_step(hermite_start_step(p.eta, acc_[i], jerk_[i]), p.dt);
+            level_[i] = level_for_step(hermite_start_step(p.eta, vp_[i], acc_[i], jerk_[i]), p.dt);
         }
     }
     ++counters_.starts;
@@ -240,7 +240,7 @@ void HostBlockSteps<T>::collide(const Params& p, std::int64_t tick) {
         const std::size_t b = restart[k];
         acc_[b] = a1_[k];
         jerk_[b] = j1_[k];
-        int level = level_for_step(hermite_start_step(p.eta, acc_[b], jerk_[b]), p.dt);
+        int level = level_for_step(hermite_start_step(p.eta, bodies_.vel[b], acc_[b], jerk_[b]), p.dt);
         while (level < kMaxBlockLevel && tick % level_ticks(level) != 0) ++level;
         level_[b] = level;
         last_h_[b] = 0;

@@ -77,7 +77,8 @@ void HostBlockSteps<T>::start_neighbours(const Params& p) {
     for (std::size_t i = 0; i < n; ++i) {
         acc_[i] = a1_[i];
         jerk_[i] = j1_[i];
-        level_[i] = neighbour_start_body(s, i, p.eta, regular_eta(p), p.dt, a1_[i], j1_[i], ai[i], ji[i]);
+        level_[i] =
+            neighbour_start_body(s, i, p.eta, regular_eta(p), p.dt, vp_[i], a1_[i], j1_[i], ai[i], ji[i]);
     }
 }
 

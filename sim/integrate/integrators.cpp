@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "block_steps.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
 namespace {
@@ -109,10 +110,19 @@ std::string stall_reason(std::size_t body, const Params& p, Precision precision,
     const std::string softening = flags
                                       ? (p.softening == 0 ? "a --softening above 0" : "a larger --softening")
                                       : (p.softening == 0 ? "a softening above 0" : "a larger softening");
+    // Below the default eta the criterion itself can ask for steps float's rounding cannot resolve (the
+    // fit's snap and crackle, from differences of forces, are then mostly rounding): say so.
+    const bool small_eta = single && p.eta < kDefaultEta;
+    const std::string eta = (flags ? "--eta " : "eta ") + format_g(p.eta);
     return "body " + std::to_string(body) + "'s accuracy criterion asks for steps too short to move it in " +
-           (single ? "float (a close encounter float cannot resolve); " +
-                         std::string(flags ? "--precision double" : "double precision") + " or "
-                   : std::string("double (a close encounter); ")) +
+           (single
+                ? (small_eta ? "float (" + eta +
+                                   " asks for more than float resolves, or a close encounter "
+                                   "does); "
+                             : std::string("float (a close encounter float cannot resolve); ")) +
+                      std::string(flags ? "--precision double" : "double precision") +
+                      (small_eta ? ", a larger " + std::string(flags ? "--eta" : "eta") + "," : "") + " or "
+                : std::string("double (a close encounter); ")) +
            softening + " avoids it";
 }
 

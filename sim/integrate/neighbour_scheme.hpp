@@ -184,11 +184,11 @@ NBODY_HD void neighbour_levels(std::int64_t tick, double dt, double irregular_st
 // A start's levels: each part's start step (hermite_start_step, the regular part's with eta_regular), the
 // irregular no coarser than the regular.
 template <typename T>
-NBODY_HD void neighbour_start_levels(double eta, double eta_regular, double dt, const Vec4<T>& ai,
-                                     const Vec4<T>& ji, const Vec4<T>& ar, const Vec4<T>& jr,
-                                     int& irregular_level, int& regular_level) {
-    regular_level = level_for_step(hermite_start_step(eta_regular, ar, jr), dt);
-    const int l = level_for_step(hermite_start_step(eta, ai, ji), dt);
+NBODY_HD void neighbour_start_levels(double eta, double eta_regular, double dt, const Vec4<T>& v,
+                                     const Vec4<T>& ai, const Vec4<T>& ji, const Vec4<T>& ar,
+                                     const Vec4<T>& jr, int& irregular_level, int& regular_level) {
+    regular_level = level_for_step(hermite_start_step(eta_regular, v, ar, jr), dt);
+    const int l = level_for_step(hermite_start_step(eta, v, ai, ji), dt);
     irregular_level = l > regular_level ? l : regular_level;
 }
 
@@ -266,12 +266,13 @@ NBODY_HD bool neighbour_correct_body(const NeighbourArrays<T>& s, std::size_t i,
     return judge && block_step_stalls(x, v, acc, irregular_step, dt);
 }
 
-// A start's split of body i from its full force and jerk (a, j) and the irregular from its list (ai, ji):
-// the regular part, no snap or crackle yet, the regular time 0, both levels (the irregular one returned).
+// A start's split of body i (velocity v) from its full force and jerk (a, j) and the irregular from its
+// list (ai, ji): the regular part, no snap or crackle yet, the regular time 0, both levels (the irregular
+// one returned).
 template <typename T>
 NBODY_HD int neighbour_start_body(const NeighbourArrays<T>& s, std::size_t i, double eta, double eta_regular,
-                                  double dt, const Vec4<T>& a, const Vec4<T>& j, const Vec4<T>& ai,
-                                  const Vec4<T>& ji) {
+                                  double dt, const Vec4<T>& v, const Vec4<T>& a, const Vec4<T>& j,
+                                  const Vec4<T>& ai, const Vec4<T>& ji) {
     s.ai[i] = ai;
     s.ji[i] = ji;
     s.ar[i] = minus3(a, ai);
@@ -280,7 +281,7 @@ NBODY_HD int neighbour_start_body(const NeighbourArrays<T>& s, std::size_t i, do
     if (lists_every_body(s, i)) s.ar[i] = s.jr[i] = s.d2[i];  // zero: the max step (0 / 0 reads so)
     s.t_regular[i] = 0;
     int level = 0;
-    neighbour_start_levels(eta, eta_regular, dt, ai, ji, s.ar[i], s.jr[i], level, s.regular_level[i]);
+    neighbour_start_levels(eta, eta_regular, dt, v, ai, ji, s.ar[i], s.jr[i], level, s.regular_level[i]);
     return level;
 }
 
