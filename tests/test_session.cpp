@@ -239,6 +239,28 @@ TEST(SimSession, BlowUpIsReportedAndNotDrawn) {
     EXPECT_EQ(session.stats().steps_total, 0);
 }
 
+// A blow-up after a few good steps restores the checkpoint's step count with its bodies: the count once
+// kept the good steps taken since it (3 steps shown at t = 0).
+TEST(SimSession, ABlowUpRestoresTheCheckpointsStepCount) {
+    HostState state;
+    state.resize(3);
+    state.pos_mass = {{-1, 0, 0, 1e-30}, {1, 0, 0, 1e-30}, {0, 3, 0, 1e-30}};
+    state.vel = {{1, 0, 0, 0}, {-1, 0, 0, 0}, {0, 0, 0, 0}};  // the first two meet at t = 1, step 4
+    Params p;
+    p.dt = 0.25;
+    p.softening = 0;
+    SimSession session(state, p, "serial", Precision::f32);
+    session.set_steps_per_frame(1);
+    const std::string message = wait_for_message(session, std::chrono::seconds(30));
+    ASSERT_NE(message.find(" at step 4 "), std::string::npos) << message;
+    const std::size_t at = message.find("(step ");
+    ASSERT_NE(at, std::string::npos) << message;
+    const std::int64_t restored = std::stoll(message.substr(at + 6));
+    EXPECT_LT(restored, 4) << message;
+    EXPECT_EQ(session.stats().steps_total, restored) << message;
+    EXPECT_EQ(session.stats().sim_time, 0.25 * double(restored)) << message;
+}
+
 // A stall (Hermite in float at softening 0, a pair float cannot resolve): the window's session says so in
 // words, not flags, pauses, and keeps the last good state, instead of freezing in a max step that never
 // ends.

@@ -47,7 +47,7 @@ const std::vector<KeyBinding>& key_bindings() {
              a.pause_changed = true;
          }},
         {kKeyS, false, "S", "single step", [](PanelModel&, PanelActions& a) { a.single_step = true; }},
-        {kKeyB, false, "B", "run time backwards / forwards again",
+        {kKeyB, false, "B", "run time backwards / forwards again (not with hermite)",
          [](PanelModel&, PanelActions& a) { a.reverse = true; }},
         {kKeyR, false, "R", "fit the bodies in view",
          [](PanelModel&, PanelActions& a) { a.fit_camera = true; }},

@@ -43,8 +43,18 @@ namespace {
 
 const ImVec4 kWarn(1, 0.8f, 0.3f, 1);
 
+// A tooltip wrapped at about 35 characters of the current font, so it stays on screen at a projector's
+// scale too.
+void wrapped_tooltip(const char* text) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
 void tooltip_for_last(const char* text) {
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) wrapped_tooltip(text);
 }
 
 // A plot with its scale beside it (max on top, min below, never over the line) and the current value in
@@ -77,7 +87,8 @@ void plot(const char* label, const History& h, const char* fmt, bool log10 = fal
     std::snprintf(top, sizeof top, log10 ? "1e%+.0f" : "%.3g", double(hi) + 0.0);
     std::snprintf(bottom, sizeof bottom, log10 ? "1e%+.0f" : "%.3g", double(lo) + 0.0);
     const float scale_w = ImGui::CalcTextSize("-0.000e+00").x;
-    const float height = 34.0f;  // the scale beside it is two lines
+    // The scale beside it is two lines; in lines of the current font, so it grows with the UI scale.
+    const float height = 2.0f * ImGui::GetTextLineHeightWithSpacing();
     ImGui::PushID(label);
     ImGui::PlotLines(
         "##plot", v.data(), int(v.size()), 0, nullptr, lo, hi,
@@ -149,6 +160,9 @@ void settings_controls(Params& p, const std::vector<SettingInfo>& all) {
             ImGui::SameLine();
         }
         if (paired) ImGui::SetNextItemWidth(width);
+        // The neighbour scheme does not resolve collisions (check_block_model): 0 while they are on.
+        const bool locked = s.field == &Params::neighbours && p.collisions != CollisionMode::off;
+        if (locked) ImGui::BeginDisabled();
         if (s.logarithmic && s.least_nonzero > 0) {
             const std::string zero = s.zero_means ? std::string("0: ") + s.zero_means : std::string("0");
             log_slider(s.name, p.*s.field, s.least_nonzero, s.max, "%.3g", true, zero.c_str());
@@ -160,7 +174,9 @@ void settings_controls(Params& p, const std::vector<SettingInfo>& all) {
                 p.*s.field = std::clamp(double(x), s.min, s.max);
         } else
             slider_double(s.name, p.*s.field, s.min, s.max, "%.3g");
-        tooltip_for_last(setting_help(s).c_str());
+        if (locked) ImGui::EndDisabled();
+        tooltip_for_last(locked ? "0 while collisions are on: the neighbour scheme does not resolve them."
+                                : setting_help(s).c_str());
     }
 }
 
@@ -178,19 +194,44 @@ void level_histogram(const PanelInfo& info) {
     char label[64];
     std::snprintf(label, sizeof label, "levels %zu-%zu (tallest %.0f)", first, counts.size() - 1,
                   double(peak));
-    ImGui::PlotHistogram("##levels", counts.data() + first, int(counts.size() - first), 0, label, 0.0f,
-                         FLT_MAX, ImVec2(0, 48));
-    tooltip_for_last(
-        "Bodies per time-step level: level L steps dt / 2^L (dt is the max step). Close encounters push "
-        "bodies to the right; most bodies of a quiet system sit on the left.");
+    const int bars = int(counts.size() - first);
+    // In lines of the current font (the 48 pixels it had at scale 1; it grows with the UI scale); the tallest
+    // bar reaches 60% of the height, below the label's line, which so never covers a bar.
+    ImGui::PlotHistogram("##levels", counts.data() + first, bars, 0, label, 0.0f, std::max(1.0f, peak) / 0.6f,
+                         ImVec2(0, 2.8f * ImGui::GetTextLineHeightWithSpacing()));
+    if (ImGui::IsItemHovered()) {
+        // The hovered bar's level and count (ImGui's own tooltip gives only its index within the plot).
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        const float f = (ImGui::GetIO().MousePos.x - lo.x) / std::max(1.0f, hi.x - lo.x);
+        const int bar = std::clamp(int(f * float(bars)), 0, bars - 1);
+        const std::size_t level = first + std::size_t(bar);
+        char text[320];
+        std::snprintf(
+            text, sizeof text,
+            "level %zu (steps of dt / 2^%zu): %.0f bodies\n\nBodies per time-step level: level L steps "
+            "dt / 2^L (dt is the max step). Close encounters push bodies to the right; most bodies of "
+            "a quiet system sit on the left.",
+            level, level, double(counts[level]));
+        wrapped_tooltip(text);
+    }
 }
 
 void force_controls(PanelModel& m, const PanelInfo& info) {
     std::string cur = to_string(m.params.force);
     if (ImGui::BeginCombo("force", cur.c_str())) {
         for (const auto& f : builtin_force_algorithms()) {
-            if (ImGui::Selectable(f.name, f.id == m.params.force)) m.params.force = f.id;
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.description);
+            // An adaptive integrator needs the direct sum's jerk (check_block_model): the others are greyed.
+            const bool usable =
+                !integrator_info(m.params.integrator).adaptive || f.id == ForceAlgorithm::direct;
+            if (ImGui::Selectable(f.name, f.id == m.params.force, usable ? 0 : ImGuiSelectableFlags_Disabled))
+                m.params.force = f.id;
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                wrapped_tooltip(usable ? f.description
+                                       : (std::string(f.description) + " (not with " +
+                                          to_string(m.params.integrator) +
+                                          ", which needs the direct sum's jerk: choose leapfrog or yoshida4 "
+                                          "for it)")
+                                             .c_str());
         }
         ImGui::EndCombo();
     }
@@ -277,7 +318,11 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
 void collision_controls(PanelModel& m, const PanelInfo& info) {
     if (ImGui::BeginCombo("collisions", to_string(m.params.collisions))) {
         for (const CollisionMode c : {CollisionMode::off, CollisionMode::merge, CollisionMode::bounce}) {
-            if (ImGui::Selectable(to_string(c), c == m.params.collisions)) m.params.collisions = c;
+            if (ImGui::Selectable(to_string(c), c == m.params.collisions)) {
+                m.params.collisions = c;
+                // The neighbour scheme does not resolve collisions (check_block_model): it goes off.
+                if (c != CollisionMode::off) m.params.neighbours = 0;
+            }
         }
         ImGui::EndCombo();
     }
@@ -325,8 +370,11 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
 
     if (ImGui::BeginCombo("integrator", integrator_label(integrator_info(m.params.integrator)).c_str())) {
         for (const auto& i : builtin_integrators()) {
-            if (ImGui::Selectable(integrator_label(i).c_str(), i.id == m.params.integrator))
+            if (ImGui::Selectable(integrator_label(i).c_str(), i.id == m.params.integrator)) {
                 m.params.integrator = i.id;
+                // An adaptive integrator needs the direct sum's jerk (check_block_model).
+                if (i.adaptive) m.params.force = ForceAlgorithm::direct;
+            }
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i.description);
         }
         ImGui::EndCombo();
@@ -811,13 +859,19 @@ void help_overlay(PanelModel& m) {
     ImGui::BulletText("Shift + left drag: drop a body with the dragged velocity");
     ImGui::Separator();
     ImGui::Text("Keys");
+    // The descriptions' column past the widest key, in the current font (it grows with the UI scale).
+    float keys_w = ImGui::CalcTextSize("Esc").x;
+    for (const KeyBinding& k : key_bindings())
+        keys_w =
+            std::max(keys_w, ImGui::CalcTextSize((std::string(k.ctrl ? "Ctrl+" : "") + k.label).c_str()).x);
+    const float column = ImGui::GetCursorPosX() + keys_w + ImGui::GetFontSize();
     for (const KeyBinding& k : key_bindings()) {
-        ImGui::Text("%s%-6s", k.ctrl ? "Ctrl+" : "", k.label);
-        ImGui::SameLine(90);
+        ImGui::Text("%s%s", k.ctrl ? "Ctrl+" : "", k.label);
+        ImGui::SameLine(column);
         ImGui::TextUnformatted(k.what);
     }
     ImGui::Text("Esc");
-    ImGui::SameLine(90);
+    ImGui::SameLine(column);
     ImGui::TextUnformatted("close a popup or this help; else quit");
     ImGui::End();
 }

@@ -414,9 +414,11 @@ void SimSession::do_steps() {
                                              std::to_string(steps_before + r.bad_step) +
                                              " (try a smaller dt or more softening)";
         double t_restored = 0;
+        std::int64_t step_restored = 0;
         {
             std::lock_guard<std::mutex> c(checkpoint_mutex_);
             t_restored = checkpoint_.t;
+            step_restored = checkpoint_step_;
             try {
                 backend_->set_state(checkpoint_);
             } catch (const std::exception&) {
@@ -429,7 +431,9 @@ void SimSession::do_steps() {
         steps_done_.notify_all();
         stats_.steps_per_s = 0;
         stats_.sim_time = t_restored;
-        message_ = what + ": paused, restored the state of t = " + std::to_string(t_restored);
+        stats_.steps_total = step_restored;  // the steps since the checkpoint are undone with it
+        message_ = what + ": paused, restored the state of t = " + format_g(t_restored) + " (step " +
+                   std::to_string(step_restored) + ")";
         return;
     }
     {
@@ -593,14 +597,21 @@ void SimSession::checkpoint_locked() {
     double t0 = now_s();
     HostState s = backend_->get_state();
     double t1 = now_s();
-    {
-        std::lock_guard<std::mutex> c(checkpoint_mutex_);
-        checkpoint_ = std::move(s);
-    }
+    set_checkpoint(std::move(s));
     last_ckpt_wall_ = t1;
     std::lock_guard<std::mutex> c(ctl_mutex_);
     stats_.checkpoint_ms = 1e3 * (t1 - t0);
     stats_.sim_time = checkpoint_.t;
+}
+
+void SimSession::set_checkpoint(HostState s, std::optional<std::int64_t> step) {
+    if (!step) {
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        step = stats_.steps_total;
+    }
+    std::lock_guard<std::mutex> c(checkpoint_mutex_);
+    checkpoint_ = std::move(s);
+    checkpoint_step_ = *step;
 }
 
 void SimSession::publish_locked() {
@@ -729,10 +740,7 @@ std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::o
         return "cannot load " + std::to_string(n) + " bodies: " + why + " (kept the previous state)";
     }
     double t = s.t;
-    {
-        std::lock_guard<std::mutex> c(checkpoint_mutex_);
-        checkpoint_ = std::move(s);
-    }
+    set_checkpoint(std::move(s), step);  // the loaded step (a timeline entry's below)
     last_ckpt_wall_ = now_s();
     if (params) {
         std::lock_guard<std::mutex> c(ctl_mutex_);
@@ -747,9 +755,13 @@ std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::o
             // that will not happen.
             const TimelineEntry entry = timeline_.at(*resume_entry);
             timeline_.truncate_after(*resume_entry);
-            std::lock_guard<std::mutex> c(ctl_mutex_);
-            stats_.steps_total = entry.step;
-            reversed_ = stats_.reversed = entry.reversed;
+            {
+                std::lock_guard<std::mutex> c(ctl_mutex_);
+                stats_.steps_total = entry.step;
+                reversed_ = stats_.reversed = entry.reversed;
+            }
+            std::lock_guard<std::mutex> c(checkpoint_mutex_);
+            checkpoint_step_ = entry.step;
         } else {
             timeline_.clear();
         }
@@ -810,8 +822,7 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
         next->set_state(cur);
         radii_checked_ = false;
         backend_ = std::move(next);
-        std::lock_guard<std::mutex> c(checkpoint_mutex_);
-        checkpoint_ = std::move(cur);
+        set_checkpoint(std::move(cur));
     } catch (const std::exception& e) {
         return "cannot switch to " + name + ": " + what_of(e) + " (kept " + backend_->name() + ")";
     }
@@ -846,8 +857,7 @@ std::string SimSession::apply_edit(const Request& r) {
         cur.vel.push_back(r.state.vel.at(0));
         backend_->set_state(cur);
         radii_checked_ = false;
-        std::lock_guard<std::mutex> c(checkpoint_mutex_);
-        checkpoint_ = std::move(cur);
+        set_checkpoint(std::move(cur));
     } catch (const std::exception& e) {
         return std::string("cannot add a body: ") + what_of(e);
     }

@@ -237,6 +237,8 @@ class SimSession {
     void diagnostics_locked(bool reset_e0);
     void force_error_locked(const Params& p);
     void checkpoint_locked();
+    // Keeps s as the state a failed step restores, with its step count (none: the current one).
+    void set_checkpoint(HostState s, std::optional<std::int64_t> step = std::nullopt);
     // Forgets the measured step speed (and, with the time and step of newly loaded bodies, the step count,
     // simulated time and direction). Takes ctl_mutex_.
     void reset_step_stats(std::optional<double> loaded_t, std::int64_t loaded_step = 0);
@@ -256,8 +258,10 @@ class SimSession {
     std::int64_t timeline_every_ = 0;  // 0: off
     std::string energy0_basis_;  // how energy0's potential was found ("", "sampled", "tree (theta 0.5)")
 
-    std::mutex checkpoint_mutex_;  // guards checkpoint_ (the fit reads it while a step runs)
+    std::mutex
+        checkpoint_mutex_;  // guards checkpoint_ and checkpoint_step_ (the fit reads it while a step runs)
     HostState checkpoint_;
+    std::int64_t checkpoint_step_ = 0;  // the step count of checkpoint_, restored with it after a failure
 
     mutable std::mutex ctl_mutex_;  // guards params_, granted_, requests, message_, stats_, wake-ups
     std::condition_variable wake_;
