@@ -564,6 +564,26 @@ TEST(CudaHermite, LevelsAndWorkAreTheHostsInDouble) {
     }
 }
 
+// The figure-eight in float at a max step near its preset's: the middle body's pulls cancel (a = 0), so its
+// start step comes from sqrt(|v| / |jerk|) (start_kernel, as the host's): from the finest level it stalled
+// in max step 1. With and without the neighbour scheme.
+TEST(CudaHermite, FigureEightRunsInFloat) {
+    SKIP_WITHOUT_DEVICE();
+    const HostState eight = test::figure_eight();
+    for (int k : {0, 2}) {
+        SCOPED_TRACE(k);
+        Params p = hermite_params(0);
+        p.dt = 6.32591398 / 1024;
+        p.neighbours = k;
+        auto gpu = with_state(make_cuda_backend(Precision::f32), eight);
+        const StepReport r = gpu->step(p, 1024);
+        ASSERT_TRUE(r.ok()) << (r.stalled ? "stalled" : "not finite") << " in max step " << r.bad_step;
+        EXPECT_LT(r.blocks, 100 * 1024);
+        const HostState s = gpu->get_state();
+        for (std::size_t i = 0; i < 3; ++i) EXPECT_LE(distance(s.pos_mass[i], eight.pos_mass[i]), 1e-3) << i;
+    }
+}
+
 // eps = 0: the self-term is skipped by its index. The figure-eight (3 bodies: one tile, every body in it)
 // and a Plummer sphere with its close encounters unsoftened, against serial double. Float over the
 // figure-eight's whole period (64 max steps, many small increments rounded to float positions): serial
