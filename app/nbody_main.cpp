@@ -136,6 +136,9 @@ int parse_and_run(int argc, const char* const* argv, const std::string* retry_of
     play_cmd->add_option("DIR", window_options.replay, "directory of snapshots (nbody run --snapshot-dir)")
         ->required();
     play_cmd->fallthrough();
+    play_cmd->footer(
+        "The window's flags (nbody --help lists them) may follow DIR, as after `nbody --replay DIR`:\n"
+        "  nbody play snaps --ui-scale 2");
 #endif
 
     try {

@@ -52,7 +52,8 @@ CLI::App* add_render_command(CLI::App& root, RenderOptions& o) {
     const int most_int = std::numeric_limits<int>::max();
     add_integer_option(
         *cmd, "--steps", o.steps, 0, most,
-        "simulation steps in total (default: 100, or the preset's demo length: collision 1200)");
+        "simulation steps in total (max steps of --dt with --integrator hermite; default: 100, or the "
+        "preset's demo length: collision 1200)");
     add_integer_option(*cmd, "--width", o.width, 1, 16384, "image width in pixels");
     add_integer_option(*cmd, "--height", o.height, 1, 16384, "image height in pixels");
     add_path_option(*cmd, "--out", o.out,

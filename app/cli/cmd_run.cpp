@@ -553,7 +553,8 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
 
 // Warnings that teach: what went wrong physically and which flag to try. On stderr, after the summary.
 void print_warnings(const RunOptions& o, const Scenario& sc, const RunOutcome& r) {
-    if (r.last.has_potential && r.drift > kEnergyWarning) {
+    // A damped run loses energy on purpose (--damping below 1): its drift is the damping's, not an error.
+    if (r.last.has_potential && r.drift > kEnergyWarning && sc.params.damping == 1) {
         std::cerr << "nbody: warning: energy not conserved (|dE/E| = " << format_g(r.drift, 3) << " > "
                   << format_g(kEnergyWarning) << "): try "
                   << restart_advice(energy_advice(sc.params, sc.precision), o) << '\n';

@@ -22,10 +22,8 @@ bool same_block_model(const Params& a, const Params& b) {
 void check_block_model(const Params& p) {
     if (!integrator_info(p.integrator).adaptive) return;
     if (p.neighbours > 0 && p.collisions != CollisionMode::off) {
-        throw Error(
-            "the neighbour scheme (--neighbours) does not resolve collisions: use --neighbours 0 "
-            "with --collisions " +
-            std::string(to_string(p.collisions)));
+        throw Error("the neighbour scheme (--neighbours) does not resolve collisions (--collisions " +
+                    std::string(to_string(p.collisions)) + "): use --neighbours 0, or --collisions off");
     }
     if (p.force == ForceAlgorithm::direct) return;
     std::string fixed;
