@@ -98,10 +98,18 @@ std::unique_ptr<PySimulation> make_simulation(const ScenarioOptions& o) {
     return sim;
 }
 
-// A parameter property: get reads Params, set validates a copy (validate_params) and keeps it.
-void def_param(py::class_<PySimulation>& c, const char* name, double Params::*field, const char* doc) {
+// A parameter property: get reads Params, set validates a copy (validate_params) and keeps it. whole: a
+// whole-number setting (neighbours) reads back as an int; it is set as a float, so 2.5 gets the library's
+// "must be a whole number" rather than a TypeError.
+void def_param(py::class_<PySimulation>& c, const char* name, double Params::*field, const char* doc,
+               bool whole = false) {
     c.def_property(
-        name, [field](PySimulation& s) { return s.params().*field; },
+        name,
+        [field, whole](PySimulation& s) -> py::object {
+            const double v = s.params().*field;
+            if (whole) return py::int_(static_cast<long long>(v));
+            return py::float_(v);
+        },
         [field](PySimulation& s, double v) {
             auto l = s.lock();
             Params p = s.params();
@@ -214,7 +222,7 @@ or the file's; the accretion and impact presets merge).)doc");
     for (const SettingInfo* s : all_settings()) {
         std::string name = s->name;
         std::replace(name.begin(), name.end(), '-', '_');
-        def_param(c, name.c_str(), s->field, s->help);
+        def_param(c, name.c_str(), s->field, s->help, s->whole);
     }
     c.def_property(
         "integrator", [](PySimulation& s) { return std::string(to_string(s.params().integrator)); },

@@ -107,3 +107,9 @@ def test_notes_arrive_as_warnings():
         warnings.simplefilter("error")
         with pytest.raises(UserWarning):
             nbody.Simulation(n=16, backend="serial", theta=0.5)
+
+
+def test_a_whole_number_setting_reads_back_as_an_int():
+    sim = nbody.Simulation(n=16, backend="serial", integrator="hermite", neighbours=8)
+    assert sim.neighbours == 8 and isinstance(sim.neighbours, int)
+    assert isinstance(sim.eta, float)
