@@ -3,6 +3,7 @@
 // precision and memory (host or device) and offers the primitives an integrator is made of: kick, drift,
 // forces, damping, the finiteness check. The integrators themselves are written once, in
 // sim/integrate/integrators.cpp, as sequences of these primitives; step() runs them.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,6 +30,10 @@ struct StepReport {
     // as the step began) and the kept block state dropped; steps_done and time_advanced count the steps
     // before it.
     bool stalled = false;
+    // true: an interrupt (set_interrupt) stopped the call inside step bad_step, an adaptive integrator's
+    // max step: the bodies are back as that step began, the kept block state dropped; steps_done and
+    // time_advanced count the steps before it.
+    bool interrupted = false;
     std::int64_t bad_step = -1;  // 1-based index of the failing step within this call
     std::size_t bad_body = 0;    // lowest body index with a non-finite position or velocity, or stalled
     double time_advanced = 0;    // simulated time the call advanced, by the integrator's own clock
@@ -70,6 +75,7 @@ struct StepFailure {
     std::int64_t step = 0;
     std::size_t body = 0;
     bool stalled = false;
+    bool interrupted = false;  // an interrupt stopped it (StepReport::interrupted)
 };
 
 class Backend {
@@ -100,6 +106,11 @@ class Backend {
     // backend); stops early on a non-finite value. For an adaptive integrator each step is a max step of
     // p.dt, at whose end every body is at the same time again.
     StepReport step(const Params& p, std::int64_t steps);
+    // An interrupt for long steps (a window closing, Ctrl-C in Python): once *flag is true, an adaptive
+    // integrator's max step under way stops at its next block and step() reports interrupted, with the
+    // bodies back as that max step began (a fixed step, one force evaluation, is not interrupted). While a
+    // flag is set, each max step begins with keep_state(). nullptr (the default): none.
+    void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
 
     // The simulated time: what the integrator has advanced (set_state sets it).
     double time() const { return time_; }
@@ -209,6 +220,7 @@ class Backend {
 
   private:
     std::unique_ptr<BlockSteps> host_copy_block_steps_;  // the default block_steps(), made when first asked
+    const std::atomic<bool>* interrupt_ = nullptr;       // set_interrupt's
 };
 
 }  // namespace nbody

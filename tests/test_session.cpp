@@ -261,6 +261,20 @@ TEST(SimSession, ABlowUpRestoresTheCheckpointsStepCount) {
     EXPECT_EQ(session.stats().sim_time, 0.25 * double(restored)) << message;
 }
 
+// Closing the window in a max step of hours (a max dt of 1e4, eta 1e-4) stops it at its next block
+// (Backend::set_interrupt) rather than waiting for it: without, this test would hang until its timeout.
+TEST(SimSession, ClosingDoesNotWaitForALongMaxStep) {
+    Params p = test::hermite_params(1e4, 1e-4);
+    auto session = std::make_unique<SimSession>(make_preset("plummer", 256, 1), p, "serial", Precision::f64);
+    session->set_steps_per_frame(1);
+    for (int i = 0; i < 20; ++i) {
+        session->frame_tick();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    session.reset();  // joins the stepping thread
+    SUCCEED();
+}
+
 // A stall (Hermite in float at softening 0, a pair float cannot resolve): the window's session says so in
 // words, not flags, pauses, and keeps the last good state, instead of freezing in a max step that never
 // ends.

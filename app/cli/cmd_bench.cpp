@@ -40,9 +40,8 @@ constexpr const char* kAdaptiveCounting =
     "wall ms per unit of simulated time, the figure to compare integrators by";
 // With the neighbour scheme (--neighbours K), in the legends and in --help.
 constexpr const char* kNeighbourCounting =
-    "with --neighbours K, each evaluation of a body against its neighbour list counts K interactions (N - 1 "
-    "at "
-    "most)";
+    "with --neighbours K, each evaluation of a body against its neighbour list counts K interactions "
+    "(N - 1 at most)";
 constexpr const char* kFootnote =
     "interactions/s count N^2 per force evaluation for every backend (at the median time); GFLOP/s counts 20 "
     "flops per "

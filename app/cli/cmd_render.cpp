@@ -40,6 +40,7 @@
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/util.hpp"
+#include "sim/validate.hpp"
 #include "video_encoder.hpp"
 
 namespace nbody {
@@ -355,6 +356,7 @@ int run_render_command(const RenderOptions& o) {
     } else if (const PresetInfo* preset = find_preset(sc.preset); preset && preset->demo_steps > 0) {
         steps = preset->demo_steps;
     }
+    if (o.replay.empty() && steps > 0) validate_clock_step(sc.state.t, sc.params.dt);
 
     OffscreenRenderer r;
     r.start(o.width, o.height, look_of(o), sc.state, sc.params);

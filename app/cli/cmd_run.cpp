@@ -138,11 +138,13 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
     cmd->add_flag("--quiet", o.quiet, "no progress line on stderr");
     add_path_option(*cmd, "--plot", o.plot,
                     "after the run, plot the --energy-log to this PNG (needs gnuplot)");
-    cmd->footer("Defaults: preset plummer, N = " + std::to_string(kDefaultRunN) + ", " +
-                std::to_string(kDefaultRunSteps) +
-                " steps, the preset's dt and softening, leapfrog, float, cuda if available else openmp.\n"
-                "Interactions/s count N^2 per force evaluation for every backend; with hermite, N per body "
-                "evaluated (each block's active bodies) and K per neighbour evaluation with --neighbours K.");
+    cmd->footer(
+        "Defaults: preset plummer, N = " + std::to_string(kDefaultRunN) + ", " +
+        std::to_string(kDefaultRunSteps) +
+        " steps, the preset's dt and softening, leapfrog, float, cuda if available else openmp.\n"
+        "Interactions/s count N^2 per force evaluation for every backend; with hermite, N per body "
+        "evaluated (each block's active bodies) and K per neighbour evaluation with --neighbours K (N - 1 "
+        "at most).");
     return cmd;
 }
 

@@ -1,6 +1,7 @@
 #include "panel.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // BeginTooltipEx: a wrapped tooltip that replaces the item's own
 
 #include <algorithm>
 #include <cfloat>
@@ -44,9 +45,10 @@ namespace {
 const ImVec4 kWarn(1, 0.8f, 0.3f, 1);
 
 // A tooltip wrapped at about 35 characters of the current font, so it stays on screen at a projector's
-// scale too.
+// scale too. It replaces any tooltip the item set itself (PlotHistogram's "index: value"), as SetTooltip
+// does.
 void wrapped_tooltip(const char* text) {
-    ImGui::BeginTooltip();
+    ImGui::BeginTooltipEx(ImGuiTooltipFlags_OverridePreviousTooltip, ImGuiWindowFlags_None);
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 35.0f);
     ImGui::TextUnformatted(text);
     ImGui::PopTextWrapPos();
@@ -200,9 +202,11 @@ void level_histogram(const PanelInfo& info) {
     ImGui::PlotHistogram("##levels", counts.data() + first, bars, 0, label, 0.0f, std::max(1.0f, peak) / 0.6f,
                          ImVec2(0, 2.8f * ImGui::GetTextLineHeightWithSpacing()));
     if (ImGui::IsItemHovered()) {
-        // The hovered bar's level and count (ImGui's own tooltip gives only its index within the plot).
-        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
-        const float f = (ImGui::GetIO().MousePos.x - lo.x) / std::max(1.0f, hi.x - lo.x);
+        // The hovered bar's level and count (ImGui's own tooltip gives only its index within the plot),
+        // found as ImGui finds the bar: across the frame less its padding.
+        const float pad = ImGui::GetStyle().FramePadding.x;
+        const float lo = ImGui::GetItemRectMin().x + pad, hi = ImGui::GetItemRectMax().x - pad;
+        const float f = (ImGui::GetIO().MousePos.x - lo) / std::max(1.0f, hi - lo);
         const int bar = std::clamp(int(f * float(bars)), 0, bars - 1);
         const std::size_t level = first + std::size_t(bar);
         char text[320];
@@ -375,7 +379,7 @@ void physics_tab(PanelModel& m, const PanelInfo& info) {
                 // An adaptive integrator needs the direct sum's jerk (check_block_model).
                 if (i.adaptive) m.params.force = ForceAlgorithm::direct;
             }
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", i.description);
+            if (ImGui::IsItemHovered()) wrapped_tooltip(i.description);
         }
         ImGui::EndCombo();
     }
@@ -454,7 +458,7 @@ void scene_tab(PanelModel& m, PanelActions& a) {
                     a.load_preset = true;
                 }
             }
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", p.description.c_str());
+            if (ImGui::IsItemHovered()) wrapped_tooltip(p.description.c_str());
         }
         ImGui::EndCombo();
     }

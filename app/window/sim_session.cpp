@@ -13,11 +13,13 @@
 #include "sim/gravity/backend_force_error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
+#include "sim/integrate/neighbour_scheme.hpp"
 #include "sim/local_density.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/potential_estimate.hpp"
 #include "sim/run_settings.hpp"
 #include "sim/util.hpp"
+#include "sim/validate.hpp"
 
 namespace nbody {
 namespace {
@@ -51,6 +53,7 @@ SimSession::SimSession(std::unique_ptr<Backend> backend, const HostState& s, con
 }
 
 void SimSession::start() {
+    backend_->set_interrupt(&quitting_);
     diagnostics_locked(true);
     last_ckpt_wall_ = now_s();
     stats_.sim_time = checkpoint_.t;
@@ -60,6 +63,7 @@ void SimSession::start() {
 }
 
 SimSession::~SimSession() {
+    quitting_.store(true);  // a hermite max step under way stops at its next block
     {
         std::lock_guard<std::mutex> lk(ctl_mutex_);
         quit_ = true;
@@ -70,8 +74,9 @@ SimSession::~SimSession() {
         stopping_ = true;
     }
     drawn_.notify_all();
-    // A step() call cannot be interrupted: quitting during a long one (a 1M-body GPU step, ~0.5 s) still
-    // waits for that one call to end. Requests still queued are dropped.
+    // A fixed step cannot be interrupted: quitting during a long one (a 1M-body GPU step, ~0.5 s) still
+    // waits for it to end; a hermite max step stops at its next block (quitting_). Requests still queued
+    // are dropped.
     if (thread_.joinable()) thread_.join();
 }
 
@@ -394,6 +399,7 @@ void SimSession::do_steps() {
     StepReport r;
     std::string failure;
     try {
+        validate_clock_step(backend_->time(), p.dt);  // else the clock would stand while the bodies move
         r = backend_->step(p, k);
     } catch (const std::exception& e) {
         failure = what_of(e);
@@ -422,6 +428,20 @@ void SimSession::do_steps() {
             try {
                 backend_->set_state(checkpoint_);
             } catch (const std::exception&) {
+            }
+        }
+        {
+            // The states kept after the checkpoint belong to the steps just undone: a future that will not
+            // happen (their steps past the restored one, in the direction time ran when they were kept).
+            std::lock_guard<std::mutex> tl(timeline_mutex_);
+            while (timeline_.size() > 0) {
+                const TimelineEntry& e = timeline_.at(timeline_.size() - 1);
+                if (e.reversed ? e.step >= step_restored : e.step <= step_restored) break;
+                if (timeline_.size() == 1) {
+                    timeline_.clear();
+                } else {
+                    timeline_.truncate_after(timeline_.size() - 2);
+                }
             }
         }
         publish_locked();
@@ -475,7 +495,7 @@ void SimSession::do_steps() {
         // The neighbour scheme's irregular steps: each against about K neighbours (as nbody run counts).
         if (integrator_info(p.integrator).adaptive && r.steps_done > 0)
             inter = (double(r.body_updates) * double(backend_->size()) +
-                     double(r.neighbour_updates) * p.neighbours) /
+                     double(r.neighbour_updates) * counted_list_length(p.neighbours, backend_->size())) /
                     double(r.steps_done);
         std::lock_guard<std::mutex> c(ctl_mutex_);
         stats_.interactions_per_step = inter;
@@ -821,6 +841,7 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
         auto next = create_backend(name, precision);
         next->set_state(cur);
         radii_checked_ = false;
+        next->set_interrupt(&quitting_);
         backend_ = std::move(next);
         set_checkpoint(std::move(cur));
     } catch (const std::exception& e) {

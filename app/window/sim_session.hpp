@@ -251,6 +251,7 @@ class SimSession {
     std::unique_ptr<Backend> backend_;
     bool draw_from_backend_by_residency_ = true;  // false: fixed by the test constructor
     std::atomic<bool> gpu_{false};
+    std::atomic<bool> quitting_{false};  // the destructor's: interrupts a long step (Backend::set_interrupt)
     std::atomic<std::size_t> size_{0};
 
     mutable std::mutex timeline_mutex_;  // guards timeline_ and its cadence

@@ -5,6 +5,8 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -36,25 +38,73 @@ void warn_lines(const std::string& text) {
     }
 }
 
-// Runs `total` steps in batches without the GIL; between batches Ctrl-C (KeyboardInterrupt) stops the run
-// at a step boundary, the bodies intact. Batches grow while they take under 50 ms: the per-call cost of a
-// step() stays negligible, and an interrupt waits a few tenths of a second, or for the one step under way
-// where a step takes longer (a hermite max step can: its blocks run to its end).
+// Set by Ctrl-C while the library steps without the GIL (SigintWhileStepping); every Simulation's backend
+// looks at it (Backend::set_interrupt), so a hermite max step under way stops at its next block.
+std::atomic<bool> g_sigint{false};
+struct sigaction g_python_sigint;  // the handler SigintWhileStepping chains to (Python's)
+
+extern "C" void on_sigint_while_stepping(int sig, siginfo_t* info, void* context) {
+    g_sigint.store(true);
+    if (g_python_sigint.sa_flags & SA_SIGINFO) {
+        g_python_sigint.sa_sigaction(sig, info, context);
+    } else {
+        g_python_sigint.sa_handler(sig);
+    }
+}
+
+// While it lives (on the main thread, where Python handles SIGINT with a handler of its own), SIGINT also
+// sets g_sigint before Python's handler flags it for the interpreter, which sees it only between batches:
+// a long step (a hermite max step) stops at once instead of running to its end.
+class SigintWhileStepping {
+  public:
+    SigintWhileStepping() {
+        g_sigint.store(false);
+        const py::object threading = py::module_::import("threading");
+        if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return;
+        struct sigaction current {};
+        if (::sigaction(SIGINT, nullptr, &current) != 0) return;
+        const bool has_function = (current.sa_flags & SA_SIGINFO)
+                                      ? current.sa_sigaction != nullptr
+                                      : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
+        if (!has_function) return;
+        g_python_sigint = current;
+        struct sigaction ours = current;
+        ours.sa_flags = (current.sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+        ours.sa_sigaction = on_sigint_while_stepping;
+        installed_ = ::sigaction(SIGINT, &ours, nullptr) == 0;
+    }
+    ~SigintWhileStepping() {
+        if (installed_) ::sigaction(SIGINT, &g_python_sigint, nullptr);
+    }
+    SigintWhileStepping(const SigintWhileStepping&) = delete;
+    SigintWhileStepping& operator=(const SigintWhileStepping&) = delete;
+
+  private:
+    bool installed_ = false;
+};
+
+// Runs `total` steps in batches without the GIL; `step_batch(k)` returns the steps it took (fewer where
+// Ctrl-C stopped a hermite max step inside, its bodies put back). Between batches Ctrl-C
+// (KeyboardInterrupt) stops the run at a step boundary, the bodies intact. Batches grow while they take
+// under 50 ms: the per-call cost of a step() stays negligible, and an interrupt waits a few tenths of a
+// second, or, where one fixed step takes longer, for that step.
 template <typename StepBatch>
 void in_batches(std::int64_t total, StepBatch step_batch) {
     std::int64_t done = 0, batch = 1;
     while (done < total) {
         const std::int64_t k = std::min(batch, total - done);
         const double start = now_s();
+        std::int64_t took = 0;
         {
+            SigintWhileStepping sigint;
             py::gil_scoped_release release;
-            step_batch(k);
+            took = step_batch(k);
         }
-        done += k;
+        done += took;
         const double seconds = now_s() - start;
         if (seconds < 0.05) batch = std::min<std::int64_t>(batch * 2, std::int64_t{1} << 30);
         if (seconds > 0.25 && batch > 1) batch /= 2;
-        if (done < total && PyErr_CheckSignals() != 0) throw py::error_already_set();
+        if ((done < total || took < k) && PyErr_CheckSignals() != 0) throw py::error_already_set();
     }
 }
 
@@ -94,6 +144,7 @@ ScenarioOptions options_from(const std::optional<std::string>& preset, const std
 std::unique_ptr<PySimulation> make_simulation(const ScenarioOptions& o) {
     std::ostringstream notes;
     auto sim = std::make_unique<PySimulation>(o, kDefaultPythonN, notes);
+    sim->set_interrupt(&g_sigint);
     warn_lines(notes.str());
     return sim;
 }
@@ -385,11 +436,11 @@ or the file's; the accretion and impact presets merge).)doc");
         [](PySimulation& s, std::int64_t k) {
             if (k < 0) throw Error("k must be >= 0 (got " + std::to_string(k) + ")");
             auto l = s.lock();
-            in_batches(k, [&](std::int64_t batch) { s.step(batch); });
+            in_batches(k, [&](std::int64_t batch) { return s.step(batch).steps_done; });
         },
         py::arg("k") = 1,
-        "Takes k steps of dt (k max steps with hermite). Releases the GIL; Ctrl-C stops it between\n"
-        "batches with the bodies at a step boundary (a hermite max step runs to its end first). A blow-up\n"
+        "Takes k steps of dt (k max steps with hermite). Releases the GIL; Ctrl-C stops it with the\n"
+        "bodies at a step boundary (a hermite max step under way is put back as it began). A blow-up\n"
         "raises RuntimeError naming step and body.");
     c.def(
         "integrate",
@@ -397,13 +448,13 @@ or the file's; the accretion and impact presets merge).)doc");
             auto l = s.lock();
             // As `nbody run --t-end`: ceil((T - t) / dt) steps, the last one shortened to land on T.
             const StepPlan plan = plan_steps_until("t_end", s.time(), t_end, s.params().dt, s.precision());
-            in_batches(plan.steps - 1, [&](std::int64_t batch) { s.step(batch); });
-            py::gil_scoped_release release;
-            s.step_of(t_end - s.time());
+            in_batches(plan.steps - 1, [&](std::int64_t batch) { return s.step(batch).steps_done; });
+            in_batches(1, [&](std::int64_t) { return s.step_of(t_end - s.time()).steps_done; });
         },
         py::arg("t_end"),
         "Steps until t = t_end exactly (the last step shortened), as `nbody run --t-end` does. Releases\n"
-        "the GIL; Ctrl-C stops it between batches.");
+        "the GIL; Ctrl-C stops it at a step boundary (a hermite max step under way too, put back as it\n"
+        "began).");
     c.def_property_readonly(
         "potential_method",
         [](PySimulation& s) {

@@ -38,12 +38,13 @@ void Simulation::set_params(const Params& p) {
     validate_params(p, precision_);
     const bool radii_needed = p.collisions != CollisionMode::off &&
                               (params_.collisions == CollisionMode::off || p.density != params_.density);
-    params_ = p;
     if (radii_needed) {
-        // Collisions just turned on (or a new density): points get their radius now, not at the next step.
+        // Collisions just turned on (or a new density): points get their radius now, not at the next step
+        // (new bodies for the backend: a hermite run restarts its levels, as a set_state does).
         HostState s = backend_->get_state();
         if (assign_default_radii(s, p.density) > 0) backend_->set_state(s);
     }
+    params_ = p;  // after the one call that can fail (a device out of memory)
 }
 
 void Simulation::set_backend(const std::string& name) {
@@ -52,6 +53,7 @@ void Simulation::set_backend(const std::string& name) {
     // as it does in a snapshot.
     backend_->synchronize();
     next->set_state(backend_->get_state());
+    next->set_interrupt(interrupt_);
     backend_ = std::move(next);
 }
 
@@ -62,6 +64,7 @@ void Simulation::set_precision(Precision p) {
     validate_state(s, params_, p);
     auto next = create_backend_or_fail(backend_->name(), p);
     next->set_state(s);
+    next->set_interrupt(interrupt_);
     backend_ = std::move(next);
     precision_ = p;
 }

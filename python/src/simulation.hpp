@@ -3,6 +3,7 @@
 // the parameters and what a snapshot records. Every check is the library's own (scenario/, sim/validate),
 // so a bad value from Python fails with the words the command line uses. The binding (bind_simulation.cpp)
 // converts numpy arrays and releases the GIL; nothing here knows of either.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -32,6 +33,11 @@ class Simulation {
     void set_params(const Params& p);
 
     std::string backend_name() const { return backend_->name(); }
+    // The flag that interrupts a long step (Backend::set_interrupt), on this backend and every later one.
+    void set_interrupt(const std::atomic<bool>* flag) {
+        interrupt_ = flag;
+        backend_->set_interrupt(flag);
+    }
     // Moves the bodies, their time and the step count to a new backend; on failure the old one stays.
     void set_backend(const std::string& name);
     Precision precision() const { return precision_; }
@@ -90,6 +96,7 @@ class Simulation {
     void tally_collisions(const StepReport& r);
 
     std::unique_ptr<Backend> backend_;
+    const std::atomic<bool>* interrupt_ = nullptr;
     Params params_;
     Precision precision_ = Precision::f32;
     std::int64_t step_ = 0;  // steps since the run began (a restart's continue from the snapshot's)

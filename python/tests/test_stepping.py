@@ -1,5 +1,7 @@
 """Stepping: step counts and time, integrate to an exact end, blow-ups, Ctrl-C, the GIL, backend switches."""
 
+import subprocess
+import sys
 import threading
 import time
 import _thread
@@ -123,6 +125,29 @@ def test_ctrl_c_stops_between_batches():
     assert sim.t == pytest.approx(sim.steps_done * sim.dt, rel=1e-9)
     assert np.isfinite(sim.positions).all()
     sim.step(1)
+
+
+def test_ctrl_c_stops_a_long_hermite_max_step():
+    # One max step of hours (a max dt of 1e4, eta 1e-4): a real SIGINT (as Jupyter's interrupt sends) stops
+    # it at its next block and puts it back as it began. In a child, so that a step that does not stop
+    # fails by the timeout rather than holding the tests for hours.
+    code = """
+import os, signal, threading, numpy as np, nbody
+sim = nbody.Simulation(n=256, backend="serial", precision="double", integrator="hermite", dt=1e4, eta=1e-4)
+before = sim.positions
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    sim.step(1)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted", sim.steps_done, sim.t, np.array_equal(sim.positions, before))
+sim.dt = 0.01
+sim.step(1)
+print("then", sim.steps_done)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["interrupted 0 0.0 True", "then 1"], out.stdout
 
 
 def test_the_gil_is_released_while_stepping():

@@ -14,6 +14,7 @@
 // Between max steps every body is at the same time, so get_state, diagnostics, drawing and snapshots see
 // one consistent system; Backend::synchronize() also drops the state kept here (invalidate), so that what
 // follows depends on the bodies alone, as after a restart from them.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -104,6 +105,24 @@ class BlockSteps {
     // True for the generic version that works on host copies of the bodies (it only sees the bodies a
     // backend's get_state returns, so it cannot serve one slice of a distributed run).
     virtual bool host_copy() const { return false; }
+
+    // An interrupt (Backend::set_interrupt): once *flag is true, a max step stops at its next block (a
+    // device's: at its next return to the host) and interrupted() says so until clear_interrupted(); the
+    // caller puts the bodies back as the max step began and drops the kept state (Backend::step).
+    void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
+    bool interrupted() const { return interrupted_; }
+    void clear_interrupted() { interrupted_ = false; }
+
+  protected:
+    // Whether to stop here for an interrupt (then interrupted() from now on).
+    bool interrupt_requested() {
+        if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) interrupted_ = true;
+        return interrupted_;
+    }
+
+  private:
+    const std::atomic<bool>* interrupt_ = nullptr;
+    bool interrupted_ = false;
 };
 
 // Whether a block state made by init(a) still serves parameters b: same max step, eta, neighbour scheme

@@ -67,7 +67,7 @@ void BlockSteps::max_step(const Params& p) {
     NextBlock block;
     do {
         block = next_block();
-        if (stalled_body()) return;
+        if (stalled_body() || interrupt_requested()) return;
         predict(block.tick);
         evaluate();
         correct(block.tick);
