@@ -113,6 +113,7 @@ struct WindowApp final : ScriptWindow {
     GLFWwindow* window = nullptr;
     PanelModel model;
     PanelInfo info;
+    std::string session_failure;  // the last failure the session reported: new bodies make it stale
     Camera camera;
     SceneRenderer scene;
     BodyFeed feed;
@@ -568,6 +569,9 @@ void WindowApp::take_results() {
                 std::cout << "nbody: opened " << r.opened << " (" << *r.n << " bodies)" << std::endl;
             }
             model.n = model.n_edit = *r.n;
+            // A failure of the old bodies (a stall, a blow-up) says nothing of these; other notes stay.
+            if (!session_failure.empty() && info.message == session_failure) info.message.clear();
+            session_failure.clear();
             apply_default_look(std::size_t(*r.n));
             scene.particles.stats = r.stats;
             scene.particles.upload_potentials({});  // other bodies: the next evaluation colours them
@@ -886,7 +890,7 @@ void WindowApp::update_info(double frame_ms) {
     }
     std::string msg = session->take_message();
     if (!msg.empty()) {
-        info.message = msg;
+        info.message = session_failure = msg;
         // Scripted runs (the Xvfb tests) see what the panel shows in red.
         if (!script.empty()) std::cout << "nbody: frame " << frame << ": message: " << msg << std::endl;
     }
