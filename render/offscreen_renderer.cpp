@@ -18,10 +18,14 @@ void validate_look(const FrameLook& look, int width, int height) {
         throw Error("--width/--height must be 1..16384 (got " + std::to_string(width) + "x" +
                     std::to_string(height) + ")");
     }
-    if (!(look.zoom > 0)) throw Error("--zoom must be > 0");
+    // The flags' own ranges, for callers that do not parse flags (Python's render): NaN fails each test.
+    if (!(look.zoom > 0 && look.zoom <= 1e6f)) throw Error("--zoom must be in (0, 1e6]");
     if (!(look.pitch_deg > -89.5f && look.pitch_deg < 89.5f))
         throw Error("--pitch must be in (-89.5, 89.5) degrees");
-    if (look.size_px < 0) throw Error("--size must be > 0");
+    if (!(look.yaw_deg >= -1e6f && look.yaw_deg <= 1e6f)) throw Error("--yaw must be in [-1e6, 1e6] degrees");
+    if (!(look.size_px >= 0 && look.size_px <= 256)) throw Error("--size must be in (0, 256]");
+    if (!(look.brightness > 0 && look.brightness <= 1e6f)) throw Error("--brightness must be in (0, 1e6]");
+    if (!(look.exposure > 0 && look.exposure <= 1e6f)) throw Error("--exposure must be in (0, 1e6]");
     if (look.trails < 0 || look.trails > 4096)
         throw Error("--trails must be 0..4096 (got " + std::to_string(look.trails) + ")");
     if (look.potential != 0 && (look.potential < 16 || look.potential > 1024)) {

@@ -44,5 +44,10 @@ def test_bad_look_uses_the_cli_words():
         sim.render(color="pink")
     with pytest.raises(ValueError, match=r"--width/--height must be 1..16384 \(got 0x10\)"):
         sim.render(width=0, height=10)
-    with pytest.raises(ValueError, match="--zoom must be > 0"):
+    with pytest.raises(ValueError, match=r"--zoom must be in \(0, 1e6\]"):
         sim.render(zoom=0)
+    # NaN once drew a black image (yaw) or was taken as a size: each is refused with the flag's range.
+    for kwargs, message in [({"yaw": float("nan")}, "--yaw must be"), ({"size": float("nan")}, "--size must be"),
+                            ({"brightness": 0}, "--brightness must be"), ({"exposure": float("inf")}, "--exposure must be")]:
+        with pytest.raises(ValueError, match=message):
+            sim.render(**kwargs)
