@@ -170,6 +170,21 @@ void def_param(py::class_<PySimulation>& c, const char* name, double Params::*fi
         doc);
 }
 
+// A column of the bodies as a property: a float64 copy out; assigning replaces it, the others kept.
+void def_column(py::class_<PySimulation>& c, const char* name, Column column, const char* doc) {
+    c.def_property(
+        name,
+        [column](PySimulation& s) {
+            auto l = s.lock();
+            return column_of(s.state(), column);
+        },
+        [column](PySimulation& s, const DoubleArray& a) {
+            auto l = s.lock();
+            s.set_state(with_column(s.state(), column, a));
+        },
+        doc);
+}
+
 py::dict diagnostics_dict(const Diagnostics& d) {
     auto vec = [](const Vec3d& v) { return py::make_tuple(v.x, v.y, v.z); };
     py::dict out;
@@ -358,49 +373,14 @@ or the file's; the accretion and impact presets merge).)doc");
     c.def_property_readonly("preset", &PySimulation::preset, "The preset's name; empty for other bodies.");
     c.def_property_readonly("seed", &PySimulation::seed, "The preset's seed.");
 
-    c.def_property(
-        "positions",
-        [](PySimulation& s) {
-            auto l = s.lock();
-            return positions_of(s.state());
-        },
-        [](PySimulation& s, const DoubleArray& a) {
-            auto l = s.lock();
-            s.set_state(with_column(s.state(), Column::positions, a));
-        },
-        "(N, 3) float64 copy of the positions; assigning an (N, 3) array replaces them.");
-    c.def_property(
-        "velocities",
-        [](PySimulation& s) {
-            auto l = s.lock();
-            return velocities_of(s.state());
-        },
-        [](PySimulation& s, const DoubleArray& a) {
-            auto l = s.lock();
-            s.set_state(with_column(s.state(), Column::velocities, a));
-        },
-        "(N, 3) float64 copy of the velocities; assigning an (N, 3) array replaces them.");
-    c.def_property(
-        "masses",
-        [](PySimulation& s) {
-            auto l = s.lock();
-            return masses_of(s.state());
-        },
-        [](PySimulation& s, const DoubleArray& a) {
-            auto l = s.lock();
-            s.set_state(with_column(s.state(), Column::masses, a));
-        },
-        "(N,) float64 copy of the masses; assigning an (N,) array replaces them.");
-    c.def_property(
-        "radii",
-        [](PySimulation& s) {
-            auto l = s.lock();
-            return radii_of(s.state());
-        },
-        [](PySimulation& s, const DoubleArray& a) {
-            auto l = s.lock();
-            s.set_state(with_column(s.state(), Column::radii, a));
-        },
+    def_column(c, "positions", Column::positions,
+               "(N, 3) float64 copy of the positions; assigning an (N, 3) array replaces them.");
+    def_column(c, "velocities", Column::velocities,
+               "(N, 3) float64 copy of the velocities; assigning an (N, 3) array replaces them.");
+    def_column(c, "masses", Column::masses,
+               "(N,) float64 copy of the masses; assigning an (N,) array replaces them.");
+    def_column(
+        c, "radii", Column::radii,
         "(N,) float64 copy of the radii (0: a point; with collisions on a body of radius 0 gets the default\n"
         "radius from density); assigning an (N,) array replaces them.");
     c.def(

@@ -120,6 +120,20 @@ py::array_t<double> radii_of(const HostState& s) {
     return out;
 }
 
+py::array_t<double> column_of(const HostState& s, Column c) {
+    switch (c) {
+        case Column::positions:
+            return positions_of(s);
+        case Column::velocities:
+            return velocities_of(s);
+        case Column::masses:
+            return masses_of(s);
+        case Column::radii:
+            break;
+    }
+    return radii_of(s);
+}
+
 py::array_t<double> xyz_of(const std::vector<Vec4<double>>& v) {
     const py::ssize_t n = static_cast<py::ssize_t>(v.size());
     py::array_t<double> out({n, py::ssize_t{3}});

@@ -33,6 +33,8 @@ py::array_t<double> positions_of(const HostState& s);
 py::array_t<double> velocities_of(const HostState& s);
 py::array_t<double> masses_of(const HostState& s);
 py::array_t<double> radii_of(const HostState& s);
+// The one of these that `c` names.
+py::array_t<double> column_of(const HostState& s, Column c);
 // (N, 3) float64 of (x, y, z) of each Vec4 (accelerations).
 py::array_t<double> xyz_of(const std::vector<Vec4<double>>& v);
 
