@@ -40,8 +40,8 @@ BlockCounters counters_of(Backend& b) {
 
 // The Plummer sphere, N = 1024, double, softening 1e-4 (encounters resolved by the levels), max
 // step 1/8 to t = 1, with and without 32 neighbours.
-// Measured: |dE/E| 3.7e-7 with neighbours, 4.2e-8 without; 28405 full sums against 178055 (6.3x fewer);
-// 178619 neighbour-list evaluations; 4379 blocks against 4375. About 0.7 s on 2 cores.
+// Measured: |dE/E| 3.9e-7 with neighbours, 4.2e-8 without; 28391 full sums against 178055 (6.3x fewer);
+// 178775 neighbour-list evaluations; 4379 blocks against 4375. About 0.7 s on 2 cores.
 TEST(HermiteNeighbours, PlummerSphereConservesEnergyWithFewerFullSums) {
     const HostState s0 = make_preset("plummer", 1024, 1);
     std::uint64_t full[2] = {0, 0}, irregular[2] = {0, 0};

@@ -35,14 +35,17 @@ namespace nbody {
 // absorbs the scatter about it; past it the lowest indices are kept, and the radius shrinks next time).
 inline constexpr int kNeighbourCapacityFactor = 2;
 // A regular step changes the radius by at most this factor either way; a start adapts it over
-// kStartRadiusRounds counts by up to kStartRadiusFactor each. One round takes each body's radius within
-// 8 times of the first guess towards its K bodies (a density 512 times the first guess's either way),
-// and the regular steps adapt each list from there (a list past its capacity keeps its lowest indices
-// meanwhile: still a consistent split). Each round counts all N^2 pairs, and more bought no accuracy on
-// PERFORMANCE.md's float GPU run (eight, four, two, one rounds: |dE/E| 5.1e-7, 2.9e-7, 5.1e-7, 3.4e-7,
-// and one round within 1e-6 on four seeds; "Twelfth pass" and "Thirteenth pass").
+// kStartRadiusRounds counts by up to kStartRadiusFactor each, from one guess for every body (the mean
+// density's). Each round counts all N^2 pairs. Why two: after one round a dense core's lists still overflow
+// (N = 8,192: 753 bodies past the capacity at the first build, 138 after two), and a list past its capacity
+// keeps its lowest indices, not its nearest bodies: a close neighbour left in the regular part for the
+// whole first regular step cost one sphere in eight the 1e-6 bound (PERFORMANCE.md's float GPU run, seed 6:
+// |dE/E| 1.9e-6 after one round, 6.2e-7 after two; at N = 8,192 seed 2 7.9e-7 against 3.5e-7, and keeping
+// the nearest at the first build alone gave the same 3.2e-7). A third round changed nothing measurable
+// ("Eighteenth pass"). The regular steps adapt each list from there (a list past its capacity meanwhile is
+// still a consistent split).
 inline constexpr double kRadiusFactor = 2.0;
-inline constexpr int kStartRadiusRounds = 1;
+inline constexpr int kStartRadiusRounds = 2;
 inline constexpr double kStartRadiusFactor = 8.0;
 
 NBODY_HD int neighbour_capacity(int k) {
