@@ -8,9 +8,9 @@
 #   BINARIES="before=.device/bin/nbody_before after=.device/bin/nbody" \
 #     bench/gpu_hermite_variants.sh [N] [ROUNDS] [CONFIG ...]
 # A CONFIG is the run's arguments after the common ones, e.g. "--precision float --integrator hermite
-# --neighbours 32 --eta 0.02 --dt 0.125"; the default is K 32 at eta 0.03 and eta-regular 0.018 (float)
+# --neighbours 32 --eta 0.02 --dt 0.125"; the default is K 32 at eta 0.03 and eta-regular 0.02 (float)
 # and K 64 at eta 0.018 (double), max dt 1/8, the settings inside 1e-6 on seeds 1-8 (PERFORMANCE.md,
-# "Fourteenth pass"), each beside leapfrog (run with the first binary only, or with
+# "Fourteenth pass" and "Eighteenth pass"), each beside leapfrog (run with the first binary only, or with
 # every binary where LEAPFROG_EACH=1: for a change to `nbody run` itself, which moves leapfrog too; the
 # ratios are then against the first binary's leapfrog). The table gives wall and stepping medians.
 set -uo pipefail
@@ -22,7 +22,7 @@ mkdir -p "$out"
 read -r -a binaries <<<"${BINARIES:-after=.device/bin/nbody}"
 configs=("$@")
 if ((${#configs[@]} == 0)); then
-  configs=("--precision float --integrator hermite --neighbours 32 --eta 0.03 --eta-regular 0.018 --dt 0.125"
+  configs=("--precision float --integrator hermite --neighbours 32 --eta 0.03 --eta-regular 0.02 --dt 0.125"
            "--precision double --integrator hermite --neighbours 64 --eta 0.018 --dt 0.125")
 fi
 leapfrog=("--precision float --integrator leapfrog --dt 0.00048828125"
