@@ -293,6 +293,17 @@ __global__ void finish_kernel(const int* __restrict__ level, std::int64_t* __res
     if (t_regular) t_regular[i] = 0;
 }
 
+// Another max step between max steps (change_max_step): every level moved by `shift` (shifted_level), the
+// regular ones too where the neighbour scheme keeps them, every clock still at tick 0.
+__global__ void shift_levels_kernel(int* __restrict__ level, std::int64_t* __restrict__ due,
+                                    int* __restrict__ regular_level, std::size_t n, int shift) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    level[i] = shifted_level(level[i], shift);
+    due[i] = level_ticks(level[i]);
+    if (regular_level) regular_level[i] = shifted_level(regular_level[i], shift);
+}
+
 // Levels set from outside, every clock at tick 0 (the benchmark's block of a chosen size).
 __global__ void set_levels_kernel(const int* __restrict__ wanted, std::size_t n, int* __restrict__ level,
                                   std::int64_t* __restrict__ due) {
@@ -398,6 +409,22 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         // The graphs hold the old parameters (dt, eta, eta_regular, G, softening) in their launches.
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
         read_clock();
+    }
+
+    bool change_max_step(const Params& p) override {
+        // A failed or stalled max step left the bodies mid-way: only a restart goes on from there.
+        if (!params_ || stopped_ || seen_bad_ != kNoBadBody || bodies_().n != n_ ||
+            !same_block_model_but_dt(*params_, p))
+            return false;
+        const int shift = max_step_level_shift(params_->dt, p.dt);
+        if (shift != 0 && n_ > 0) {
+            launch_kernel(shift_levels_kernel, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
+                          level_.data(), due_.data(), nb_k_ > 0 ? regular_level_.data() : nullptr, n_, shift);
+        }
+        params_ = p;
+        // The graphs hold the old dt in their launches.
+        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
+        return true;
     }
 
     // One max step with no host round trip per block: batches of blocks replayed as CUDA graphs (with the

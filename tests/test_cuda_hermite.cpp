@@ -585,6 +585,47 @@ TEST(CudaHermite, FigureEightRunsInFloat) {
     }
 }
 
+// A max step of another length between max steps keeps each body's step on the device as on the host
+// (change_max_step: every level moved by one shift, no restart). Double, plain block steps and the
+// neighbour scheme: max steps half as long, longer by rounding, shorter and longer by other factors; after
+// each the same blocks, full sums and levels as serial double, and one start in all. Float: the
+// figure-eight's shortened last max step of Hermite.AShortenedLastMaxStepKeepsEachBodysStep, in one block
+// (a restart took 799 on the host).
+TEST(CudaHermite, AChangedMaxStepKeepsEachBodysStepAsTheHostDoes) {
+    SKIP_WITHOUT_DEVICE();
+    for (const auto& [n, k] : {std::pair{std::size_t(1024), 0}, std::pair{std::size_t(4096), 32}}) {
+        SCOPED_TRACE("neighbours " + std::to_string(k));
+        const HostState s0 = make_preset("plummer", n, 1);
+        Params p = hermite_params(1e-3);
+        p.neighbours = k;
+        auto serial = with_state(create_backend("serial", Precision::f64), s0);
+        auto gpu = with_state(make_cuda_backend(Precision::f64), s0);
+        for (double dt : {0.0625, 0.03125, 0.03125 * (1 + 0x1p-48), 0.02, 0.05}) {
+            p.dt = dt;
+            const StepReport rs = serial->step(p, 1), rg = gpu->step(p, 1);
+            ASSERT_TRUE(rs.finite);
+            ASSERT_TRUE(rg.finite) << "dt " << dt << " body " << rg.bad_body;
+            EXPECT_EQ(rg.blocks, rs.blocks) << "dt " << dt;
+            EXPECT_EQ(rg.body_updates, rs.body_updates) << "dt " << dt;
+            EXPECT_EQ(gpu->block_steps()->levels(), serial->block_steps()->levels()) << "dt " << dt;
+        }
+        EXPECT_EQ(serial->block_steps()->counters().starts, 1);
+        EXPECT_EQ(gpu->block_steps()->counters().starts, 1);
+        const Difference d = difference(gpu->get_state(), serial->get_state());
+        EXPECT_LE(d.relative, 1e-9) << d.pos_max << " " << d.vel_max;
+    }
+    Params p = hermite_params(0);
+    p.dt = 6.32591398 / 1024;
+    auto gpu = with_state(make_cuda_backend(Precision::f32), make_preset("figure-eight", 3, 1));
+    ASSERT_TRUE(gpu->step(p, 512).ok());
+    p.dt = 3.16296 - gpu->time();
+    const StepReport last = gpu->step(p, 1);
+    ASSERT_TRUE(last.ok());
+    EXPECT_LT(last.blocks, 16);
+    EXPECT_EQ(gpu->time(), 3.16296);
+    EXPECT_EQ(gpu->block_steps()->counters().starts, 1);
+}
+
 // An interrupt stops a device max step at its next return to the host (a batch of graphs, a persistent
 // run) and Backend::step puts the bodies back as it began; the run then goes on as one restarted from them.
 // Plain block steps and the neighbour scheme's persistent kernel; the flag set before the call.

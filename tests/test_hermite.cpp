@@ -362,6 +362,68 @@ TEST(Hermite, FigureEightRunsInFloat) {
     }
 }
 
+// A max step of another length between max steps keeps each body's step (change_max_step) where a restart
+// would start every level again from |a| / |jerk|. The shortened last max step of `nbody run --preset
+// figure-eight --integrator hermite --precision float --dt T/1024 --t-end 3.16296`, 3e-6 after the 512th:
+// a restart there left the middle body, near a zero of its force, at far shorter steps than it needs
+// (measured on serial: 799 blocks in that max step; 1 with the levels kept).
+TEST(Hermite, AShortenedLastMaxStepKeepsEachBodysStep) {
+    const double T = 6.32591398;
+    const HostState s0 = make_preset("figure-eight", 3, 1);
+    for (const char* name : {"serial", "openmp"}) {
+        auto b = backend_with(name, Precision::f32, s0);
+        ASSERT_TRUE(b->step(hermite_params(T / 1024, kDefaultEta), 512).ok()) << name;
+        const StepReport last = b->step(hermite_params(3.16296 - b->time(), kDefaultEta), 1);
+        ASSERT_TRUE(last.ok()) << name;
+        EXPECT_LT(last.blocks, 16) << name;
+        EXPECT_EQ(b->time(), 3.16296) << name;
+        EXPECT_EQ(b->block_steps()->counters().starts, 1) << name;  // no restart
+    }
+}
+
+// The levels move by whole powers of two (max_step_level_shift): half the max step puts each body one
+// level coarser, the same step; a max step longer or shorter by rounding keeps every level; any other
+// keeps each step at most what it was and more than half of it. The run then goes on (energy as a fresh
+// run's), plain and with the neighbour scheme; a synchronized state restarts instead.
+TEST(Hermite, AChangedMaxStepMovesEveryLevelByOneShift) {
+    EXPECT_EQ(max_step_level_shift(0.1, 0.1), 0);
+    EXPECT_EQ(max_step_level_shift(0.1, 0.1 * (1 + 1e-15)), 0);
+    EXPECT_EQ(max_step_level_shift(0.1, 0.1 * (1 - 1e-15)), 0);
+    EXPECT_EQ(max_step_level_shift(0.1, 0.05), -1);
+    EXPECT_EQ(max_step_level_shift(0.1, 0.07), 0);
+    EXPECT_EQ(max_step_level_shift(0.1, 0.13), 1);
+    EXPECT_EQ(max_step_level_shift(0.1, 0.2), 1);
+    EXPECT_EQ(max_step_level_shift(0.1, 0.025), -2);
+    EXPECT_EQ(shifted_level(0, -1), 0);
+    EXPECT_EQ(shifted_level(kMaxBlockLevel, 1), kMaxBlockLevel);
+    const HostState s0 = make_preset("plummer", 256, 2);
+    for (int k : {0, 16}) {
+        SCOPED_TRACE("neighbours " + std::to_string(k));
+        Params p = hermite_params(1.0 / 16, kDefaultEta);
+        p.neighbours = k;
+        p.softening = 1e-2;
+        auto b = backend_with("serial", Precision::f64, s0);
+        const Diagnostics d0 = b->diagnostics(p, true);
+        ASSERT_TRUE(b->step(p, 2).ok());
+        const std::vector<int> before = b->block_steps()->levels();
+        Params half = p;
+        half.dt = p.dt / 2;
+        ASSERT_TRUE(b->block_steps()->change_max_step(half));
+        std::vector<int> moved = before;
+        for (int& l : moved) l = l > 0 ? l - 1 : 0;
+        EXPECT_EQ(b->block_steps()->levels(), moved);
+        ASSERT_TRUE(b->step(half, 2).ok());
+        Params other = p;
+        other.dt = 0.05;
+        ASSERT_TRUE(b->step(other, 3).ok());
+        EXPECT_EQ(b->block_steps()->counters().starts, 1);
+        EXPECT_NEAR(b->time(), 0.125 + 0.0625 + 0.15, 1e-15);
+        EXPECT_LE(relative_energy_drift(d0.total(), b->diagnostics(p, true).total()), 1e-6);
+        b->synchronize();  // a snapshot's point: the next max step starts from the bodies alone
+        EXPECT_FALSE(b->block_steps()->change_max_step(p));
+    }
+}
+
 // An interrupt (a window closing, Ctrl-C in Python) stops a max step inside and puts the bodies back as it
 // began: nothing of it counted, the time unchanged; the run then goes on exactly as one never interrupted.
 // The flag is set before the call, so the first block's check stops it.

@@ -7,7 +7,7 @@
 // and back once per max step.
 //
 // One max step (Params::dt) of the integrator:
-//   if (!ready(p)) init(p);                 every body at tick 0
+//   if (!ready(p) && !change_max_step(p)) init(p);   every body at tick 0
 //   do { b = next_block(); [stop if stalled_body()]; predict(b.tick); evaluate(); correct(b.tick);
 //        [collide(p, b.tick)] } while (b.tick < kTicksPerMaxStep);
 //   finish_max_step();                      every body at tick kTicksPerMaxStep: clocks back to 0
@@ -57,6 +57,11 @@ class BlockSteps {
     // clock at tick 0. Keeps p's dt (the max step), eta (and the neighbour scheme's eta_regular), G and
     // softening for the calls below.
     virtual void init(const Params& p) = 0;
+    // Where the kept state is not ready for p only because p's max step (dt) differs from init's, and the
+    // bodies are as the last max step left them: goes on with p's max step instead of a restart, each
+    // level moved by max_step_level_shift (the clocks are all at tick 0 between max steps, so any level
+    // sits on the new grid), and returns true. False (nothing changed): init(p) must follow.
+    virtual bool change_max_step(const Params& /*p*/) { return false; }
     // The earliest time any body is due (the smallest t_i + level_ticks(level_i)) and the bodies due then,
     // which become the active set. A GPU backend reads back this one small result per block.
     virtual NextBlock next_block() = 0;
@@ -128,6 +133,8 @@ class BlockSteps {
 // Whether a block state made by init(a) still serves parameters b: same max step, eta, neighbour scheme
 // (its eta_regular too, where it is on) and force model.
 bool same_block_model(const Params& a, const Params& b);
+// The same but for the max step (dt): what change_max_step can serve.
+bool same_block_model_but_dt(const Params& a, const Params& b);
 
 // Throws nbody::Error unless p's force algorithm serves block steps: the direct sum (the tree gives no
 // jerk). validate_params calls it for every adaptive integrator.

@@ -19,6 +19,12 @@ bool same_block_model(const Params& a, const Params& b) {
            (a.neighbours == 0 || regular_eta(a) == regular_eta(b)) && same_force_model(a, b);
 }
 
+bool same_block_model_but_dt(const Params& a, const Params& b) {
+    Params c = b;
+    c.dt = a.dt;
+    return same_block_model(a, c);
+}
+
 void check_block_model(const Params& p) {
     if (!integrator_info(p.integrator).adaptive) return;
     if (p.neighbours > 0 && p.collisions != CollisionMode::off) {
@@ -59,7 +65,7 @@ void advance_hermite(Backend& b, const Params& p) {
                     " backend does not offer here (serial and openmp do)");
     }
     check_block_model(p);
-    if (!s->ready(p)) s->init(p);
+    if (!s->ready(p) && !s->change_max_step(p)) s->init(p);
     s->max_step(p);
 }
 

@@ -53,6 +53,17 @@ void HostBlockSteps<T>::init(const Params& p) {
 }
 
 template <typename T>
+bool HostBlockSteps<T>::change_max_step(const Params& p) {
+    // A stalled max step left the bodies mid-way (their clocks apart): only a restart goes on from there.
+    if (!params_ || stalled_ || max_step_blocks_ != 0 || !same_block_model_but_dt(*params_, p)) return false;
+    const int shift = max_step_level_shift(params_->dt, p.dt);
+    for (int& l : level_) l = shifted_level(l, shift);
+    for (int& l : nb_.regular_level) l = shifted_level(l, shift);  // the irregular stays no coarser
+    params_ = p;
+    return true;
+}
+
+template <typename T>
 NextBlock HostBlockSteps<T>::next_block() {
     const std::size_t n = bodies_.size();
     std::int64_t tick = kTicksPerMaxStep;
@@ -284,8 +295,10 @@ class HostCopyBlockSteps final : public BlockSteps {
     bool ready(const Params& p) override {
         HostState s = backend_.get_state();
         t_ = s.t;
-        if (have_last_ && engine_.ready(p) && same_bits(s.pos_mass, last_.pos_mass) &&
-            same_bits(s.vel, last_.vel))
+        // Another max step (dt) goes on from the kept state too, where the bodies are still the ones put
+        // back (change_max_step: asked here, before a restart drops that state).
+        if (have_last_ && same_bits(s.pos_mass, last_.pos_mass) && same_bits(s.vel, last_.vel) &&
+            (engine_.ready(p) || engine_.change_max_step(p)))
             return true;
         // Changed from outside (or never seen): restart from these bodies.
         bodies_ = convert_state<T>(s);

@@ -39,6 +39,7 @@ class HostBlockSteps final : public BlockSteps {
 
     bool ready(const Params& p) override { return params_ && same_block_model(*params_, p); }
     void init(const Params& p) override;
+    bool change_max_step(const Params& p) override;
     NextBlock next_block() override;
     void predict(std::int64_t tick) override;
     void evaluate() override;
