@@ -422,7 +422,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
                           level_.data(), due_.data(), nb_k_ > 0 ? regular_level_.data() : nullptr, n_, shift);
         }
         params_ = p;
-        // The graphs hold the old dt in their launches.
+        // The clock's earliest due ticks were found with the old levels (finish_max_step), and the graphs
+        // hold the old dt in their launches.
+        restart_clock(gate(bodies_()));
         small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
         return true;
     }

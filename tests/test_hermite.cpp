@@ -382,13 +382,16 @@ TEST(Hermite, AShortenedLastMaxStepKeepsEachBodysStep) {
 }
 
 // The levels move by whole powers of two (max_step_level_shift): half the max step puts each body one
-// level coarser, the same step; a max step longer or shorter by rounding keeps every level; any other
-// keeps each step at most what it was and more than half of it. The run then goes on (energy as a fresh
-// run's), plain and with the neighbour scheme; a synchronized state restarts instead.
+// level coarser, the same step; a max step longer or shorter by rounding (up to plan_steps_until's 1e-9)
+// keeps every level; any other keeps each step at most what it was and more than half of it. The run then
+// goes on (energy as a fresh run's), plain and with the neighbour scheme; a synchronized state restarts
+// instead.
 TEST(Hermite, AChangedMaxStepMovesEveryLevelByOneShift) {
     EXPECT_EQ(max_step_level_shift(0.1, 0.1), 0);
     EXPECT_EQ(max_step_level_shift(0.1, 0.1 * (1 + 1e-15)), 0);
     EXPECT_EQ(max_step_level_shift(0.1, 0.1 * (1 - 1e-15)), 0);
+    EXPECT_EQ(max_step_level_shift(0.1, 0.1 * (1 + 9e-10)), 0);  // plan_steps_until's last step at most
+    EXPECT_EQ(max_step_level_shift(0.1, 0.1 * (1 + 2e-9)), 1);
     EXPECT_EQ(max_step_level_shift(0.1, 0.05), -1);
     EXPECT_EQ(max_step_level_shift(0.1, 0.07), 0);
     EXPECT_EQ(max_step_level_shift(0.1, 0.13), 1);

@@ -50,15 +50,15 @@ class BlockSteps {
     // Whether the kept state (levels, clocks, accelerations, jerks) still belongs to the bodies and to p:
     // false before the first init, after the bodies were changed from outside (set_state, kick, drift,
     // damp), after invalidate(), or when p's dt, eta, G, softening, force or neighbour scheme (neighbours,
-    // and with it eta_regular) differ from init's.
+    // and with it eta_regular) differ from the kept state's (init's, or change_max_step's dt).
     virtual bool ready(const Params& p) = 0;
     // (Re)starts from the bodies' positions and velocities at the current time: the acceleration and jerk
     // of every body against all (a force evaluation), each body's level from hermite_start_step, every
     // clock at tick 0. Keeps p's dt (the max step), eta (and the neighbour scheme's eta_regular), G and
     // softening for the calls below.
     virtual void init(const Params& p) = 0;
-    // Where the kept state is not ready for p only because p's max step (dt) differs from init's, and the
-    // bodies are as the last max step left them: goes on with p's max step instead of a restart, each
+    // Where the kept state is not ready for p only because p's max step (dt) differs from the kept state's,
+    // and the bodies are as the last max step left them: goes on with p's max step instead of a restart, each
     // level moved by max_step_level_shift (the clocks are all at tick 0 between max steps, so any level
     // sits on the new grid), and returns true. False (nothing changed): init(p) must follow.
     virtual bool change_max_step(const Params& /*p*/) { return false; }

@@ -78,14 +78,18 @@ NBODY_HD int next_level(int current, int wanted, std::int64_t tick) {
 
 // A change of the max step between max steps (BlockSteps::change_max_step) moves every level by the same
 // shift, ceil(log2(dt_new / dt_old)): each body's step is then at most what it was and more than half of
-// it, as near its criterion's choice as the new grid allows. A max step that differs by rounding alone
-// keeps every level (1e-9, plan_steps_until's tolerance: the last max step of a --t-end run is T minus the
-// summed steps). Why not a restart: it starts each level from |a| / |jerk| (hermite_start_step), which
-// near a force's zero crossing asks for far shorter steps than the body needs; float's rounding can then
-// hold it there (measured: the figure-eight preset, float, serial, --t-end 6.32591398 at max dt T / 1024:
-// 20,556 blocks in the restarted last max step, against one block a max step before it).
+// it, as near its criterion's choice as the new grid allows, except where the grid ends (a step longer
+// than a shorter new max step becomes that max step; the finest level stays dt / 2^40). A max step within
+// 1e-9 of the old one, relatively, keeps every level: plan_steps_until ends a --t-end run with T minus the
+// summed steps, which it lets be up to dt (1 + 1e-9). Why not a restart: it starts each level from
+// |a| / |jerk| (hermite_start_step), which near a force's zero crossing asks for far shorter steps than
+// the body needs; float's rounding can then hold it there (measured: the figure-eight preset, float,
+// serial, --t-end 6.32591398 at its max dt 0.005: 20,556 blocks in the restarted last max step, against
+// one block a max step before it).
 inline int max_step_level_shift(double dt_old, double dt_new) {
-    return int(std::ceil(std::log2(dt_new / dt_old) - 1e-9));
+    const double ratio = dt_new / dt_old;
+    if (std::fabs(ratio - 1) <= 1e-9) return 0;
+    return int(std::ceil(std::log2(ratio)));
 }
 NBODY_HD int shifted_level(int level, int shift) {
     const int l = level + shift;
