@@ -362,11 +362,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         CUDA_CHECK(cudaMemsetAsync(chosen_.data(), 0, sizeof(JerkChosen), stream_));
     }
     ~CudaBlockSteps() override {
-        small_.reset();
-        large_.reset();
-        single_.reset();
-        last_.reset();
-        regular_block_.reset();
+        drop_graphs();
         CUDA_CHECK_LOG(cudaEventDestroy(run_end_event_));
         CUDA_CHECK_LOG(cudaStreamDestroy(stream_));
     }
@@ -407,7 +403,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         ++starts_;
         init_updates_ += n_;
         // The graphs hold the old parameters (dt, eta, eta_regular, G, softening) in their launches.
-        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
+        drop_graphs();
         read_clock();
     }
 
@@ -425,7 +421,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         // The clock's earliest due ticks were found with the old levels (finish_max_step), and the graphs
         // hold the old dt in their launches.
         restart_clock(gate(bodies_()));
-        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
+        drop_graphs();
         return true;
     }
 
@@ -675,7 +671,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         stride_grid_ = unsigned(2 * current_device_sms());
         allocate_inline_lists();
         // The device-side grids are fixed per plan table: the graphs hold the old ones.
-        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
+        drop_graphs();
     }
 
     // The planned evaluation's lists (JerkLists) where wanted, with scratch for every count's ranges or
@@ -689,7 +685,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         inline_lists_ = want_inline_lists_ && items > 0 && plans_.block == kJerkListBlock;
         list_ranges_.resize(inline_lists_ ? items * cap : 0);
         list_counts_.resize(inline_lists_ ? items : 0);
-        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
+        drop_graphs();
     }
 
     // Blocks of the grid-stride kernels: two an SM (enough to fill the device at their light work), no more
@@ -912,6 +908,12 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             evaluate_all(&clock_.data()->live);
         }
         enqueue_correct_any(b);
+    }
+
+    // Every graph, captured again at its next launch: what init, a new max step and new plans change
+    // (parameters, buffers, grids) is in their launches.
+    void drop_graphs() {
+        small_.reset(), large_.reset(), single_.reset(), last_.reset(), regular_block_.reset();
     }
 
     // Runs g (capturing it first if it is missing or was captured with other bodies; init and new plans
