@@ -1,11 +1,18 @@
 // The registry entry "cuda" of a build with the CUDA backend. The textbook baseline kernel comes from
 // bench/ and is handed to the CUDA timing code here, so the production CUDA library never links it.
+#include <cstdlib>
+
 #include "cuda/baseline_kernel.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "registry.hpp"
 #include "sim/platform/memory.hpp"
 
 namespace nbody {
+
+void prepare_process_for_devices() {
+    // The driver reads it when it makes a context; a value the user set stays (overwrite 0).
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+}
 
 BackendInfo cuda_backend_entry() {
     BackendInfo b;

@@ -4,6 +4,8 @@
 
 namespace nbody {
 
+void prepare_process_for_devices() {}
+
 BackendInfo cuda_backend_entry() {
     static const char* kWhy = "this build has no CUDA backend (nvcc not found or NBODY_WITH_CUDA=OFF)";
     BackendInfo b;

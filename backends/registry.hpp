@@ -63,6 +63,14 @@ const BackendInfo& default_interactive_backend();
 std::vector<std::string> backend_names();
 std::vector<std::string> available_backend_names();
 
+// Settles, before this process's first device call, how it asks for its devices: called once, first thing,
+// by a program that owns its process (the nbody executable; not the Python module, whose process may hold
+// other CUDA libraries). CUDA builds ask for one hardware work queue per context
+// (CUDA_DEVICE_MAX_CONNECTIONS=1, where the environment does not set it): every kernel and copy of nbody
+// goes in order on one stream, so the other seven default queues only make the context slower to create
+// (H100: ~0.12 s with eight, ~0.06 s with one; the steps the same). Without CUDA it does nothing.
+void prepare_process_for_devices();
+
 // Creates the backend, throwing nbody::Error with a clear one-line message if it does not exist
 // ("unknown backend 'x' (valid: ...)") or cannot run here ("no CUDA device: ... (available: ...)").
 std::unique_ptr<Backend> create_backend(std::string_view name, Precision p);
