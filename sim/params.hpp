@@ -77,13 +77,15 @@ using ParamsField = double Params::*;
 // the panel's slider, validation, the files' metadata and bench all read this description, so a new
 // setting needs nothing but its registry entry and its Params field.
 struct SettingInfo {
-    const char* name;          // the flag --NAME, the panel's label, the CSV metadata key ("theta")
-    const char* file_name;     // the HDF5 /NBody attribute ("Theta")
-    const char* help;          // one line for --help and tooltips, without the range and default
-    double min, max;           // the valid range, both ends included
-    ParamsField field;         // where the value lives
-    bool logarithmic = false;  // the panel's slider moves over the exponent (a range of decades)
-    bool whole = false;  // whole numbers only (validate_params refuses others; the panel's slider steps by 1)
+    const char* name;       // the flag --NAME, the panel's label, the CSV metadata key ("theta")
+    const char* file_name;  // the HDF5 /NBody attribute ("Theta")
+    const char* help;       // one line for --help and tooltips, without the range and default
+    double min, max;        // the valid range, both ends included
+    ParamsField field;      // where the value lives
+    // The panel's slider moves over the exponent (a range of decades; a whole setting with min 0 spans
+    // [1, max] with 0 at its far left).
+    bool logarithmic = false;
+    bool whole = false;  // whole numbers only (validate_params refuses others; the panel's slider gives them)
     // Where > 0 (with min 0): 0 is a value of its own, zero_means ("eta's value"), and the others start
     // here; the panel's logarithmic slider spans [least_nonzero, max] with 0 at its far left.
     double least_nonzero = 0;

@@ -165,7 +165,12 @@ void settings_controls(Params& p, const std::vector<SettingInfo>& all) {
         // The neighbour scheme does not resolve collisions (check_block_model): 0 while they are on.
         const bool locked = s.field == &Params::neighbours && p.collisions != CollisionMode::off;
         if (locked) ImGui::BeginDisabled();
-        if (s.logarithmic && s.least_nonzero > 0) {
+        if (s.logarithmic && s.whole && s.min == 0) {
+            // Neighbours 0 (off), then 1..1024 by decades: a linear slider gave ~9 per pixel, so the
+            // values that matter (16-64) were a few pixels wide.
+            if (log_slider(s.name, p.*s.field, 1.0, s.max, "%.0f", true, "0: off"))
+                p.*s.field = std::round(p.*s.field);  // whole numbers only (validate_params)
+        } else if (s.logarithmic && s.least_nonzero > 0) {
             const std::string zero = s.zero_means ? std::string("0: ") + s.zero_means : std::string("0");
             log_slider(s.name, p.*s.field, s.least_nonzero, s.max, "%.3g", true, zero.c_str());
         } else if (s.logarithmic) {

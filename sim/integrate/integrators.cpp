@@ -74,7 +74,7 @@ const std::vector<IntegratorInfo> kIntegrators = {
        "Ahmad-Cohen neighbour scheme of an adaptive integrator: each body's force from about this many "
        "nearest bodies at every step, from all the others (a full sum) only at its longer regular steps; "
        "0 is off. Pays on the GPU at large N (e.g. 64 at 65,536 bodies), not on the CPU",
-       0, 1024, &Params::neighbours, false, true},
+       0, 1024, &Params::neighbours, true, true},
       {"eta-regular", "EtaRegular",
        "the neighbour scheme's accuracy for its regular steps (the full sums), as --eta is for the "
        "irregular ones; 0 takes --eta's value. The energy error follows this one",
