@@ -111,6 +111,9 @@ class Backend {
     // bodies back as that max step began (a fixed step, one force evaluation, is not interrupted). While a
     // flag is set, each max step begins with keep_state(). nullptr (the default): none.
     void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
+    // Where an adaptive integrator publishes how far its max steps have got while step() runs (a progress
+    // line printed from another thread: sim/integrate/block_steps.hpp). nullptr (the default): nowhere.
+    void set_progress(MaxStepProgress* progress) { progress_ = progress; }
 
     // The simulated time: what the integrator has advanced (set_state sets it).
     double time() const { return time_; }
@@ -221,6 +224,7 @@ class Backend {
   private:
     std::unique_ptr<BlockSteps> host_copy_block_steps_;  // the default block_steps(), made when first asked
     const std::atomic<bool>* interrupt_ = nullptr;       // set_interrupt's
+    MaxStepProgress* progress_ = nullptr;                // set_progress's
 };
 
 }  // namespace nbody

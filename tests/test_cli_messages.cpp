@@ -150,6 +150,32 @@ TEST_F(CliMessagesTest, APlotCutShortByAFullDiskIsAnError) {
     EXPECT_FALSE(std::filesystem::exists(file("e.png")));
 }
 
+// A max step cannot be split into chunks: at a large --dt one runs for minutes. Its progress shows inside
+// it (MaxStepWatch): lines with the blocks' time so far, between the start and the end of the max step.
+TEST_F(CliMessagesTest, ALongMaxStepShowsItsProgressInsideIt) {
+    ::setenv("NBODY_PROGRESS_SECONDS", "0", 1);
+    const CliResult r = run_cli({"run", "--preset", "plummer", "--n", "1024", "--integrator", "hermite",
+                                 "--backend", "serial", "--dt", "1", "--steps", "1"});
+    ::unsetenv("NBODY_PROGRESS_SECONDS");
+    ASSERT_EQ(r.code, 0) << r.err;
+    int inside = 0;
+    std::istringstream lines(r.err);
+    const std::string head = "nbody run: max step 0/1 (", mark = "%), t = ";
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind(head, 0) != 0 || line.find(", a max step under way") == std::string::npos) continue;
+        const double t = std::stod(line.substr(line.find(mark) + mark.size()));
+        EXPECT_GT(t, 0.0) << line;
+        EXPECT_LE(t, 1.0) << line;
+        inside += t < 1.0;
+    }
+    EXPECT_GT(inside, 0) << r.err;  // ~0.3 s of blocks, looked at every 20 ms
+    // Quiet: no line and no thread's output.
+    const CliResult quiet = run_cli({"run", "--preset", "plummer", "--n", "256", "--integrator", "hermite",
+                                     "--backend", "serial", "--dt", "1", "--steps", "1", "--quiet"});
+    ASSERT_EQ(quiet.code, 0) << quiet.err;
+    EXPECT_EQ(quiet.err, "");
+}
+
 TEST_F(CliMessagesTest, AStepsZeroConversionComputesNoPotential) {
     // The O(N^2) starting energy took 45 minutes at N = 3M for a plain format conversion (item 11).
     const CliResult r = run_cli({"run", "--n", "64", "--steps", "0", "--output", file("x.h5"), "--quiet"});

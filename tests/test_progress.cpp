@@ -44,6 +44,21 @@ TEST(Progress, LineShowsItsUnitsAndDetail) {
     EXPECT_NE(p.line(50, 2.0).find("(25%), 25 max steps/s"), std::string::npos) << p.line(50, 2.0);
 }
 
+// Inside a long max step (MaxStepWatch) the share of it done counts: the count stays whole, the percentage,
+// rate and ETA take the share.
+TEST(Progress, AShareOfAStepCountsInThePercentageAndTheEta) {
+    std::ostringstream out;
+    Progress p("run", 2, 0.0, plain_every_update(), out);
+    p.set_units("max step", "max steps");
+    const std::string line = p.line(0.5, 10.0);  // 0.05 max steps/s, 1.5 left: 30 s
+    EXPECT_NE(line.find("run: max step 0/2 (25%)"), std::string::npos) << line;
+    EXPECT_NE(line.find("0.05 max steps/s, ETA 30 s"), std::string::npos) << line;
+    p.update_within(1.25, max_step_under_way_detail(0.3125, 0.25));
+    EXPECT_NE(out.str().find("nbody run: max step 1/2 (62%), t = 0.3125, a max step under way"),
+              std::string::npos)
+        << out.str();
+}
+
 TEST(Progress, PlainModePrintsWholeLines) {
     std::ostringstream out;
     {

@@ -13,10 +13,12 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "max_step_watch.hpp"
 #include "mpi/cluster.hpp"
 #include "plot.hpp"
 #include "process_backend.hpp"
@@ -343,9 +345,19 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     const double n = static_cast<double>(backend.size());
     // Interactions per step are N^2 per force evaluation for fixed steps; an adaptive integrator's vary
     // (0: the progress line shows none).
-    Progress progress("run", plan.steps, adaptive ? 0.0 : n * n,
-                      progress_settings_from_environment(o.quiet || !cl.root()), std::cerr);
+    const ProgressSettings shown = progress_settings_from_environment(o.quiet || !cl.root());
+    Progress progress("run", plan.steps, adaptive ? 0.0 : n * n, shown, std::cerr);
     if (adaptive) progress.set_units("max step", "max steps");
+    // Inside a long max step the line goes on from a thread of its own (max_step_watch.hpp).
+    std::optional<MaxStepWatch> watch;
+    if (adaptive && shown.enabled)
+        watch.emplace(progress, shown.terminal ? shown.live_interval_s : shown.plain_interval_s);
+    // The backend outlives this call: it must not keep a pointer into it.
+    struct Unpublish {
+        Backend& b;
+        ~Unpublish() { b.set_progress(nullptr); }
+    } unpublish{backend};
+    if (watch) backend.set_progress(watch->published());
 
     RunOutcome r;
     r.t = sc.state.t;
@@ -389,7 +401,9 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
 
         const double start = now_s();
         const std::size_t n_before = backend.size();
+        if (watch) watch->begin_chunk(r.done, r.t, p.dt);
         const StepReport rep = backend.step(p, chunk);
+        if (watch) watch->end_chunk();
         chunk_seconds = now_s() - start;
         r.step_seconds += chunk_seconds;
         if (!rep.ok()) {

@@ -25,6 +25,10 @@ std::string block_work_detail(double t, double dt_max, std::int64_t blocks, std:
                              " neighbour evaluations"
                        : std::string(" force+jerk evaluations"));
 }
+std::string max_step_under_way_detail(double t, double dt_max) {
+    return "t = " + format_time(t, std::abs(dt_max) / 1000) + ", a max step under way";
+}
+
 namespace {
 
 std::string fmt(const char* format, double v) {
@@ -88,32 +92,45 @@ Progress::~Progress() {
     finish();
 }
 
-std::string Progress::line(std::int64_t done, double elapsed_s) const {
-    const double pct = 100.0 * static_cast<double>(done) / static_cast<double>(total_);
-    std::string text = label_ + ": " + unit_ + " " + std::to_string(done) + "/" + std::to_string(total_) +
-                       " (" + fmt("%.0f", std::floor(pct)) + "%)";
+std::string Progress::line(double done, double elapsed_s) const {
+    const double pct = 100.0 * done / static_cast<double>(total_);
+    std::string text = label_ + ": " + unit_ + " " + std::to_string(std::int64_t(std::floor(done))) + "/" +
+                       std::to_string(total_) + " (" + fmt("%.0f", std::floor(pct)) + "%)";
     if (!detail_.empty()) text += ", " + detail_;
     if (elapsed_s > 0 && done > 0) {
-        const double steps_per_s = static_cast<double>(done) / elapsed_s;
+        const double steps_per_s = done / elapsed_s;
         text += ", " + fmt("%.3g", steps_per_s) + " " + units_ + "/s, ";
         // 0: the interactions per step vary (an adaptive integrator), none shown.
         if (interactions_per_step_ > 0)
             text += fmt("%.3g", steps_per_s * interactions_per_step_) + " interactions/s, ";
-        text += "ETA " + duration_text(static_cast<double>(total_ - done) / steps_per_s);
+        text += "ETA " + duration_text((static_cast<double>(total_) - done) / steps_per_s);
     }
     return text;
 }
 
 void Progress::set_units(std::string one, std::string many) {
+    const std::lock_guard<std::mutex> lock(mutex_);
     unit_ = std::move(one);
     units_ = std::move(many);
 }
 
 void Progress::set_detail(std::string detail) {
+    const std::lock_guard<std::mutex> lock(mutex_);
     detail_ = std::move(detail);
 }
 
 void Progress::update(std::int64_t done) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    print(static_cast<double>(done));
+}
+
+void Progress::update_within(double done, std::string detail) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    detail_ = std::move(detail);
+    print(done);
+}
+
+void Progress::print(double done) {
     if (!settings_.enabled || finished_) return;
     const double now = now_s();
     const double interval = settings_.terminal ? settings_.live_interval_s : settings_.plain_interval_s;
@@ -131,6 +148,7 @@ void Progress::update(std::int64_t done) {
 }
 
 void Progress::finish() {
+    const std::lock_guard<std::mutex> lock(mutex_);
     if (finished_) return;
     finished_ = true;
     if (live_line_open_) {

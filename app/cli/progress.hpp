@@ -5,6 +5,7 @@
 // the run is alive without filling up.
 #include <cstdint>
 #include <iosfwd>
+#include <mutex>
 #include <string>
 
 namespace nbody {
@@ -26,6 +27,11 @@ ProgressSettings progress_settings_from_environment(bool quiet);
 std::string block_work_detail(double t, double dt_max, std::int64_t blocks, std::uint64_t body_updates,
                               std::uint64_t neighbour_updates, bool neighbours);
 
+// The line's detail while a max step is under way (MaxStepWatch): its blocks' time so far.
+std::string max_step_under_way_detail(double t, double dt_max);
+
+// One line, updated from the loop that runs the steps and, while a long max step runs, from a watching
+// thread (MaxStepWatch): every call below is safe from two threads.
 class Progress {
   public:
     // `label` starts each line ("run", "bench openmp float N=4096"); total_steps > 0; interactions
@@ -44,13 +50,20 @@ class Progress {
 
     // `done` steps are complete; prints if the interval has passed. Cheap to call often.
     void update(std::int64_t done);
+    // The same inside a step: `done` counts the share of the one under way too (0.37 of the first max
+    // step), and `detail` replaces the detail.
+    void update_within(double done, std::string detail);
     // Ends the live line (a newline on a terminal) so the summary starts on its own line. Idempotent.
     void finish();
 
     // The text of one line for `done` steps after `elapsed_s` seconds (no newline); exposed for tests.
-    std::string line(std::int64_t done, double elapsed_s) const;
+    // A share of a step (update_within) counts in the percentage, the rate and the ETA.
+    std::string line(double done, double elapsed_s) const;
 
   private:
+    void print(double done);  // update's, with mutex_ held
+
+    mutable std::mutex mutex_;
     std::string label_;
     std::string unit_ = "step", units_ = "steps";
     std::string detail_;

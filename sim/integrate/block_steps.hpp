@@ -43,6 +43,16 @@ struct BlockCounters {
     std::uint64_t neighbour_updates = 0;
 };
 
+// How far the max steps under way have got, for a progress line that another thread prints while a long
+// max step runs (Backend::set_progress): the max steps finished since it was handed over, and the tick of
+// the last block done in the one under way, published where the max step looks for an interrupt (after
+// each block on the host, at each return to the host on a device). Relaxed atomics: a progress line reads
+// them, nothing synchronizes on them.
+struct MaxStepProgress {
+    std::atomic<std::int64_t> finished{0};
+    std::atomic<std::int64_t> tick{0};
+};
+
 class BlockSteps {
   public:
     virtual ~BlockSteps() = default;
@@ -118,7 +128,20 @@ class BlockSteps {
     bool interrupted() const { return interrupted_; }
     void clear_interrupted() { interrupted_ = false; }
 
+    // Where a max step's progress is published (MaxStepProgress); nullptr (the default): nowhere.
+    void set_progress(MaxStepProgress* progress) { progress_ = progress; }
+    // A max step ended (advance_hermite): one more finished, the next begins at tick 0.
+    void report_max_step_done() {
+        if (!progress_) return;
+        progress_->tick.store(0, std::memory_order_relaxed);
+        progress_->finished.fetch_add(1, std::memory_order_relaxed);
+    }
+
   protected:
+    // The blocks of the max step under way are done up to `tick` (ticks since it began).
+    void report_tick(std::int64_t tick) {
+        if (progress_) progress_->tick.store(tick, std::memory_order_relaxed);
+    }
     // Whether to stop here for an interrupt (then interrupted() from now on).
     bool interrupt_requested() {
         if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) interrupted_ = true;
@@ -128,6 +151,7 @@ class BlockSteps {
   private:
     const std::atomic<bool>* interrupt_ = nullptr;
     bool interrupted_ = false;
+    MaxStepProgress* progress_ = nullptr;
 };
 
 // Whether a block state made by init(a) still serves parameters b: same max step, eta, neighbour scheme

@@ -67,6 +67,7 @@ void advance_hermite(Backend& b, const Params& p) {
     check_block_model(p);
     if (!s->ready(p) && !s->change_max_step(p)) s->init(p);
     s->max_step(p);
+    s->report_max_step_done();
 }
 
 void BlockSteps::max_step(const Params& p) {
@@ -78,6 +79,7 @@ void BlockSteps::max_step(const Params& p) {
         evaluate();
         correct(block.tick);
         if (p.collisions != CollisionMode::off) collide(p, block.tick);
+        report_tick(block.tick);
     } while (block.tick < kTicksPerMaxStep);
     finish_max_step();
 }

@@ -23,6 +23,7 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
     const BlockCounters before = blocks ? blocks->counters() : BlockCounters{};
     if (blocks) {
         blocks->set_interrupt(interrupt_);
+        blocks->set_progress(progress_);
         blocks->clear_interrupted();
     }
     // Collisions are checked after every step, and only when asked for: off costs one branch a step. An

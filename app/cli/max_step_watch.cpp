@@ -1,0 +1,54 @@
+#include "max_step_watch.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "sim/integrate/hermite.hpp"
+
+namespace nbody {
+
+MaxStepWatch::MaxStepWatch(Progress& line, double interval_s)
+    : line_(line), interval_s_(interval_s), thread_([this] { watch(); }) {}
+
+MaxStepWatch::~MaxStepWatch() {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+}
+
+void MaxStepWatch::begin_chunk(std::int64_t done, double t, double dt) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    published_.tick.store(0, std::memory_order_relaxed);
+    finished_base_ = published_.finished.load(std::memory_order_relaxed);
+    done_ = done, t_ = t, dt_ = dt;
+    running_ = true;
+}
+
+void MaxStepWatch::end_chunk() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    running_ = false;
+}
+
+void MaxStepWatch::watch() {
+    // A look a few times per interval (the line prints at most once per interval), at most 4 a second and
+    // at least 50 (interval 0: every change, for scripts and tests).
+    const double look_s = std::clamp(interval_s_ / 4, 0.02, 0.25);
+    std::int64_t seen_finished = -1, seen_tick = -1;
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+        wake_.wait_for(lock, std::chrono::duration<double>(look_s));
+        if (stop_ || !running_) continue;
+        const std::int64_t finished = published_.finished.load(std::memory_order_relaxed) - finished_base_;
+        const std::int64_t tick = published_.tick.load(std::memory_order_relaxed);
+        if (finished == seen_finished && tick == seen_tick) continue;  // nothing new to say
+        seen_finished = finished, seen_tick = tick;
+        // The blocks' time: the max steps finished in this chunk, and the share of the one under way.
+        const double steps = double(finished) + double(tick) / double(kTicksPerMaxStep);
+        line_.update_within(double(done_) + steps, max_step_under_way_detail(t_ + steps * dt_, dt_));
+    }
+}
+
+}  // namespace nbody
