@@ -321,6 +321,15 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
             "Hermite block steps: each block advances only the bodies due at its time; an evaluation is one "
             "body's force and jerk against all N.");
     }
+    if (info.adaptive && info.max_step_share >= 0) {
+        ImGui::ProgressBar(
+            float(info.max_step_share), ImVec2(-1, 0),
+            ("max step under way: " + std::to_string(int(100 * info.max_step_share)) + "%").c_str());
+        tooltip_for_last(
+            "The bodies are drawn as the last max step left them: each one runs on its own clock inside a "
+            "max step, and the picture moves on when every body has reached its end. A smaller max dt "
+            "shows the motion more often.");
+    }
 }
 
 // Collisions: off / merge / bounce, the restitution for bounce, and what they did so far.
@@ -1040,11 +1049,15 @@ std::string clock_text(const PanelInfo& info) {
     // t is summed step by step, so running back to the start leaves rounding noise (t = -3e-16): within a
     // millionth of a step of 0 it reads 0.
     const double t = std::abs(info.sim_time) < 1e-6 * std::abs(info.dt) ? 0.0 : info.sim_time;
+    // Whole rates where they are large; three digits below 100, so that a max step of seconds reads
+    // 0.175 max steps/s, not 0.
+    char rate[32];
+    std::snprintf(rate, sizeof rate, info.steps_per_s >= 100 ? "%.0f" : "%.3g", info.steps_per_s);
     char line[160];
-    std::snprintf(line, sizeof line, "N %zu  t %.4g%s%s  %lld %s  %.0f %s/s%s", info.n, t,
+    std::snprintf(line, sizeof line, "N %zu  t %.4g%s%s  %lld %s  %s %s/s%s", info.n, t,
                   info.time_unit.empty() ? "" : " ", info.time_unit.c_str(),
-                  static_cast<long long>(info.steps_total), info.adaptive ? "max steps" : "steps",
-                  info.steps_per_s, info.adaptive ? "max steps" : "steps", info.reversed ? "  reversed" : "");
+                  static_cast<long long>(info.steps_total), info.adaptive ? "max steps" : "steps", rate,
+                  info.adaptive ? "max steps" : "steps", info.reversed ? "  reversed" : "");
     return line;
 }
 

@@ -184,8 +184,8 @@ void ScriptRunner::run(int frame, ScriptWindow& w) {
             auto colon = s.value.find(':');
             std::string name = s.value.substr(0, colon);
             double want = std::stod(s.value.substr(colon + 1));
-            const SettingInfo* setting = find_setting(name);
-            double got = setting               ? model.params.*setting->field
+            const SettingInfo* expected = find_setting(name);
+            double got = expected              ? model.params.*expected->field
                          : name == "dt"        ? model.params.dt
                          : name == "softening" ? model.params.softening
                                                : model.params.G;

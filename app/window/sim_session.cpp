@@ -54,6 +54,7 @@ SimSession::SimSession(std::unique_ptr<Backend> backend, const HostState& s, con
 
 void SimSession::start() {
     backend_->set_interrupt(&quitting_);
+    backend_->set_progress(&max_step_progress_);
     diagnostics_locked(true);
     last_ckpt_wall_ = now_s();
     stats_.sim_time = checkpoint_.t;
@@ -400,10 +401,13 @@ void SimSession::do_steps() {
     std::string failure;
     try {
         validate_clock_step(backend_->time(), p.dt);  // else the clock would stand while the bodies move
+        max_step_progress_.tick.store(0, std::memory_order_relaxed);
+        step_began_.store(t0);
         r = backend_->step(p, k);
     } catch (const std::exception& e) {
         failure = what_of(e);
     }
+    step_began_.store(0);
     double t1 = now_s();
     if (!failure.empty() || !r.ok()) {
         // Keep the last good state on screen and stop; the user decides what to change.
@@ -842,6 +846,7 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
         next->set_state(cur);
         radii_checked_ = false;
         next->set_interrupt(&quitting_);
+        next->set_progress(&max_step_progress_);
         backend_ = std::move(next);
         set_checkpoint(std::move(cur));
     } catch (const std::exception& e) {
@@ -924,8 +929,17 @@ void SimSession::apply_field(Request& r) {
 }
 
 SessionStats SimSession::stats() const {
-    std::lock_guard<std::mutex> c(ctl_mutex_);
-    return stats_;
+    SessionStats st;
+    {
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        st = stats_;
+    }
+    const double began = step_began_.load();
+    if (began > 0 && now_s() - began > kLongStepSeconds) {
+        st.max_step_share =
+            double(max_step_progress_.tick.load(std::memory_order_relaxed)) / double(kTicksPerMaxStep);
+    }
+    return st;
 }
 
 std::string SimSession::backend_name() const {

@@ -21,6 +21,9 @@
 
 namespace nbody {
 
+// A step call running longer than this (seconds) shows its max step's progress in the panel.
+inline constexpr double kLongStepSeconds = 0.5;
+
 // Body `index` after the merges `events` (indices before each step's removals; survivors keep the lower
 // index): its new index, or the survivor's where it was merged away.
 std::size_t remap_after_merges(std::size_t index, const std::vector<CollisionEvent>& events);
@@ -42,6 +45,10 @@ struct SessionStats {
     // drift below is that of E + energy_lost.
     std::int64_t merges_total = 0, bounces_total = 0;
     double energy_lost = 0;
+    // The share (0..1) of an adaptive integrator's max step under way where the step call has run for
+    // more than kLongStepSeconds (the picture waits for it: every body reaches the max step's end); -1
+    // otherwise.
+    double max_step_share = -1;
     double steps_per_s = 0;  // measured over the last ~0.5 s of wall time, pauses excluded
     double ms_per_step = 0;  // wall time per step, averaged the same way; 0 = not known yet
     Diagnostics diag;        // at the last energy cadence
@@ -252,6 +259,10 @@ class SimSession {
     bool draw_from_backend_by_residency_ = true;  // false: fixed by the test constructor
     std::atomic<bool> gpu_{false};
     std::atomic<bool> quitting_{false};  // the destructor's: interrupts a long step (Backend::set_interrupt)
+    // How far an adaptive integrator's max step under way has got (Backend::set_progress), and when the
+    // step call under way began (now_s(); 0: none): stats() gives the panel the share of a long one.
+    MaxStepProgress max_step_progress_;
+    std::atomic<double> step_began_{0};
     std::atomic<std::size_t> size_{0};
 
     mutable std::mutex timeline_mutex_;  // guards timeline_ and its cadence

@@ -835,6 +835,7 @@ void WindowApp::update_clock(const SessionStats& st) {
     info.time_unit = preset ? preset->time_unit : std::string();
     info.mass_unit = preset ? preset->mass_unit : std::string();
     info.adaptive = integrator_info(model.params.integrator).adaptive;
+    info.max_step_share = st.max_step_share;
 }
 
 void WindowApp::update_info(double frame_ms) {
