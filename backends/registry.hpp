@@ -66,9 +66,10 @@ std::vector<std::string> available_backend_names();
 // Settles, before this process's first device call, how it asks for its devices: called once, first thing,
 // by a program that owns its process (the nbody executable; not the Python module, whose process may hold
 // other CUDA libraries). CUDA builds ask for one hardware work queue per context
-// (CUDA_DEVICE_MAX_CONNECTIONS=1, where the environment does not set it): every kernel and copy of nbody
-// goes in order on one stream, so the other seven default queues only make the context slower to create
-// (H100: ~0.12 s with eight, ~0.06 s with one; the steps the same). Without CUDA it does nothing.
+// (CUDA_DEVICE_MAX_CONNECTIONS=1, where the environment does not set it): nbody's kernels and copies run one
+// after another anyway (the legacy default stream, and the block steps' one blocking stream, which it
+// orders with), so the other seven default queues only make the context slower to create (H100: ~0.12 s
+// with eight, ~0.06 s with one; the steps the same). Without CUDA it does nothing.
 void prepare_process_for_devices();
 
 // Creates the backend, throwing nbody::Error with a clear one-line message if it does not exist

@@ -121,8 +121,8 @@ class CliTest : public test::TempDirTest {
     }
 };
 
-// The executable asks CUDA for one hardware work queue before its first device call (all its device work
-// runs in order on one stream; the context is made ~0.06 s faster, PERFORMANCE.md "Nineteenth pass"), and
+// The executable asks CUDA for one hardware work queue before its first device call (its device work runs
+// one item after another; the context is made ~0.06 s faster, PERFORMANCE.md "Nineteenth pass"), and
 // leaves a value the user set alone. Without CUDA it sets nothing.
 TEST(Backends, TheProcessAsksForOneDeviceWorkQueueUnlessTheUserSetOne) {
     const char* kName = "CUDA_DEVICE_MAX_CONNECTIONS";

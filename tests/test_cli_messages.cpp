@@ -151,11 +151,13 @@ TEST_F(CliMessagesTest, APlotCutShortByAFullDiskIsAnError) {
 }
 
 // A max step cannot be split into chunks: at a large --dt one runs for minutes. Its progress shows inside
-// it (MaxStepWatch): lines with the blocks' time so far, between the start and the end of the max step.
+// it (MaxStepWatch) once it has run kLongMaxStepSeconds: lines with the blocks' time so far, between the
+// start and the end of the max step.
 TEST_F(CliMessagesTest, ALongMaxStepShowsItsProgressInsideIt) {
     ::setenv("NBODY_PROGRESS_SECONDS", "0", 1);
-    const CliResult r = run_cli({"run", "--preset", "plummer", "--n", "1024", "--integrator", "hermite",
-                                 "--backend", "serial", "--dt", "1", "--steps", "1"});
+    // ~2 s of blocks on the 2-core development machine.
+    const CliResult r = run_cli({"run", "--preset", "plummer", "--n", "2048", "--integrator", "hermite",
+                                 "--backend", "serial", "--dt", "2", "--steps", "1"});
     ::unsetenv("NBODY_PROGRESS_SECONDS");
     ASSERT_EQ(r.code, 0) << r.err;
     int inside = 0;
@@ -165,10 +167,10 @@ TEST_F(CliMessagesTest, ALongMaxStepShowsItsProgressInsideIt) {
         if (line.rfind(head, 0) != 0 || line.find(", a max step under way") == std::string::npos) continue;
         const double t = std::stod(line.substr(line.find(mark) + mark.size()));
         EXPECT_GT(t, 0.0) << line;
-        EXPECT_LE(t, 1.0) << line;
-        inside += t < 1.0;
+        EXPECT_LE(t, 2.0) << line;
+        inside += t < 2.0;
     }
-    EXPECT_GT(inside, 0) << r.err;  // ~0.3 s of blocks, looked at every 20 ms
+    EXPECT_GT(inside, 0) << r.err;  // looked at every 20 ms after the first half second
     // Quiet: no line and no thread's output.
     const CliResult quiet = run_cli({"run", "--preset", "plummer", "--n", "256", "--integrator", "hermite",
                                      "--backend", "serial", "--dt", "1", "--steps", "1", "--quiet"});

@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -350,8 +351,13 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     if (adaptive) progress.set_units("max step", "max steps");
     // Inside a long max step the line goes on from a thread of its own (max_step_watch.hpp).
     std::optional<MaxStepWatch> watch;
-    if (adaptive && shown.enabled)
-        watch.emplace(progress, shown.terminal ? shown.live_interval_s : shown.plain_interval_s);
+    if (adaptive && shown.enabled) {
+        try {
+            watch.emplace(progress, shown.terminal ? shown.live_interval_s : shown.plain_interval_s);
+        } catch (const std::system_error&) {
+            // No thread to spare: the line then moves at max-step ends only, as before.
+        }
+    }
     // The backend outlives this call: it must not keep a pointer into it.
     struct Unpublish {
         Backend& b;

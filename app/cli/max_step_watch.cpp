@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "sim/integrate/hermite.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
 
@@ -25,6 +26,7 @@ void MaxStepWatch::begin_chunk(std::int64_t done, double t, double dt) {
     finished_base_ = published_.finished.load(std::memory_order_relaxed);
     done_ = done, t_ = t, dt_ = dt;
     running_ = true;
+    current_ = 0, current_since_ = now_s();
 }
 
 void MaxStepWatch::end_chunk() {
@@ -36,15 +38,22 @@ void MaxStepWatch::watch() {
     // A look a few times per interval (the line prints at most once per interval), at most 4 a second and
     // at least 50 (interval 0: every change, for scripts and tests).
     const double look_s = std::clamp(interval_s_ / 4, 0.02, 0.25);
-    std::int64_t seen_finished = -1, seen_tick = -1;
+    // Only a max step that has run this long gets lines of its own: shorter ones end within the loop's
+    // next update, whose line tells the blocks and evaluations.
+    const double long_s = std::max(interval_s_, kLongMaxStepSeconds);
+    std::int64_t seen_tick = -1;
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stop_) {
         wake_.wait_for(lock, std::chrono::duration<double>(look_s));
         if (stop_ || !running_) continue;
         const std::int64_t finished = published_.finished.load(std::memory_order_relaxed) - finished_base_;
         const std::int64_t tick = published_.tick.load(std::memory_order_relaxed);
-        if (finished == seen_finished && tick == seen_tick) continue;  // nothing new to say
-        seen_finished = finished, seen_tick = tick;
+        const double now = now_s();
+        if (finished != current_) current_ = finished, current_since_ = now;  // another max step began
+        // tick 0: no block of this max step reported yet (nothing to say; report_max_step_done also zeroes
+        // it just before it counts the max step finished).
+        if (tick == 0 || tick == seen_tick || now - current_since_ < long_s) continue;
+        seen_tick = tick;
         // The blocks' time: the max steps finished in this chunk, and the share of the one under way.
         const double steps = double(finished) + double(tick) / double(kTicksPerMaxStep);
         line_.update_within(double(done_) + steps, max_step_under_way_detail(t_ + steps * dt_, dt_));

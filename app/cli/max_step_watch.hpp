@@ -14,6 +14,9 @@
 
 namespace nbody {
 
+// A max step gets lines of its own once it has run this long (seconds), or the line's interval if longer.
+inline constexpr double kLongMaxStepSeconds = 0.5;
+
 class MaxStepWatch {
   public:
     // Updates `line` (which must outlive this) at most every `interval_s` seconds (the line's own: 0 for
@@ -42,7 +45,9 @@ class MaxStepWatch {
     bool running_ = false;  // a chunk is under way
     std::int64_t done_ = 0, finished_base_ = 0;
     double t_ = 0, dt_ = 0;
-    std::thread thread_;  // last: starts after the members it reads
+    std::int64_t current_ = 0;  // max steps finished in the chunk when the one under way was first seen
+    double current_since_ = 0;  // when that was (now_s())
+    std::thread thread_;        // last: starts after the members it reads
 };
 
 }  // namespace nbody

@@ -26,6 +26,13 @@ StepReport Backend::step(const Params& p, std::int64_t steps) {
         blocks->set_progress(progress_);
         blocks->clear_interrupted();
     }
+    // The progress is the caller's for this call only (cmd_run's lives on its stack).
+    struct Unpublish {
+        BlockSteps* b;
+        ~Unpublish() {
+            if (b) b->set_progress(nullptr);
+        }
+    } unpublish{blocks};
     // Collisions are checked after every step, and only when asked for: off costs one branch a step. An
     // adaptive integrator's block steps find them at every block instead (block_steps_for hands a
     // collision run only block steps that do).
