@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "sim/integrate/hermite.hpp"
 #include "sim/util.hpp"
 
 namespace nbody {
@@ -22,7 +21,7 @@ MaxStepWatch::~MaxStepWatch() {
 
 void MaxStepWatch::begin_chunk(std::int64_t done, double t, double dt) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    published_.tick.store(0, std::memory_order_relaxed);
+    published_.begin();
     finished_base_ = published_.finished.load(std::memory_order_relaxed);
     done_ = done, t_ = t, dt_ = dt;
     running_ = true;
@@ -41,21 +40,21 @@ void MaxStepWatch::watch() {
     // Only a max step that has run this long gets lines of its own: shorter ones end within the loop's
     // next update, whose line tells the blocks and evaluations.
     const double long_s = std::max(interval_s_, kLongMaxStepSeconds);
-    std::int64_t seen_tick = -1;
+    double seen_share = -1;
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stop_) {
         wake_.wait_for(lock, std::chrono::duration<double>(look_s));
         if (stop_ || !running_) continue;
         const std::int64_t finished = published_.finished.load(std::memory_order_relaxed) - finished_base_;
-        const std::int64_t tick = published_.tick.load(std::memory_order_relaxed);
+        const double share = published_.share();
         const double now = now_s();
         if (finished != current_) current_ = finished, current_since_ = now;  // another max step began
-        // tick 0: no block of this max step reported yet (nothing to say; report_max_step_done also zeroes
-        // it just before it counts the max step finished).
-        if (tick == 0 || tick == seen_tick || now - current_since_ < long_s) continue;
-        seen_tick = tick;
+        // 0: no block of this max step reported yet (nothing to say; report_max_step_done also zeroes it
+        // just before it counts the max step finished).
+        if (share == 0 || share == seen_share || now - current_since_ < long_s) continue;
+        seen_share = share;
         // The blocks' time: the max steps finished in this chunk, and the share of the one under way.
-        const double steps = double(finished) + double(tick) / double(kTicksPerMaxStep);
+        const double steps = double(finished) + share;
         line_.update_within(double(done_) + steps, max_step_under_way_detail(t_ + steps * dt_, dt_));
     }
 }

@@ -401,7 +401,7 @@ void SimSession::do_steps() {
     std::string failure;
     try {
         validate_clock_step(backend_->time(), p.dt);  // else the clock would stand while the bodies move
-        max_step_progress_.tick.store(0, std::memory_order_relaxed);
+        max_step_progress_.begin();
         step_began_.store(t0);
         r = backend_->step(p, k);
     } catch (const std::exception& e) {
@@ -936,8 +936,7 @@ SessionStats SimSession::stats() const {
     }
     const double began = step_began_.load();
     if (began > 0 && now_s() - began > kLongStepSeconds) {
-        st.max_step_share =
-            double(max_step_progress_.tick.load(std::memory_order_relaxed)) / double(kTicksPerMaxStep);
+        st.max_step_share = max_step_progress_.share();
     }
     return st;
 }

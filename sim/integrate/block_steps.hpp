@@ -51,6 +51,10 @@ struct BlockCounters {
 struct MaxStepProgress {
     std::atomic<std::int64_t> finished{0};
     std::atomic<std::int64_t> tick{0};
+    // A step call begins: no block of its max step done yet.
+    void begin() { tick.store(0, std::memory_order_relaxed); }
+    // The share (0..1) of the max step under way that its blocks have done: tick / kTicksPerMaxStep.
+    double share() const;
 };
 
 class BlockSteps {
@@ -133,7 +137,7 @@ class BlockSteps {
     // A max step ended (advance_hermite): one more finished, the next begins at tick 0.
     void report_max_step_done() {
         if (!progress_) return;
-        progress_->tick.store(0, std::memory_order_relaxed);
+        progress_->begin();
         progress_->finished.fetch_add(1, std::memory_order_relaxed);
     }
 

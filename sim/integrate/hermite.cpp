@@ -19,6 +19,10 @@ bool same_block_model(const Params& a, const Params& b) {
            (a.neighbours == 0 || regular_eta(a) == regular_eta(b)) && same_force_model(a, b);
 }
 
+double MaxStepProgress::share() const {
+    return double(tick.load(std::memory_order_relaxed)) / double(kTicksPerMaxStep);
+}
+
 bool same_block_model_but_dt(const Params& a, const Params& b) {
     Params c = b;
     c.dt = a.dt;
