@@ -19,9 +19,10 @@ BackendInfo cuda_backend_entry() {
     b.name = "cuda";
     b.description = "NVIDIA GPU: tiled all-pairs kernels, state kept on the device";
     b.residency = Residency::device;
-    const std::string problem = cuda_device_problem();
-    b.available = problem.empty();
-    if (!b.available) b.unavailable_reason = "no CUDA device: " + problem;
+    b.probe = [] {
+        const std::string problem = cuda_device_problem();
+        return problem.empty() ? problem : "no CUDA device: " + problem;
+    };
     b.create = [](Precision p) { return make_cuda_backend(p); };
     b.device_description = [] {
         const auto d = cuda_device_info();

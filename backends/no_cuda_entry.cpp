@@ -12,8 +12,7 @@ BackendInfo cuda_backend_entry() {
     b.name = "cuda";
     b.description = "NVIDIA GPU: tiled all-pairs kernels, state kept on the device";
     b.residency = Residency::device;
-    b.available = false;
-    b.unavailable_reason = kWhy;
+    b.probe = [] { return std::string(kWhy); };
     b.create = [](Precision) -> std::unique_ptr<Backend> { throw Error(kWhy); };
     return b;
 }

@@ -9,6 +9,13 @@ namespace nbody {
 // Defined in cuda_entry.cpp when the build has CUDA, else in no_cuda_entry.cpp.
 BackendInfo cuda_backend_entry();
 
+const std::string& BackendInfo::unavailable_reason() const {
+    std::call_once(answer_->once, [this] {
+        if (probe) answer_->reason = probe();
+    });
+    return answer_->reason;
+}
+
 namespace {
 
 std::vector<BackendInfo> make_registry() {
@@ -44,9 +51,16 @@ const BackendInfo* find_backend(std::string_view name) {
 
 const BackendInfo& default_interactive_backend() {
     for (const auto& b : builtin_backends()) {
-        if (b.available && b.residency == Residency::device) return b;
+        if (b.residency == Residency::device && b.available()) return b;
     }
     return *find_backend("openmp");
+}
+
+const BackendInfo* first_device_backend() {
+    for (const auto& b : builtin_backends()) {
+        if (b.residency == Residency::device) return &b;
+    }
+    return nullptr;
 }
 
 std::vector<std::string> backend_names() {
@@ -58,7 +72,7 @@ std::vector<std::string> backend_names() {
 std::vector<std::string> available_backend_names() {
     std::vector<std::string> out;
     for (const auto& b : builtin_backends()) {
-        if (b.available) out.push_back(b.name);
+        if (b.available()) out.push_back(b.name);
     }
     return out;
 }
@@ -66,8 +80,9 @@ std::vector<std::string> available_backend_names() {
 std::unique_ptr<Backend> create_backend(std::string_view name, Precision p) {
     const BackendInfo* b = find_backend(name);
     if (!b) throw Error("unknown backend '" + std::string(name) + "' (valid: " + join(backend_names()) + ")");
-    if (!b->available) {
-        throw Error(b->unavailable_reason + " (available backends: " + join(available_backend_names()) + ")");
+    if (!b->available()) {
+        throw Error(b->unavailable_reason() + " (available backends: " + join(available_backend_names()) +
+                    ")");
     }
     return b->create(p);
 }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,8 +25,15 @@ struct KernelComparison {
 struct BackendInfo {
     std::string name;         // "serial", "openmp", "cuda"
     std::string description;  // one line for --help and tooltips
-    bool available = true;    // false: built without it, or no device on this machine
-    std::string unavailable_reason;
+    // Why it cannot run here ("no CUDA device: ..."), or "" where it can; empty for backends that always
+    // can. Asked once, when available() or unavailable_reason() is first called, not when the registry is
+    // made: the CUDA probe pays the driver's start-up (cuInit, ~0.1 s, and ~0.05 s of teardown at exit),
+    // which `nbody --version`, serial runs and plots should not.
+    std::function<std::string()> probe;
+    // false: built without it, or no device on this machine. The first call runs the probe (thread-safe:
+    // a second caller waits for the first's answer).
+    bool available() const { return unavailable_reason().empty(); }
+    const std::string& unavailable_reason() const;
     Residency residency = Residency::host;  // where the bodies live (device: positions can go to GL directly)
     // Its steps run on OpenMP's host threads: --threads applies, and bench reports the thread count and
     // sweeps --threads for it (the others run on one host thread or on a device).
@@ -47,6 +55,13 @@ struct BackendInfo {
     // another thread while this one does other work, so that `create` then costs less; empty for host
     // backends. Never throws.
     std::function<void()> warm_up;
+
+  private:
+    struct Answer {
+        std::once_flag once;
+        std::string reason;
+    };
+    std::shared_ptr<Answer> answer_ = std::make_shared<Answer>();  // the probe's, once; shared by copies
 };
 
 // Every backend known to this build, available or not, in a fixed order (serial, openmp, cuda).
@@ -56,8 +71,12 @@ const std::vector<BackendInfo>& builtin_backends();
 const BackendInfo* find_backend(std::string_view name);
 
 // The fastest available backend for interactive use: the first available device-resident one, else
-// openmp.
+// openmp. Probes the device-resident ones.
 const BackendInfo& default_interactive_backend();
+
+// The backend default_interactive_backend() tries first, without probing: the first device-resident one
+// of this build (nullptr where there is none).
+const BackendInfo* first_device_backend();
 
 // Names of all backends, and of the available ones, for error messages.
 std::vector<std::string> backend_names();

@@ -9,7 +9,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +21,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -145,6 +148,34 @@ TEST(Backends, TheProcessAsksForOneDeviceWorkQueueUnlessTheUserSetOne) {
     } else {
         ::unsetenv(kName);
     }
+}
+
+// A backend's availability is asked of its probe when first wanted, not when the registry is made (the CUDA
+// probe pays the driver's start-up, ~0.1 s, which serial runs and `nbody --version` should not); once,
+// however many threads ask at the same time, and an entry's copies share the answer.
+TEST(Backends, AnEntryAsksItsProbeOnceWhenFirstAskedAndItsCopiesShareTheAnswer) {
+    std::atomic<int> calls{0};
+    BackendInfo entry;
+    entry.name = "probed";
+    entry.probe = [&calls] {
+        ++calls;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // both threads below ask meanwhile
+        return std::string("no device: gone");
+    };
+    const BackendInfo copy = entry;
+    EXPECT_EQ(calls.load(), 0);
+    bool first = true, second = true;
+    std::thread a([&] { first = entry.available(); });
+    std::thread b([&] { second = copy.available(); });
+    a.join();
+    b.join();
+    EXPECT_FALSE(first);
+    EXPECT_FALSE(second);
+    EXPECT_EQ(copy.unavailable_reason(), "no device: gone");
+    EXPECT_EQ(calls.load(), 1);
+    BackendInfo host;  // no probe: it runs wherever the build has it
+    EXPECT_TRUE(host.available());
+    EXPECT_EQ(host.unavailable_reason(), "");
 }
 
 // The processes of an mpirun line agree on the command line as parsed (issue 26, item 7): one value
@@ -478,7 +509,7 @@ TEST_F(CliTest, ChecksAfterReadingAFileNameItsLine) {
 
 TEST_F(CliTest, UnavailableCudaIsOneLineListingAvailableBackends) {
     const BackendInfo* cuda = find_backend("cuda");
-    if (cuda && cuda->available) GTEST_SKIP() << "this machine has a usable CUDA backend";
+    if (cuda && cuda->available()) GTEST_SKIP() << "this machine has a usable CUDA backend";
     expect_rejected({"--backend", "cuda"}, "openmp");
 }
 

@@ -545,11 +545,11 @@ TEST(Cuda, RegistryEntryMatchesDevice) {
     const BackendInfo info = *find_backend("cuda");
     EXPECT_EQ(info.residency, Residency::device);
     EXPECT_EQ(info.name, "cuda");
-    EXPECT_EQ(info.available, cuda_device_info().has_value());
-    if (!info.available) {
-        EXPECT_NE(info.unavailable_reason.find("no CUDA device"), std::string::npos);
+    EXPECT_EQ(info.available(), cuda_device_info().has_value());
+    if (!info.available()) {
+        EXPECT_NE(info.unavailable_reason().find("no CUDA device"), std::string::npos);
         EXPECT_THROW(make_cuda_backend(Precision::f32), Error);
-        GTEST_SKIP() << "no CUDA device on this machine: " << info.unavailable_reason;
+        GTEST_SKIP() << "no CUDA device on this machine: " << info.unavailable_reason();
     }
     auto b = create_backend("cuda", Precision::f64);
     EXPECT_EQ(b->name(), "cuda");

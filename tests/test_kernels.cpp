@@ -25,7 +25,7 @@ struct Case {
 std::vector<Case> available_cases() {
     std::vector<Case> out;
     for (const auto& b : builtin_backends()) {
-        if (!b.available) continue;
+        if (!b.available()) continue;
         out.push_back({b.name, Precision::f32});
         out.push_back({b.name, Precision::f64});
     }
@@ -192,7 +192,7 @@ TEST(Backends, EveryAvailableBackendMatchesSerialAfterSteps) {
     ref->step(p, 50);
     const HostState want = ref->get_state();
     for (const auto& info : builtin_backends()) {
-        if (!info.available) continue;
+        if (!info.available()) continue;
         auto b = create_backend(info.name, Precision::f64);
         b->set_state(s);
         ASSERT_TRUE(b->step(p, 50).finite);

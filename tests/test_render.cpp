@@ -794,13 +794,13 @@ TEST_F(Offscreen, BufferGenerationChangesWithEveryAllocation) {
 }
 
 // The CUDA interop tests run only where the CUDA backend is built and has a device.
-#define SKIP_WITHOUT_CUDA_INTEROP()                                                              \
-    do {                                                                                         \
-        const BackendInfo* cuda_info = find_backend("cuda");                                     \
-        if (!interop_built() || !cuda_info || !cuda_info->available) {                           \
-            GTEST_SKIP() << "no CUDA backend here: "                                             \
-                         << (cuda_info ? cuda_info->unavailable_reason : "not built with CUDA"); \
-        }                                                                                        \
+#define SKIP_WITHOUT_CUDA_INTEROP()                                                                \
+    do {                                                                                           \
+        const BackendInfo* cuda_info = find_backend("cuda");                                       \
+        if (!interop_built() || !cuda_info || !cuda_info->available()) {                           \
+            GTEST_SKIP() << "no CUDA backend here: "                                               \
+                         << (cuda_info ? cuda_info->unavailable_reason() : "not built with CUDA"); \
+        }                                                                                          \
     } while (false)
 
 // On a CUDA machine: interop writes the same bytes and renders the same image as the host path, and

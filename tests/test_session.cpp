@@ -381,9 +381,9 @@ TEST(SimSession, PotentialsComeFromTheBackendsFieldEvaluation) {
 // the bodies' own positions, as on the CPU (float: to float's precision). Skips without a device.
 TEST(SimSession, BodyPotentialsOnTheGpuMatchTheCpu) {
     const BackendInfo* cuda = find_backend("cuda");
-    if (!cuda || !cuda->available)
+    if (!cuda || !cuda->available())
         GTEST_SKIP() << "cuda backend not available here: "
-                     << (cuda ? cuda->unavailable_reason : "not built");
+                     << (cuda ? cuda->unavailable_reason() : "not built");
     const HostState s = test::random_bodies(2000, 6);
     Params p;
     p.softening = 0.05;

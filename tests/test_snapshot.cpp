@@ -704,7 +704,8 @@ TEST_F(SnapshotTest, RestartIsBitIdenticalOnCpuBackends) {
 TEST_F(SnapshotTest, RestartIsBitIdenticalOnCuda) {
     SKIP_WITHOUT_HDF5();
     const BackendInfo* cuda = find_backend("cuda");
-    if (!cuda || !cuda->available) GTEST_SKIP() << (cuda ? cuda->unavailable_reason : "built without CUDA");
+    if (!cuda || !cuda->available())
+        GTEST_SKIP() << (cuda ? cuda->unavailable_reason() : "built without CUDA");
     for (const Precision precision : {Precision::f32, Precision::f64}) {
         expect_exact_restart("cuda", precision, Integrator::leapfrog, file("restart.h5"));
     }

@@ -273,7 +273,7 @@ MachineInfo machine_info() {
     m.cores = static_cast<int>(std::thread::hardware_concurrency());
     m.gpu = "none";
     for (const auto& b : builtin_backends()) {
-        if (!b.available || !b.device_name) continue;
+        if (!b.available() || !b.device_name) continue;
         if (const std::string d = b.device_name(); !d.empty()) m.gpu = d;
     }
     return m;

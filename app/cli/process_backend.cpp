@@ -13,7 +13,7 @@ namespace nbody {
 std::unique_ptr<Backend> create_process_backend(Cluster& cl, const std::string& name, Precision p) {
     if (cl.distributed()) {
         const BackendInfo* info = find_backend(name);
-        if (info && info->available && info->select_device) info->select_device(cl.node_rank());
+        if (info && info->available() && info->select_device) info->select_device(cl.node_rank());
     }
     return cl.distribute(create_backend(name, p));
 }
@@ -44,15 +44,15 @@ void check_block_steps(const Params& p, Backend& backend, const std::string& nam
 
 std::future<void> warm_up_process_backend(const Cluster& cl, const std::string& requested) {
     if (cl.distributed()) return {};
-    const BackendInfo* info = nullptr;
+    // The backend that will run, named or the default's first choice, without asking the device here: the
+    // thread asks (the driver's start-up, ~0.1 s on CUDA) and makes the context while this one reads the
+    // scenario. An unknown name is reported where the run resolves its scenario.
+    const BackendInfo* info = requested.empty() ? first_device_backend() : find_backend(requested);
+    if (!info || !info->warm_up) return {};
     try {
-        info = find_backend(resolve_backend(requested));
-    } catch (const Error&) {
-        return {};  // the run reports the unknown name where it resolves its scenario
-    }
-    if (!info || !info->available || !info->warm_up) return {};
-    try {
-        return std::async(std::launch::async, info->warm_up);
+        return std::async(std::launch::async, [info] {
+            if (info->available()) info->warm_up();
+        });
     } catch (const std::system_error&) {
         return {};  // no thread to spare: the backend then makes its context itself
     }

@@ -57,9 +57,9 @@ void add_scenario_flags(CLI::App& app, ScenarioOptions& o) {
                     "gives bodies without a radius r = (3 m / (4 pi density))^(1/3) when collisions are on "
                     "(default: the preset's, else 5e6: rock in solar masses and AU)")
         ->type_name("RHO");
-    add_name_option(app, "--backend", o.backend,
-                    join(backend_names()) + " (default: " + default_interactive_backend().name +
-                        " here: the first available GPU backend, else openmp)");
+    add_name_option(
+        app, "--backend", o.backend,
+        join(backend_names()) + " (default: the first GPU backend this machine can run, else openmp)");
     add_name_option(app, "--precision", o.precision, "float or double (default float)");
 }
 

@@ -779,12 +779,12 @@ void view_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
 void backend_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     if (ImGui::BeginCombo("backend", m.backend.c_str())) {
         for (const auto& b : builtin_backends()) {
-            ImGuiSelectableFlags flags = b.available ? 0 : ImGuiSelectableFlags_Disabled;
-            if (ImGui::Selectable(b.name.c_str(), b.name == m.backend, flags) && b.available) {
+            ImGuiSelectableFlags flags = b.available() ? 0 : ImGuiSelectableFlags_Disabled;
+            if (ImGui::Selectable(b.name.c_str(), b.name == m.backend, flags) && b.available()) {
                 m.backend = b.name;
                 a.switch_backend = true;
             }
-            tooltip_for_last(b.available ? b.description.c_str() : b.unavailable_reason.c_str());
+            tooltip_for_last(b.available() ? b.description.c_str() : b.unavailable_reason().c_str());
         }
         ImGui::EndCombo();
     }
@@ -802,10 +802,10 @@ void backend_tab(PanelModel& m, PanelActions& a, const PanelInfo& info) {
     // Say plainly why a GPU backend is off: a tooltip on a disabled entry is easy to miss.
     ImGui::PushTextWrapPos(0.0f);
     for (const BackendInfo& b : builtin_backends()) {
-        if (b.available || b.residency != Residency::device) continue;
+        if (b.available() || b.residency != Residency::device) continue;
         ImGui::TextColored(kWarn, "%s off:", b.name.c_str());
         ImGui::SameLine();
-        ImGui::TextWrapped("%s", b.unavailable_reason.c_str());
+        ImGui::TextWrapped("%s", b.unavailable_reason().c_str());
     }
     ImGui::TextWrapped("%s", info.gl_device.c_str());
     if (!info.cuda_device.empty()) ImGui::TextWrapped("%s", info.cuda_device.c_str());

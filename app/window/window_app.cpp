@@ -312,7 +312,7 @@ void WindowApp::start(const Scenario& sc, std::int64_t n) {
     camera.fit(fs.pos_mass.data(), fs.size());
     loaded_at = now_s();
     for (const auto& b : builtin_backends()) {
-        if (!b.available || !b.device_description) continue;
+        if (!b.available() || !b.device_description) continue;
         const std::string d = b.device_description();
         if (!d.empty()) info.cuda_device += (info.cuda_device.empty() ? "" : "\n") + b.name + ": " + d;
     }
@@ -1157,7 +1157,7 @@ int run_window_app(const WindowOptions& o) {
     // A device-resident backend draws through interop and can afford more bodies by default.
     const BackendInfo* chosen =
         o.scenario.backend.empty() ? &default_interactive_backend() : find_backend(o.scenario.backend);
-    const bool on_device = chosen && chosen->available && chosen->residency == Residency::device;
+    const bool on_device = chosen && chosen->available() && chosen->residency == Residency::device;
     std::int64_t default_n = on_device ? kDefaultWindowNCuda : kDefaultWindowN;
     std::vector<std::string> replay_files;
     Scenario sc;

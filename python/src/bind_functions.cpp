@@ -26,10 +26,10 @@ void bind_functions(py::module_& m) {
                 py::dict d;
                 d["name"] = b.name;
                 d["description"] = b.description;
-                d["available"] = b.available;
-                d["reason"] = b.unavailable_reason;  // why not, where not available
+                d["available"] = b.available();
+                d["reason"] = b.unavailable_reason();  // why not, where not available
                 d["residency"] = b.residency == Residency::device ? "device" : "host";
-                d["device"] = b.available && b.device_description ? b.device_description() : std::string();
+                d["device"] = b.available() && b.device_description ? b.device_description() : std::string();
                 out.append(d);
             }
             return out;
