@@ -1170,6 +1170,40 @@ TEST_F(CliTest, HermiteWarningsNameWhatActs) {
     }
 }
 
+// In float an eta below kFloatEtaFloor lets rounding set some bodies' steps (many more blocks, no more
+// accuracy): the run is warned before it starts, naming the flag; not in double, not at the floor.
+TEST_F(CliTest, FloatEtaBelowTheFloorIsWarnedBeforeTheRun) {
+    Params p;
+    p.integrator = Integrator::hermite;
+    p.eta = 0.005;
+    EXPECT_TRUE(eta_below_float_floor(p, Precision::f32));
+    EXPECT_FALSE(eta_below_float_floor(p, Precision::f64));
+    EXPECT_EQ(float_eta_warning(p).rfind("--eta 0.005 in float: below 0.01 ", 0), 0u) << float_eta_warning(p);
+    p.eta = kFloatEtaFloor;
+    EXPECT_FALSE(eta_below_float_floor(p, Precision::f32));
+    p.neighbours = 8, p.eta_regular = 0.004;
+    EXPECT_TRUE(eta_below_float_floor(p, Precision::f32));
+    EXPECT_EQ(float_eta_warning(p).rfind("--eta-regular 0.004 in float", 0), 0u) << float_eta_warning(p);
+    p.integrator = Integrator::leapfrog;
+    EXPECT_FALSE(eta_below_float_floor(p, Precision::f32));
+
+    const CliResult r = run_cli({"run", "--n", "64", "--steps", "1", "--integrator", "hermite", "--eta",
+                                 "0.005", "--backend", "serial", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    Params asked;
+    asked.integrator = Integrator::hermite, asked.eta = 0.005;
+    EXPECT_EQ(r.err, "nbody: warning: " + float_eta_warning(asked) + "\n");
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--eta", "0.005", "--precision", "double"}, {"--eta", "0.01"}}) {
+        std::vector<std::string> cmd = {"run", "--n",          "64",      "--steps",
+                                        "1",   "--integrator", "hermite", "--quiet"};
+        cmd.insert(cmd.end(), args.begin(), args.end());
+        const CliResult quiet = run_cli(cmd);
+        ASSERT_EQ(quiet.code, 0) << quiet.err;
+        EXPECT_EQ(quiet.err, "") << args[0] << " " << args[1];
+    }
+}
+
 TEST_F(CliTest, PlotsEnergyLogsAndBenchCsvs) {
     if (!on_path("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
     const std::string log = file("energy.csv"), png = file("energy.png");

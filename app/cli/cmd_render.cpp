@@ -439,6 +439,8 @@ int run_render_command(const RenderOptions& o) {
     if (adaptive) progress.set_units("max step", "max steps");
     if (replay_files.empty() && steps > 0 && block_steps_may_stall(sc.params, sc.precision))
         std::cerr << "nbody: warning: " << kStallWarning << '\n';
+    if (replay_files.empty() && steps > 0 && eta_below_float_floor(sc.params, sc.precision))
+        std::cerr << "nbody: warning: " << float_eta_warning(sc.params) << '\n';
     StepReport work;
     std::int64_t chunk = 0;
     double chunk_seconds = 0;

@@ -667,6 +667,8 @@ int run_run_command(const RunOptions& o) {
     // Before the steps: such a run may never end, so the warning cannot wait for the summary.
     if (cl.root() && plan.steps > 0 && block_steps_may_stall(sc.params, sc.precision))
         std::cerr << "nbody: warning: " << restart_advice(kStallWarning, o) << '\n';
+    if (cl.root() && plan.steps > 0 && eta_below_float_floor(sc.params, sc.precision))
+        std::cerr << "nbody: warning: " << float_eta_warning(sc.params) << '\n';
 
     const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);
     HostState last;

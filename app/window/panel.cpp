@@ -23,6 +23,7 @@
 #include "sim/platform/memory.hpp"
 #include "sim/presets.hpp"
 #include "sim/run_settings.hpp"
+#include "sim/util.hpp"
 
 namespace nbody {
 
@@ -424,13 +425,21 @@ void paragraph(const std::string& text, bool disabled = false) {
 }
 
 // Before it happens: block steps in float at softening 0 are likely to stall (block_steps_may_stall),
-// which stops the run (the status line then says which body).
+// which stops the run (the status line then says which body); in float an eta below kFloatEtaFloor lets
+// rounding set some bodies' steps (eta_below_float_floor).
 void stall_note(const PanelModel& m) {
-    if (!block_steps_may_stall(m.params, m.precision)) return;
+    const bool stall = block_steps_may_stall(m.params, m.precision);
+    const bool rounding = eta_below_float_floor(m.params, m.precision);
+    if (!stall && !rounding) return;
     ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
-    paragraph(
-        "float at softening 0: an encounter closer than float resolves can make a body's steps "
-        "too short to move it, which stops the run; double precision or a softening avoids it.");
+    if (stall)
+        paragraph(
+            "float at softening 0: an encounter closer than float resolves can make a body's steps "
+            "too short to move it, which stops the run; double precision or a softening avoids it.");
+    if (rounding)
+        paragraph("float below eta " + format_g(kFloatEtaFloor) +
+                  ": rounding, not the orbits, sets some bodies' steps (many more blocks, no more "
+                  "accuracy); double precision takes a smaller eta.");
     ImGui::PopStyleColor();
 }
 

@@ -145,6 +145,8 @@ std::unique_ptr<PySimulation> make_simulation(const ScenarioOptions& o) {
     std::ostringstream notes;
     auto sim = std::make_unique<PySimulation>(o, kDefaultPythonN, notes);
     sim->set_interrupt(&g_sigint);
+    if (eta_below_float_floor(sim->params(), sim->precision()))
+        notes << "nbody: warning: " << float_eta_warning(sim->params()) << '\n';
     warn_lines(notes.str());
     return sim;
 }

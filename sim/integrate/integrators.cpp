@@ -68,7 +68,8 @@ const std::vector<IntegratorInfo> kIntegrators = {
      true,
      {{"eta", "Eta",
        "accuracy of an adaptive integrator: Aarseth's criterion gives each body a step of about "
-       "sqrt(eta) times its own time scale; smaller is more accurate and slower",
+       "sqrt(eta) times its own time scale; smaller is more accurate and slower (in float down to 0.01: "
+       "below, rounding sets some steps)",
        kLeastEta, 1.0, &Params::eta, true},
       {"neighbours", "Neighbours",
        "Ahmad-Cohen neighbour scheme of an adaptive integrator: each body's force from about this many "
@@ -96,6 +97,20 @@ const IntegratorInfo& integrator_info(Integrator i) {
 
 bool block_steps_may_stall(const Params& p, Precision precision) {
     return integrator_info(p.integrator).adaptive && precision == Precision::f32 && p.softening == 0;
+}
+
+bool eta_below_float_floor(const Params& p, Precision precision) {
+    if (!integrator_info(p.integrator).adaptive || precision != Precision::f32) return false;
+    return p.eta < kFloatEtaFloor || (p.neighbours > 0 && regular_eta(p) < kFloatEtaFloor);
+}
+
+std::string float_eta_warning(const Params& p) {
+    const bool irregular = p.eta < kFloatEtaFloor;
+    const std::string flag =
+        irregular ? "--eta " + format_g(p.eta) : "--eta-regular " + format_g(regular_eta(p));
+    return flag + " in float: below " + format_g(kFloatEtaFloor) +
+           " float's rounding of the forces, not the orbits, sets some bodies' steps (many more blocks, no "
+           "more accuracy); --precision double takes a smaller eta";
 }
 
 std::string energy_advice(const Params& p, Precision precision) {
