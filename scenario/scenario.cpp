@@ -66,6 +66,21 @@ std::vector<std::string> carried_params(const Params& p) {
     return keys;
 }
 
+// Whether the parameter `key` (a RunMetadata key, as given_params names them) is the same in a and b.
+bool same_param(const std::string& key, const Params& a, const Params& b) {
+    if (key == "G") return a.G == b.G;
+    if (key == "dt") return a.dt == b.dt;
+    if (key == "softening") return a.softening == b.softening;
+    if (key == "damping") return a.damping == b.damping;
+    if (key == "integrator") return a.integrator == b.integrator;
+    if (key == "force") return a.force == b.force;
+    if (key == "collisions") return a.collisions == b.collisions;
+    if (key == "restitution") return a.restitution == b.restitution;
+    if (key == "density") return a.density == b.density;
+    if (const SettingInfo* s = find_setting(key)) return a.*s->field == b.*s->field;
+    return false;
+}
+
 // `defaults` with the values the flags give.
 Params with_flags(const ScenarioOptions& o, const Params& defaults) {
     Params p = defaults;
@@ -150,7 +165,10 @@ Scenario resolve_restart(const ScenarioOptions& o, std::ostream& notes) {
                     " would not continue the run exactly (drop --precision, "
                     "or start a new run from it with --input)");
     }
+    // A flag that repeats the stored value changes nothing: only another value is warned about.
+    const Params flagged = with_flags(o, snap.info.params);
     for (const std::string& key : given_params(o)) {
+        if (same_param(key, flagged, snap.info.params)) continue;
         notes << "nbody: warning: --" << key << " overrides the value stored in '" << o.restart
               << "': the continuation is not the original run\n";
     }

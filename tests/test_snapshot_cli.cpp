@@ -247,6 +247,18 @@ TEST_F(SnapshotCliTest, BadSnapshotOptionsGetOneLine) {
     EXPECT_EQ(warned.code, 0);
     EXPECT_NE(warned.err.find("nbody: warning: --dt overrides the value stored in"), std::string::npos)
         << warned.err;
+    // Flags that repeat the stored values change nothing and are not warned about (the preset's dt 0.01 and
+    // softening 0.02, leapfrog, direct; eta-regular 0 is its stored "eta's value"), another value still is.
+    const CliResult same =
+        run_cli({"run", "--restart", file("f.h5"), "--steps", "1", "--dt", "0.01", "--softening", "0.02",
+                 "--integrator", "leapfrog", "--force", "direct", "--quiet"});
+    EXPECT_EQ(same.code, 0);
+    EXPECT_EQ(same.err, "");
+    const CliResult other = run_cli(
+        {"run", "--restart", file("f.h5"), "--steps", "1", "--dt", "0.01", "--softening", "0.03", "--quiet"});
+    EXPECT_EQ(other.code, 0);
+    EXPECT_EQ(other.err, "nbody: warning: --softening overrides the value stored in '" + file("f.h5") +
+                             "': the continuation is not the original run\n");
     // A corrupt snapshot: one line naming the file; nothing written.
     std::ofstream(file("junk.h5")) << "not hdf5 at all";
     EXPECT_EQ(err({"--input", file("junk.h5"), "--output", file("out.h5")}),
