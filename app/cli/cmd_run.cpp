@@ -527,9 +527,13 @@ void print_summary(const RunOptions& o, const Scenario& sc, const Backend& backe
     // A preset in physical units says which, so t, dt and the energies read right.
     if (const PresetInfo* preset = find_preset(sc.preset); preset && !preset->units.empty())
         std::cout << "  units           " << preset->units << '\n';
+    // The times to a thousandth of the step, but a --t-end reached exactly as it was asked (0.30000001 at dt
+    // 0.1 is not "0.3").
+    const double resolution = std::abs(sc.params.dt) / 1000;
+    const bool at_t_end = o.t_end && r.t == *o.t_end;
     std::cout << "  " << (adaptive ? "max steps       " : "steps           ") << r.done
-              << " (t = " << format_time(sc.state.t, std::abs(sc.params.dt) / 1000) << " -> "
-              << format_time(r.t, std::abs(sc.params.dt) / 1000) << ")\n";
+              << " (t = " << format_time(sc.state.t, resolution) << " -> "
+              << format_time(r.t, at_t_end ? 0.0 : resolution) << ")\n";
     if (adaptive) {
         // Each block evaluates its active bodies against all N: body_updates of them in all (every body at
         // each (re)start included), i.e. this many full N^2 evaluations' worth.
