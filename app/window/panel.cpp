@@ -328,7 +328,7 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
             ("max step under way: " + std::to_string(int(100 * info.max_step_share)) + "%").c_str());
         tooltip_for_last(
             "The bodies are drawn as the last max step left them: each one runs on its own clock inside a "
-            "max step, and the picture moves on when every body has reached its end. A smaller max dt "
+            "max step, and the picture moves on when every body has reached its end. A smaller max step "
             "shows the motion more often.");
     }
 }
@@ -371,7 +371,7 @@ void stall_note(const PanelModel& m);
 
 void physics_tab(PanelModel& m, const PanelInfo& info) {
     if (integrator_info(m.params.integrator).adaptive) {
-        log_slider("max dt", m.params.dt, kMinDt, kMaxDt, ("%.2e" + unit_text(info, Quantity::time)).c_str());
+        log_slider("max step", m.params.dt, kMinDt, kMaxDt, ("%.2e" + unit_text(info, Quantity::time)).c_str());
         tooltip_for_last(
             "The longest step any body takes (logarithmic); each body's own step is dt / 2^level, chosen "
             "by eta. Block times are exact fractions of it, so every body meets the others at each max "
@@ -463,8 +463,8 @@ void n_slider(PanelModel& m) {
     m.n_edit = std::clamp<std::int64_t>(m.n_edit, 1, kMaxSliderN);
     std::string mem = format_bytes(double(host_bytes_needed(std::size_t(m.n_edit), m.precision)));
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("needs %s host memory; %.2g interactions/step by direct sum", mem.c_str(),
-                        double(m.n_edit) * double(m.n_edit));
+    ImGui::TextDisabled("needs %s host memory; %.2g interactions a direct-sum evaluation of every body",
+                        mem.c_str(), double(m.n_edit) * double(m.n_edit));
     ImGui::PopTextWrapPos();
 }
 
