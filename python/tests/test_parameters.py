@@ -109,6 +109,16 @@ def test_notes_arrive_as_warnings():
             nbody.Simulation(n=16, backend="serial", theta=0.5)
 
 
+def test_a_float_eta_below_the_floor_is_warned_about():
+    # In float, rounding sets some bodies' steps below eta 0.01 (sim/integrate/integrators.hpp); double is fine.
+    with pytest.warns(UserWarning, match=r"^nbody: warning: --eta 0.005 in float: below 0.01 "):
+        nbody.Simulation(n=16, backend="serial", integrator="hermite", eta=0.005)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nbody.Simulation(n=16, backend="serial", integrator="hermite", eta=0.005, precision="double")
+        nbody.Simulation(n=16, backend="serial", integrator="hermite", eta=0.01)
+
+
 def test_a_whole_number_setting_reads_back_as_an_int():
     sim = nbody.Simulation(n=16, backend="serial", integrator="hermite", neighbours=8)
     assert sim.neighbours == 8 and isinstance(sim.neighbours, int)
