@@ -1204,6 +1204,31 @@ TEST_F(CliTest, FloatEtaBelowTheFloorIsWarnedBeforeTheRun) {
     }
 }
 
+// A preset's dt, tuned for a fixed step, can bind every body of an adaptive run (the comet's 0.0005 yr: one
+// block a max step): the run is told that hermite adapts only below its max step. A --dt that lets the
+// steps adapt, or too short a run to say, gets no note.
+TEST_F(CliTest, AnAdaptiveRunWhoseMaxStepBindsEveryBodyIsToldSo) {
+    const std::vector<std::string> comet = {"run",     "--preset",    "comet",  "--integrator",
+                                            "hermite", "--precision", "double", "--quiet"};
+    auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> cmd = comet;
+        cmd.insert(cmd.end(), extra.begin(), extra.end());
+        return run_cli(cmd);
+    };
+    const CliResult bound = with({"--steps", "12"});
+    ASSERT_EQ(bound.code, 0) << bound.err;
+    EXPECT_EQ(
+        bound.err,
+        "nbody: note: every body took each max step whole (each one's accuracy allowed longer steps than "
+        "--dt 0.0005): hermite's steps adapt only below its max step, so a larger --dt lets them adapt\n");
+    for (const std::vector<std::string>& extra :
+         {std::vector<std::string>{"--steps", "12", "--dt", "0.05"}, {"--steps", "9"}}) {
+        const CliResult r = with(extra);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.err, "") << extra[0] << " " << extra[1];
+    }
+}
+
 TEST_F(CliTest, PlotsEnergyLogsAndBenchCsvs) {
     if (!on_path("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
     const std::string log = file("energy.csv"), png = file("energy.png");

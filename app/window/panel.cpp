@@ -199,9 +199,15 @@ void level_histogram(const PanelInfo& info) {
     while (first + 1 < counts.size() && counts[first] == 0) ++first;
     // The tallest bar's count gives the bars a scale.
     const float peak = *std::max_element(counts.begin(), counts.end());
+    // Every body at level 0: the max step binds them all (a preset's dt, tuned for a fixed step, often does),
+    // and the steps cannot adapt: the label and the tooltip say so.
+    const bool bound = std::all_of(counts.begin() + 1, counts.end(), [](float c) { return c == 0; });
     char label[64];
-    std::snprintf(label, sizeof label, "levels %zu-%zu (tallest %.0f)", first, counts.size() - 1,
-                  double(peak));
+    if (bound)
+        std::snprintf(label, sizeof label, "all %.0f at level 0: the max step binds", double(peak));
+    else
+        std::snprintf(label, sizeof label, "levels %zu-%zu (tallest %.0f)", first, counts.size() - 1,
+                      double(peak));
     const int bars = int(counts.size() - first);
     // In lines of the current font (the 48 pixels it had at scale 1; it grows with the UI scale); the tallest
     // bar reaches 60% of the height, below the label's line, which so never covers a bar.
@@ -215,13 +221,17 @@ void level_histogram(const PanelInfo& info) {
         const float f = (ImGui::GetIO().MousePos.x - lo) / std::max(1.0f, hi - lo);
         const int bar = std::clamp(int(f * float(bars)), 0, bars - 1);
         const std::size_t level = first + std::size_t(bar);
-        char text[320];
+        char text[512];
         std::snprintf(
             text, sizeof text,
             "level %zu (steps of dt / 2^%zu): %.0f bodies\n\nBodies per time-step level: level L steps "
             "dt / 2^L (dt is the max step). Close encounters push bodies to the right; most bodies of "
-            "a quiet system sit on the left.",
-            level, level, double(counts[level]));
+            "a quiet system sit on the left.%s",
+            level, level, double(counts[level]),
+            bound
+                ? "\n\nEvery body is at level 0: each one's accuracy allows longer steps than the max step, "
+                  "so the steps cannot adapt. A larger max step lets them."
+                : "");
         wrapped_tooltip(text);
     }
 }
@@ -371,7 +381,8 @@ void stall_note(const PanelModel& m);
 
 void physics_tab(PanelModel& m, const PanelInfo& info) {
     if (integrator_info(m.params.integrator).adaptive) {
-        log_slider("max step", m.params.dt, kMinDt, kMaxDt, ("%.2e" + unit_text(info, Quantity::time)).c_str());
+        log_slider("max step", m.params.dt, kMinDt, kMaxDt,
+                   ("%.2e" + unit_text(info, Quantity::time)).c_str());
         tooltip_for_last(
             "The longest step any body takes (logarithmic); each body's own step is dt / 2^level, chosen "
             "by eta. Block times are exact fractions of it, so every body meets the others at each max "

@@ -68,8 +68,8 @@ const std::vector<IntegratorInfo> kIntegrators = {
      true,
      {{"eta", "Eta",
        "accuracy of an adaptive integrator: Aarseth's criterion gives each body a step of about "
-       "sqrt(eta) times its own time scale; smaller is more accurate and slower (in float down to 0.01: "
-       "below, rounding sets some steps)",
+       "sqrt(eta) times its own time scale; smaller is more accurate and slower, in float down to 0.01 "
+       "(below it rounding sets some steps)",
        kLeastEta, 1.0, &Params::eta, true},
       {"neighbours", "Neighbours",
        "Ahmad-Cohen neighbour scheme of an adaptive integrator: each body's force from about this many "
