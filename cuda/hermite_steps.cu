@@ -450,7 +450,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
                 // regular steps each a graph of its own.
                 launch_batch(last_max_step_blocks_ - done >= kLargeBatch ? large_ : small_, b);
                 const BlockClock& c = read_clock();
-                report_tick(c.tick);
+                report_tick(c.tick, std::int64_t(c.blocks - c.first_block));
                 if (interrupt_requested()) break;  // Backend::step puts the bodies back
                 done = std::int64_t(c.blocks - blocks_before);
                 if (c.held && nb_k_ > 0 && c.min_due != static_cast<unsigned long long>(kTicksPerMaxStep)) {
@@ -884,7 +884,8 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             launch_batch(regular_block_, b);
             launch_irregular_run(irregular_run(b), run_grid_, stream_);
             CUDA_CHECK(cudaEventSynchronize(run_end_event_));
-            report_tick(run_end_.data()->tick);
+            report_tick(run_end_.data()->tick,
+                        std::int64_t(run_end_.data()->blocks - run_end_.data()->first_block));
             if (interrupt_requested()) {
                 // The queued graph and run go as far as the next held block; Backend::step then puts the
                 // bodies back.

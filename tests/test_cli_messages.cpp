@@ -168,6 +168,10 @@ TEST_F(CliMessagesTest, ALongMaxStepShowsItsProgressInsideIt) {
         const double t = std::stod(line.substr(line.find(mark) + mark.size()));
         EXPECT_GT(t, 0.0) << line;
         EXPECT_LE(t, 2.0) << line;
+        // And the blocks the max step has run so far: at least one.
+        const std::string into = ", a max step under way, ";
+        EXPECT_GE(std::stoll(line.substr(line.find(into) + into.size())), 1) << line;
+        EXPECT_NE(line.find(" into it"), std::string::npos) << line;
         inside += t < 2.0;
     }
     EXPECT_GT(inside, 0) << r.err;  // looked at every 20 ms after the first half second

@@ -53,8 +53,9 @@ TEST(Progress, AShareOfAStepCountsInThePercentageAndTheEta) {
     const std::string line = p.line(0.5, 10.0);  // 0.05 max steps/s, 1.5 left: 30 s
     EXPECT_NE(line.find("run: max step 0/2 (25%)"), std::string::npos) << line;
     EXPECT_NE(line.find("0.05 max steps/s, ETA 30 s"), std::string::npos) << line;
-    p.update_within(1.25, max_step_under_way_detail(0.3125, 0.25));
-    EXPECT_NE(out.str().find("nbody run: max step 1/2 (62%), t = 0.3125, a max step under way"),
+    p.update_within(1.25, max_step_under_way_detail(0.3125, 0.25, 1234));
+    EXPECT_NE(out.str().find(
+                  "nbody run: max step 1/2 (62%), t = 0.3125, a max step under way, 1234 blocks into it"),
               std::string::npos)
         << out.str();
 }

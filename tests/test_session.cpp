@@ -278,22 +278,26 @@ TEST(SimSession, ClosingDoesNotWaitForALongMaxStep) {
     SUCCEED();
 }
 
-// A long max step says how far it has got (the panel's bar): the share of it done, from the block steps'
-// MaxStepProgress, once the step call has run longer than kLongStepSeconds; -1 while no step runs.
+// A long max step says how far it has got (the panel's bar): the share of it done and its blocks, from the
+// block steps' MaxStepProgress, once the step call has run longer than kLongStepSeconds; -1 while no step
+// runs.
 TEST(SimSession, ALongMaxStepSaysHowFarItHasGot) {
     Params p = test::hermite_params(1e4, 1e-4);
     auto session = std::make_unique<SimSession>(make_preset("plummer", 256, 1), p, "serial", Precision::f64);
     EXPECT_EQ(session->stats().max_step_share, -1);
     session->set_steps_per_frame(1);
     double share = -1;
+    std::int64_t blocks = 0;
     for (int i = 0; i < 500 && share <= 0; ++i) {
         session->frame_tick();
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        share = session->stats().max_step_share;
+        const SessionStats st = session->stats();
+        share = st.max_step_share, blocks = st.max_step_blocks;
     }
     EXPECT_GT(share, 0.0);
     EXPECT_LT(share, 1.0);
-    session.reset();  // the interrupt ends the max step
+    EXPECT_GE(blocks, 1);  // the blocks behind that share
+    session.reset();       // the interrupt ends the max step
 }
 
 // A stall (Hermite in float at softening 0, a pair float cannot resolve): the window's session says so in

@@ -55,7 +55,9 @@ void MaxStepWatch::watch() {
         seen_share = share;
         // The blocks' time: the max steps finished in this chunk, and the share of the one under way.
         const double steps = double(finished) + share;
-        line_.update_within(double(done_) + steps, max_step_under_way_detail(t_ + steps * dt_, dt_));
+        line_.update_within(double(done_) + steps,
+                            max_step_under_way_detail(t_ + steps * dt_, dt_,
+                                                      published_.blocks.load(std::memory_order_relaxed)));
     }
 }
 

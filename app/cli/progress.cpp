@@ -25,8 +25,9 @@ std::string block_work_detail(double t, double dt_max, std::int64_t blocks, std:
                              " neighbour evaluations"
                        : std::string(" force+jerk evaluations"));
 }
-std::string max_step_under_way_detail(double t, double dt_max) {
-    return "t = " + format_time(t, std::abs(dt_max) / 1000) + ", a max step under way";
+std::string max_step_under_way_detail(double t, double dt_max, std::int64_t blocks) {
+    return "t = " + format_time(t, std::abs(dt_max) / 1000) + ", a max step under way, " +
+           std::to_string(blocks) + (blocks == 1 ? " block" : " blocks") + " into it";
 }
 
 namespace {

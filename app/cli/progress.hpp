@@ -27,8 +27,8 @@ ProgressSettings progress_settings_from_environment(bool quiet);
 std::string block_work_detail(double t, double dt_max, std::int64_t blocks, std::uint64_t body_updates,
                               std::uint64_t neighbour_updates, bool neighbours);
 
-// The line's detail while a max step is under way (MaxStepWatch): its blocks' time so far.
-std::string max_step_under_way_detail(double t, double dt_max);
+// The line's detail while a max step is under way (MaxStepWatch): its blocks' time and count so far.
+std::string max_step_under_way_detail(double t, double dt_max, std::int64_t blocks);
 
 // One line, updated from the loop that runs the steps and, while a long max step runs, from a watching
 // thread (MaxStepWatch): every call below is safe from two threads.

@@ -132,6 +132,7 @@ struct PanelInfo {
     std::string mass_unit;               // "Msun", "1e10 Msun"; empty: N-body units
     bool adaptive = false;               // an adaptive integrator: steps_total counts max steps
     double max_step_share = -1;          // of a long max step under way (SessionStats), else -1
+    std::int64_t max_step_blocks = 0;    // the blocks it has run so far
     std::int64_t blocks_total = 0;       // its blocks and force+jerk evaluations (SessionStats)
     std::uint64_t body_updates_total = 0;
     std::uint64_t neighbour_updates_total = 0;         // with --neighbours: evaluations against the list only

@@ -937,6 +937,7 @@ SessionStats SimSession::stats() const {
     const double began = step_began_.load();
     if (began > 0 && now_s() - began > kLongStepSeconds) {
         st.max_step_share = max_step_progress_.share();
+        st.max_step_blocks = max_step_progress_.blocks.load(std::memory_order_relaxed);
     }
     return st;
 }

@@ -49,9 +49,10 @@ struct SessionStats {
     // more than kLongStepSeconds (the picture waits for it: every body reaches the max step's end); -1
     // otherwise.
     double max_step_share = -1;
-    double steps_per_s = 0;  // measured over the last ~0.5 s of wall time, pauses excluded
-    double ms_per_step = 0;  // wall time per step, averaged the same way; 0 = not known yet
-    Diagnostics diag;        // at the last energy cadence
+    std::int64_t max_step_blocks = 0;  // the blocks that max step has run so far (with max_step_share)
+    double steps_per_s = 0;            // measured over the last ~0.5 s of wall time, pauses excluded
+    double ms_per_step = 0;            // wall time per step, averaged the same way; 0 = not known yet
+    Diagnostics diag;                  // at the last energy cadence
     // How diag's potential was found where it is not the exact pair sum (sim/potential_estimate.hpp:
     // above kExactPotentialMaxN bodies on a host backend), e.g. "potential tree (theta 0.5): above 131072
     // bodies the energy is estimated"; "" when exact.

@@ -836,6 +836,7 @@ void WindowApp::update_clock(const SessionStats& st) {
     info.mass_unit = preset ? preset->mass_unit : std::string();
     info.adaptive = integrator_info(model.params.integrator).adaptive;
     info.max_step_share = st.max_step_share;
+    info.max_step_blocks = st.max_step_blocks;
 }
 
 void WindowApp::update_info(double frame_ms) {

@@ -51,8 +51,12 @@ struct BlockCounters {
 struct MaxStepProgress {
     std::atomic<std::int64_t> finished{0};
     std::atomic<std::int64_t> tick{0};
+    std::atomic<std::int64_t> blocks{0};  // the blocks done in the max step under way, as of `tick`
     // A step call begins: no block of its max step done yet.
-    void begin() { tick.store(0, std::memory_order_relaxed); }
+    void begin() {
+        tick.store(0, std::memory_order_relaxed);
+        blocks.store(0, std::memory_order_relaxed);
+    }
     // The share (0..1) of the max step under way that its blocks have done: tick / kTicksPerMaxStep.
     double share() const;
 };
@@ -142,9 +146,11 @@ class BlockSteps {
     }
 
   protected:
-    // The blocks of the max step under way are done up to `tick` (ticks since it began).
-    void report_tick(std::int64_t tick) {
-        if (progress_) progress_->tick.store(tick, std::memory_order_relaxed);
+    // The blocks of the max step under way are done up to `tick` (ticks since it began), `blocks` of them.
+    void report_tick(std::int64_t tick, std::int64_t blocks) {
+        if (!progress_) return;
+        progress_->blocks.store(blocks, std::memory_order_relaxed);
+        progress_->tick.store(tick, std::memory_order_relaxed);
     }
     // Whether to stop here for an interrupt (then interrupted() from now on).
     bool interrupt_requested() {

@@ -76,6 +76,7 @@ void advance_hermite(Backend& b, const Params& p) {
 
 void BlockSteps::max_step(const Params& p) {
     NextBlock block;
+    std::int64_t blocks = 0;
     do {
         block = next_block();
         if (stalled_body() || interrupt_requested()) return;
@@ -83,7 +84,7 @@ void BlockSteps::max_step(const Params& p) {
         evaluate();
         correct(block.tick);
         if (p.collisions != CollisionMode::off) collide(p, block.tick);
-        report_tick(block.tick);
+        report_tick(block.tick, ++blocks);
     } while (block.tick < kTicksPerMaxStep);
     finish_max_step();
 }
