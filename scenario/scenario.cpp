@@ -236,7 +236,9 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n, std:
             (flag ? sc.overridden : sc.from_file).emplace_back(key);
         }
     }
-    sc.backend = resolve_backend(o.backend);
+    // A named backend is checked now (no device asked); the default, which asks the device (the CUDA
+    // driver's start, ~0.1 s), once the bodies are made, so that `nbody run`'s warm-up thread has that time.
+    if (!o.backend.empty()) sc.backend = resolve_backend(o.backend);
     sc.precision = precision;
 
     if (preset) {
@@ -265,6 +267,7 @@ Scenario resolve_scenario(const ScenarioOptions& o, std::int64_t default_n, std:
         throw Error(o.input + ": " + e.what());  // HDF5 / Tipsy bodies: name the file
     }
     if (sc.params.collisions != CollisionMode::off) assign_default_radii(sc.state, sc.params.density);
+    if (sc.backend.empty()) sc.backend = resolve_backend("");
     return sc;
 }
 

@@ -1178,7 +1178,8 @@ TEST_F(CliTest, FloatEtaBelowTheFloorIsWarnedBeforeTheRun) {
     p.eta = 0.005;
     EXPECT_TRUE(eta_below_float_floor(p, Precision::f32));
     EXPECT_FALSE(eta_below_float_floor(p, Precision::f64));
-    EXPECT_EQ(float_eta_warning(p).rfind("--eta 0.005 in float: below 0.01 ", 0), 0u) << float_eta_warning(p);
+    EXPECT_EQ(float_eta_warning(p).rfind("--eta 0.005 in float: below 0.01, ", 0), 0u)
+        << float_eta_warning(p);
     p.eta = kFloatEtaFloor;
     EXPECT_FALSE(eta_below_float_floor(p, Precision::f32));
     p.neighbours = 8, p.eta_regular = 0.004;
@@ -1201,6 +1202,18 @@ TEST_F(CliTest, FloatEtaBelowTheFloorIsWarnedBeforeTheRun) {
         const CliResult quiet = run_cli(cmd);
         ASSERT_EQ(quiet.code, 0) << quiet.err;
         EXPECT_EQ(quiet.err, "") << args[0] << " " << args[1];
+    }
+}
+
+// The summary's times are shown to a thousandth of the step, but a --t-end the run reached is shown as it
+// was asked: 0.30000001 at dt 0.1 is not "0.3" (the steps' own clock: 3 steps and a last one of 1e-8).
+TEST_F(CliTest, TheSummaryShowsAReachedTEndAsAsked) {
+    for (const auto& [t_end, shown] :
+         {std::pair{"0.30000001", "(t = 0 -> 0.30000001)"}, {"0.3", "(t = 0 -> 0.3)"}}) {
+        const CliResult r =
+            run_cli({"run", "--n", "16", "--dt", "0.1", "--t-end", t_end, "--backend", "serial"});
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.out.find(shown), std::string::npos) << r.out;
     }
 }
 

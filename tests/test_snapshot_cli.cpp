@@ -248,7 +248,7 @@ TEST_F(SnapshotCliTest, BadSnapshotOptionsGetOneLine) {
     EXPECT_NE(warned.err.find("nbody: warning: --dt overrides the value stored in"), std::string::npos)
         << warned.err;
     // Flags that repeat the stored values change nothing and are not warned about (the preset's dt 0.01 and
-    // softening 0.02, leapfrog, direct; eta-regular 0 is its stored "eta's value"), another value still is.
+    // softening 0.02, leapfrog, direct), another value still is.
     const CliResult same =
         run_cli({"run", "--restart", file("f.h5"), "--steps", "1", "--dt", "0.01", "--softening", "0.02",
                  "--integrator", "leapfrog", "--force", "direct", "--quiet"});
@@ -259,6 +259,16 @@ TEST_F(SnapshotCliTest, BadSnapshotOptionsGetOneLine) {
     EXPECT_EQ(other.code, 0);
     EXPECT_EQ(other.err, "nbody: warning: --softening overrides the value stored in '" + file("f.h5") +
                              "': the continuation is not the original run\n");
+    // The same for an adaptive run's settings: hermite's dt, eta and neighbours repeated.
+    ASSERT_EQ(run_cli({"run", "--n", "16", "--steps", "1", "--integrator", "hermite", "--dt", "0.3",
+                       "--output", file("h.h5"), "--quiet"})
+                  .code,
+              0);
+    const CliResult hermite =
+        run_cli({"run", "--restart", file("h.h5"), "--steps", "1", "--integrator", "hermite", "--dt", "0.3",
+                 "--eta", "0.02", "--neighbours", "0", "--quiet"});
+    EXPECT_EQ(hermite.code, 0);
+    EXPECT_EQ(hermite.err, "");
     // A corrupt snapshot: one line naming the file; nothing written.
     std::ofstream(file("junk.h5")) << "not hdf5 at all";
     EXPECT_EQ(err({"--input", file("junk.h5"), "--output", file("out.h5")}),

@@ -24,11 +24,11 @@ void check_distributable(const Cluster& cl, const Params& p);
 // the local backend's would be host copies of one slice): throws nbody::Error naming the backend `name`.
 void check_block_steps(const Params& p, Backend& backend, const std::string& name);
 
-// Starts preparing the device of the backend `requested` names (empty: the best available; its warm_up
-// in backends/registry.hpp) on a thread of its own, for the caller to wait for before
-// create_process_backend: a run's start-up (its scenario, its files) and the device's then overlap. Not in a
-// distributed run (each process picks its device first), nor for a host backend or a name that is no
-// backend (the future is then empty). Never throws.
+// Starts preparing the device of the backend `requested` names (empty: the first device backend, which
+// the thread asks whether it can run before its warm_up, backends/registry.hpp) on a thread of its own, for
+// the caller to wait for before create_process_backend: a run's start-up (its scenario, its files) and the
+// device's then overlap. Not in a distributed run (each process picks its device first), nor for a host
+// backend or a name that is no backend (the future is then empty). Never throws.
 std::future<void> warm_up_process_backend(const Cluster& cl, const std::string& requested);
 
 }  // namespace nbody

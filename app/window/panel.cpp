@@ -333,10 +333,11 @@ void time_controls(PanelModel& m, PanelActions& a, const PanelInfo& info) {
             "body's force and jerk against all N.");
     }
     if (info.adaptive && info.max_step_share >= 0) {
-        ImGui::ProgressBar(float(info.max_step_share), ImVec2(-1, 0),
-                           ("max step under way: " + std::to_string(int(100 * info.max_step_share)) + "%, " +
-                            std::to_string(info.max_step_blocks) + " blocks")
-                               .c_str());
+        ImGui::ProgressBar(
+            float(info.max_step_share), ImVec2(-1, 0),
+            ("max step under way: " + std::to_string(int(100 * info.max_step_share)) + "%, " +
+             std::to_string(info.max_step_blocks) + (info.max_step_blocks == 1 ? " block" : " blocks"))
+                .c_str());
         tooltip_for_last(
             "The bodies are drawn as the last max step left them: each one runs on its own clock inside a "
             "max step, and the picture moves on when every body has reached its end. A smaller max step "

@@ -151,6 +151,13 @@ std::unique_ptr<PySimulation> make_simulation(const ScenarioOptions& o) {
     return sim;
 }
 
+// The float-eta warning (sim/integrate/integrators.hpp) where a change of parameters or precision has just
+// taken the simulation below the floor; raised after the simulation's lock is let go.
+void warn_if_below_float_floor_now(bool was_below, const Params& p, Precision precision) {
+    if (!was_below && eta_below_float_floor(p, precision))
+        warn_lines("nbody: warning: " + float_eta_warning(p) + "\n");
+}
+
 // A parameter property: get reads Params, set validates a copy (validate_params) and keeps it. whole: a
 // whole-number setting (neighbours) reads back as an int; it is set as a float, so 2.5 gets the library's
 // "must be a whole number" rather than a TypeError.
@@ -164,10 +171,18 @@ void def_param(py::class_<PySimulation>& c, const char* name, double Params::*fi
             return py::float_(v);
         },
         [field](PySimulation& s, double v) {
-            auto l = s.lock();
-            Params p = s.params();
-            p.*field = v;
-            s.set_params(p);
+            Params p;
+            bool was_below = false;
+            Precision precision = Precision::f32;
+            {
+                auto l = s.lock();
+                was_below = eta_below_float_floor(s.params(), s.precision());
+                p = s.params();
+                p.*field = v;
+                s.set_params(p);
+                precision = s.precision();
+            }
+            warn_if_below_float_floor_now(was_below, p, precision);
         },
         doc);
 }
@@ -295,10 +310,18 @@ or the file's; the accretion and impact presets merge).)doc");
     c.def_property(
         "integrator", [](PySimulation& s) { return std::string(to_string(s.params().integrator)); },
         [](PySimulation& s, const std::string& name) {
-            auto l = s.lock();
-            Params p = s.params();
-            p.integrator = resolve_integrator(name);
-            s.set_params(p);
+            Params p;
+            bool was_below = false;
+            Precision precision = Precision::f32;
+            {
+                auto l = s.lock();
+                was_below = eta_below_float_floor(s.params(), s.precision());
+                p = s.params();
+                p.integrator = resolve_integrator(name);
+                s.set_params(p);
+                precision = s.precision();
+            }
+            warn_if_below_float_floor_now(was_below, p, precision);
         },
         "The integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite.");
     c.def_property(
@@ -334,8 +357,16 @@ or the file's; the accretion and impact presets merge).)doc");
     c.def_property(
         "precision", [](PySimulation& s) { return std::string(to_string(s.precision())); },
         [](PySimulation& s, const std::string& name) {
-            auto l = s.lock();
-            s.set_precision(resolve_precision(name));
+            bool was_below = false;
+            Params p;
+            Precision now = Precision::f32;
+            {
+                auto l = s.lock();
+                was_below = eta_below_float_floor(s.params(), s.precision());
+                s.set_precision(resolve_precision(name));
+                p = s.params(), now = s.precision();
+            }
+            warn_if_below_float_floor_now(was_below, p, now);
         },
         "\"float\" or \"double\"; setting it moves the bodies to the same backend in that precision.");
     c.def(

@@ -111,12 +111,21 @@ def test_notes_arrive_as_warnings():
 
 def test_a_float_eta_below_the_floor_is_warned_about():
     # In float, rounding sets some bodies' steps below eta 0.01 (sim/integrate/integrators.hpp); double is fine.
-    with pytest.warns(UserWarning, match=r"^nbody: warning: --eta 0.005 in float: below 0.01 "):
+    with pytest.warns(UserWarning, match=r"^nbody: warning: --eta 0.005 in float: below 0.01, "):
         nbody.Simulation(n=16, backend="serial", integrator="hermite", eta=0.005)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        nbody.Simulation(n=16, backend="serial", integrator="hermite", eta=0.005, precision="double")
+        sim = nbody.Simulation(n=16, backend="serial", integrator="hermite", eta=0.005, precision="double")
         nbody.Simulation(n=16, backend="serial", integrator="hermite", eta=0.01)
+    # A change that takes a simulation below the floor: its setter warns (once, at the crossing).
+    with pytest.warns(UserWarning, match=r"--eta 0.005 in float"):
+        sim.precision = "float"
+    other = nbody.Simulation(n=16, backend="serial", integrator="hermite")
+    with pytest.warns(UserWarning, match=r"--eta 0.004 in float"):
+        other.eta = 0.004
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other.eta = 0.003  # already below: said once
 
 
 def test_a_whole_number_setting_reads_back_as_an_int():

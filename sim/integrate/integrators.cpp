@@ -109,7 +109,7 @@ std::string float_eta_warning(const Params& p) {
     const std::string flag =
         irregular ? "--eta " + format_g(p.eta) : "--eta-regular " + format_g(regular_eta(p));
     return flag + " in float: below " + format_g(kFloatEtaFloor) +
-           " float's rounding of the forces, not the orbits, sets some bodies' steps (many more blocks, no "
+           ", float's rounding of the forces, not the orbits, sets some bodies' steps (many more blocks, no "
            "more accuracy); --precision double takes a smaller eta";
 }
 
