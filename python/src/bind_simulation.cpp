@@ -353,7 +353,8 @@ or the file's; the accretion and impact presets merge).)doc");
             auto l = s.lock();
             s.set_backend(name == "auto" ? "" : name);
         },
-        "The backend holding the bodies; setting it moves them (and the time) to another, unchanged.");
+        "The backend holding the bodies; setting it moves them (and the time) to another, unchanged\n"
+        "(the one it already is: nothing changes).");
     c.def_property(
         "precision", [](PySimulation& s) { return std::string(to_string(s.precision())); },
         [](PySimulation& s, const std::string& name) {

@@ -48,6 +48,9 @@ void Simulation::set_params(const Params& p) {
 }
 
 void Simulation::set_backend(const std::string& name) {
+    // The backend it already is: nothing moves, and an adaptive integrator's levels stay (a new backend of
+    // the same kind would start them again from the bodies).
+    if (resolve_backend(name) == backend_->name()) return;
     auto next = create_backend_or_fail(name, precision_);
     // Every body is at one time between steps; what an adaptive integrator keeps beside them stays behind,
     // as it does in a snapshot.

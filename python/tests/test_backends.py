@@ -72,3 +72,20 @@ def test_unavailable_backend_is_a_runtime_error():
     with pytest.raises(RuntimeError) as error:
         nbody.Simulation(n=8, backend=off[0]["name"])
     assert "\n" not in str(error.value) and "available" in str(error.value)
+
+
+def test_setting_the_backend_it_already_is_keeps_a_hermite_run_unbroken():
+    # A new backend of the same kind would start hermite's levels again from the bodies; the same name
+    # moves nothing, so the run goes on as if it had not been set.
+    def run(reset):
+        sim = nbody.Simulation(preset="plummer", n=64, backend="serial", precision="double",
+                               integrator="hermite", dt=0.05)
+        sim.step(2)
+        if reset:
+            sim.backend = "serial"
+        sim.step(2)
+        return sim.positions, sim.blocks
+
+    (plain, blocks), (reset, blocks_reset) = run(False), run(True)
+    assert blocks == blocks_reset
+    assert np.array_equal(plain, reset)
