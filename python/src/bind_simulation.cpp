@@ -151,9 +151,20 @@ std::unique_ptr<PySimulation> make_simulation(const ScenarioOptions& o) {
     return sim;
 }
 
-// The float-eta warning (sim/integrate/integrators.hpp) where a change of parameters or precision has just
-// taken the simulation below the floor; raised after the simulation's lock is let go.
-void warn_if_below_float_floor_now(bool was_below, const Params& p, Precision precision) {
+// Runs `change` (a setter's change of parameters or precision) under the simulation's lock, then the
+// float-eta warning (sim/integrate/integrators.hpp) where it has just taken the simulation below the floor,
+// raised after the lock is let go.
+template <typename F>
+void change_then_warn_below_float_floor(PySimulation& s, F&& change) {
+    bool was_below = false;
+    Params p;
+    Precision precision = Precision::f32;
+    {
+        auto l = s.lock();
+        was_below = eta_below_float_floor(s.params(), s.precision());
+        change();
+        p = s.params(), precision = s.precision();
+    }
     if (!was_below && eta_below_float_floor(p, precision))
         warn_lines("nbody: warning: " + float_eta_warning(p) + "\n");
 }
@@ -171,18 +182,11 @@ void def_param(py::class_<PySimulation>& c, const char* name, double Params::*fi
             return py::float_(v);
         },
         [field](PySimulation& s, double v) {
-            Params p;
-            bool was_below = false;
-            Precision precision = Precision::f32;
-            {
-                auto l = s.lock();
-                was_below = eta_below_float_floor(s.params(), s.precision());
-                p = s.params();
+            change_then_warn_below_float_floor(s, [&] {
+                Params p = s.params();
                 p.*field = v;
                 s.set_params(p);
-                precision = s.precision();
-            }
-            warn_if_below_float_floor_now(was_below, p, precision);
+            });
         },
         doc);
 }
@@ -310,18 +314,11 @@ or the file's; the accretion and impact presets merge).)doc");
     c.def_property(
         "integrator", [](PySimulation& s) { return std::string(to_string(s.params().integrator)); },
         [](PySimulation& s, const std::string& name) {
-            Params p;
-            bool was_below = false;
-            Precision precision = Precision::f32;
-            {
-                auto l = s.lock();
-                was_below = eta_below_float_floor(s.params(), s.precision());
-                p = s.params();
+            change_then_warn_below_float_floor(s, [&] {
+                Params p = s.params();
                 p.integrator = resolve_integrator(name);
                 s.set_params(p);
-                precision = s.precision();
-            }
-            warn_if_below_float_floor_now(was_below, p, precision);
+            });
         },
         "The integrator: leapfrog, symplectic-euler, euler, yoshida4, hermite.");
     c.def_property(
@@ -358,16 +355,7 @@ or the file's; the accretion and impact presets merge).)doc");
     c.def_property(
         "precision", [](PySimulation& s) { return std::string(to_string(s.precision())); },
         [](PySimulation& s, const std::string& name) {
-            bool was_below = false;
-            Params p;
-            Precision now = Precision::f32;
-            {
-                auto l = s.lock();
-                was_below = eta_below_float_floor(s.params(), s.precision());
-                s.set_precision(resolve_precision(name));
-                p = s.params(), now = s.precision();
-            }
-            warn_if_below_float_floor_now(was_below, p, now);
+            change_then_warn_below_float_floor(s, [&] { s.set_precision(resolve_precision(name)); });
         },
         "\"float\" or \"double\"; setting it moves the bodies to the same backend in that precision.");
     c.def(
