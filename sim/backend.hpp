@@ -133,6 +133,14 @@ class Backend {
     // step starts from the bodies alone, exactly as a run restarted from a snapshot of them does. Call it
     // where a snapshot is taken; a no-op for the fixed-step integrators.
     virtual void synchronize();
+    // The state the block steps that a step with p runs on keep between max steps (BlockSteps::export_state:
+    // what a snapshot stores), or nullopt where they keep none or cannot give it. Collective in a
+    // distributed run.
+    std::optional<BlockState> export_block_state(const Params& p);
+    // Gives that state to the block steps a step with p runs on (BlockSteps::import_state), after the
+    // bodies it belongs to were set (set_state drops it again). False where they cannot take it: the next
+    // step then starts from the bodies alone.
+    bool import_block_state(const Params& p, const BlockState& s);
 
     // The collisions of the step of length dt that just ended at time t_end (sim/collide/resolve.hpp:
     // detection, order, merge and bounce), applied to the bodies; merges remove bodies, so size() shrinks.

@@ -361,10 +361,11 @@ TEST_F(SnapshotTest, CsvAndTipsySayWhatAnAdaptiveRunLosesInThem) {
         const auto tipsy = write_snapshot(file(name), snap);
         ASSERT_EQ(tipsy.size(), 1u) << name;
         EXPECT_EQ(tipsy[0].find('\n'), std::string::npos) << tipsy[0];
-        EXPECT_NE(tipsy[0].find(name + ": Tipsy holds the bodies and the time only, not the hermite run's "
-                                       "parameters (the integrator, eta, max step, step count; --input reads "
-                                       "back no softening either)"),
-                  std::string::npos)
+        EXPECT_NE(
+            tipsy[0].find(name + ": Tipsy holds the bodies and the time only, not the hermite run's "
+                                 "parameters and state (the integrator, eta, max step, step count, each "
+                                 "body's level and jerk; --input reads back no softening either)"),
+            std::string::npos)
             << tipsy[0];
     }
     if (have_hdf5()) {

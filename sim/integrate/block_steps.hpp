@@ -12,14 +12,16 @@
 //        [collide(p, b.tick)] } while (b.tick < kTicksPerMaxStep);
 //   finish_max_step();                      every body at tick kTicksPerMaxStep: clocks back to 0
 // Between max steps every body is at the same time, so get_state, diagnostics, drawing and snapshots see
-// one consistent system; Backend::synchronize() also drops the state kept here (invalidate), so that what
-// follows depends on the bodies alone, as after a restart from them.
+// one consistent system. There the kept state can be copied out (export_state) and into block steps of the
+// same bodies (import_state): a snapshot stores it, so that a restart goes on as the unbroken run.
+// Backend::synchronize() drops it instead (invalidate): what follows then depends on the bodies alone.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "block_state.hpp"
 #include "sim/collide/collision_event.hpp"
 #include "sim/params.hpp"
 
@@ -106,6 +108,17 @@ class BlockSteps {
     virtual void max_step(const Params& p);
     // Drops the kept state: the next max step starts with init, from the bodies alone.
     virtual void invalidate() = 0;
+
+    // The kept state between max steps (block_state.hpp), as a host copy; nullopt where there is none
+    // (before init, after invalidate, in a max step that stopped mid-way) or these block steps cannot give
+    // it. Collective where the bodies are one slice of several (every slice gets the whole system's).
+    virtual std::optional<BlockState> export_state() { return std::nullopt; }
+    // Takes a state that export_state gave for these bodies (the whole system's where they are a slice):
+    // the next max step with parameters the state serves goes on as it would have from where it was
+    // exported, bit for bit. False, keeping nothing of it, where it is not for these bodies (their count,
+    // the run's precision, block_state_problem) or these block steps cannot take it; the next max step
+    // then starts from the bodies alone.
+    virtual bool import_state(const BlockState& /*s*/) { return false; }
 
     // Collisions (sim/collide/, p.collisions on) are found and resolved at every block, after correct():
     // each active body against every body at the block time (the others as predicted there), swept

@@ -62,6 +62,16 @@ void Backend::synchronize() {
     if (host_copy_block_steps_) host_copy_block_steps_->invalidate();
 }
 
+std::optional<BlockState> Backend::export_block_state(const Params& p) {
+    BlockSteps* s = block_steps_for(p);
+    return s ? s->export_state() : std::nullopt;
+}
+
+bool Backend::import_block_state(const Params& p, const BlockState& state) {
+    BlockSteps* s = block_steps_for(p);
+    return s && s->import_state(state);
+}
+
 void advance_hermite(Backend& b, const Params& p) {
     BlockSteps* s = b.block_steps_for(p);
     if (!s) {

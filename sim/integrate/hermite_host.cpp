@@ -1,6 +1,7 @@
 #include "hermite_host.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "hermite.hpp"
@@ -267,6 +268,105 @@ void HostBlockSteps<T>::note_stall(std::size_t i, bool stalled, std::int64_t tic
         stalled_here_ = (exchange_ ? exchange_->first() : 0) + start_index_[i];
 }
 
+namespace {
+
+template <typename T>
+std::vector<Vec4<double>> widened(const std::vector<Vec4<T>>& v) {
+    std::vector<Vec4<double>> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = {double(v[i].x), double(v[i].y), double(v[i].z), 0.0};
+    return out;
+}
+
+// Entries [first, first + count) of v in the run's precision (exact: they were T values, widened).
+template <typename T>
+std::vector<Vec4<T>> narrowed(const std::vector<Vec4<double>>& v, std::size_t first, std::size_t count) {
+    std::vector<Vec4<T>> out(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const Vec4<double>& a = v[first + i];
+        out[i] = {static_cast<T>(a.x), static_cast<T>(a.y), static_cast<T>(a.z), T(0)};
+    }
+    return out;
+}
+
+}  // namespace
+
+template <typename T>
+std::optional<BlockState> HostBlockSteps<T>::export_state() {
+    // Every slice agrees on all three (init, the blocks and a stall are collective), so all gather or none.
+    if (!params_ || stalled_ || max_step_blocks_ != 0) return std::nullopt;
+    BlockState s;
+    s.model = *params_;
+    s.precision = precision_of<T>();
+    if (exchange_) {
+        // Each slice's part in global order; the levels ride as the x of a vector (exact: at most 40).
+        const std::size_t total = exchange_->total(), n = bodies_.size();
+        std::vector<Vec4<T>> mine(n), all(total);
+        for (std::size_t i = 0; i < n; ++i) mine[i] = {static_cast<T>(level_[i]), T(0), T(0), T(0)};
+        exchange_->gather(mine.data(), n, all.data());
+        s.level.resize(total);
+        for (std::size_t i = 0; i < total; ++i) s.level[i] = int(all[i].x);
+        exchange_->gather(acc_.data(), n, all.data());
+        s.acc = widened(all);
+        exchange_->gather(jerk_.data(), n, all.data());
+        s.jerk = widened(all);
+        return s;
+    }
+    s.level = level_;
+    s.acc = widened(acc_);
+    s.jerk = widened(jerk_);
+    if (nb_.k > 0) {
+        s.irregular_acc = widened(nb_.ai), s.irregular_jerk = widened(nb_.ji);
+        s.regular_acc = widened(nb_.ar), s.regular_jerk = widened(nb_.jr);
+        s.regular_snap = widened(nb_.d2), s.regular_crackle = widened(nb_.d3);
+        s.regular_level = nb_.regular_level;
+        s.radius = nb_.radius;
+        s.listed = nb_.listed;
+        // The entries past each list's count are left from longer lists before: stored as 0.
+        const std::size_t cap = std::size_t(nb_.capacity);
+        s.lists.assign(nb_.list.size(), 0);
+        for (std::size_t i = 0; i < s.listed.size(); ++i)
+            std::copy_n(nb_.list.begin() + i * cap, s.listed[i], s.lists.begin() + i * cap);
+    }
+    return s;
+}
+
+template <typename T>
+bool HostBlockSteps<T>::import_state(const BlockState& s) {
+    const std::size_t n = bodies_.size();
+    const std::size_t total = exchange_ ? exchange_->total() : n;
+    const std::size_t first = exchange_ ? exchange_->first() : 0;
+    if (s.precision != precision_of<T>() || s.size() != total || (exchange_ && s.has_neighbours()) ||
+        !block_state_problem(s, total).empty())
+        return false;
+    invalidate();
+    // As init leaves it, but for the levels, forces and jerks (and the neighbour scheme's state) taken.
+    max_step_blocks_ = 0;
+    acc_ = narrowed<T>(s.acc, first, n);
+    jerk_ = narrowed<T>(s.jerk, first, n);
+    level_.assign(s.level.begin() + std::ptrdiff_t(first), s.level.begin() + std::ptrdiff_t(first + n));
+    xp_ = bodies_.pos_mass;
+    vp_ = bodies_.vel;
+    t_.assign(n, 0);
+    last_h_.assign(n, 0.0);
+    start_index_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) start_index_[i] = i;
+    nb_ = Neighbours{};
+    if (s.has_neighbours()) {
+        nb_.k = int(std::lround(s.model.neighbours));
+        nb_.capacity = neighbour_capacity(nb_.k);
+        nb_.ai = narrowed<T>(s.irregular_acc, 0, n), nb_.ji = narrowed<T>(s.irregular_jerk, 0, n);
+        nb_.ar = narrowed<T>(s.regular_acc, 0, n), nb_.jr = narrowed<T>(s.regular_jerk, 0, n);
+        nb_.d2 = narrowed<T>(s.regular_snap, 0, n), nb_.d3 = narrowed<T>(s.regular_crackle, 0, n);
+        nb_.t_regular.assign(n, 0);
+        nb_.regular_level = s.regular_level;
+        nb_.radius = s.radius;
+        nb_.listed = s.listed;
+        nb_.list = s.lists;
+    }
+    params_ = s.model;
+    return true;
+}
+
 template <typename T>
 void HostBlockSteps<T>::finish_max_step() {
     max_step_blocks_ = 0;
@@ -328,6 +428,22 @@ class HostCopyBlockSteps final : public BlockSteps {
     void invalidate() override {
         engine_.invalidate();
         have_last_ = false;
+    }
+    // Only while the backend still holds the bodies put back last (ready() would go on from the state).
+    std::optional<BlockState> export_state() override {
+        if (!have_last_) return std::nullopt;
+        const HostState s = backend_.get_state();
+        if (!same_bits(s.pos_mass, last_.pos_mass) || !same_bits(s.vel, last_.vel)) return std::nullopt;
+        return engine_.export_state();
+    }
+    // The backend's bodies as they are now become the ones put back last.
+    bool import_state(const BlockState& state) override {
+        HostState s = backend_.get_state();
+        bodies_ = convert_state<T>(s);
+        t_ = s.t;
+        have_last_ = engine_.import_state(state);
+        if (have_last_) last_ = std::move(s);
+        return have_last_;
     }
     BlockCounters counters() const override { return engine_.counters(); }
     std::vector<int> levels() const override { return engine_.levels(); }

@@ -53,6 +53,10 @@ class HostBlockSteps final : public BlockSteps {
         tally_ = {};
     }
     std::optional<std::size_t> stalled_body() const override { return stalled_; }
+    // A distributed slice's export gathers every slice's state (collective); its import takes its own
+    // slice of the whole system's. The neighbour scheme does not run distributed.
+    std::optional<BlockState> export_state() override;
+    bool import_state(const BlockState& s) override;
     bool resolves_collisions() const override { return exchange_ == nullptr; }
     void begin_max_step(double t) override { t_start_ = t; }
     void collide(const Params& p, std::int64_t tick) override;

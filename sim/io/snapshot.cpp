@@ -119,7 +119,8 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
             if (adaptive)
                 notes.push_back(file.path() + ": a CSV is no restart point of the " + integrator +
                                 " run (--input reads its bodies and parameters as a new run's, not its step "
-                                "count or precision): write .h5 to --restart it exactly");
+                                "count, precision or each body's level and jerk): write .h5 to --restart it "
+                                "exactly");
             break;
         case FileFormat::hdf5: {
             // Built in memory, written like any other stream: a write error names the user's file.
@@ -144,10 +145,11 @@ std::vector<std::string> write_snapshot(AtomicFile& file, const Snapshot& s) {
                     ": Tipsy has no field for radii (eps holds the softening): the radii were not "
                     "written; use .h5 or .csv to keep them");
             if (adaptive)
-                notes.push_back(file.path() + ": Tipsy holds the bodies and the time only, not the " +
-                                integrator +
-                                " run's parameters (the integrator, eta, max step, step count; --input reads "
-                                "back no softening either): write .h5 to --restart it exactly");
+                notes.push_back(
+                    file.path() + ": Tipsy holds the bodies and the time only, not the " + integrator +
+                    " run's parameters and state (the integrator, eta, max step, step count, each "
+                    "body's level and jerk; --input reads back no softening either): write .h5 to "
+                    "--restart it exactly");
             break;
         }
     }

@@ -21,6 +21,7 @@
 #include "sim/error.hpp"
 #include "sim/gravity/force_algorithms.hpp"
 #include "sim/integrate/integrators.hpp"
+#include "sim/integrate/neighbour_scheme.hpp"
 #include "sim/platform/child_process.hpp"
 #include "sim/platform/memory.hpp"
 #include "sim/run_settings.hpp"
@@ -240,6 +241,45 @@ void write_parameters(const Context& c, hid_t file, const Snapshot& s) {
     attr_string(c, g, "Precision", to_string(info.precision));
     attr_string(c, g, "Preset", info.preset);
     attr_uint64(c, g, "Seed", info.seed);
+}
+
+// An adaptive integrator's state (block_state.hpp) under /NBody/BlockSteps: the vectors N x 3 in the
+// snapshot's precision (a float run's are float values), the levels and lists as integers, the radii as
+// double, and the max step the state was made with (the rest of its model is /NBody's).
+template <typename T>
+std::vector<T> xyz_of(const std::vector<Vec4<double>>& v) {
+    std::vector<T> out(3 * v.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out[3 * i] = T(v[i].x), out[3 * i + 1] = T(v[i].y), out[3 * i + 2] = T(v[i].z);
+    return out;
+}
+
+template <typename T>
+void write_block_state(const Context& c, hid_t file, const BlockState& b) {
+    Hid g(c.check(H5Gcreate2(file, "/NBody/BlockSteps", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                  "cannot create /NBody/BlockSteps"),
+          H5Gclose);
+    const hid_t mem = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    const hid_t ftype = sizeof(T) == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    const std::size_t n = b.size();
+    attr_double(c, g, "MaxStep", b.model.dt);
+    write_dataset(c, g, "Level", H5T_NATIVE_INT32, H5T_STD_I32LE, b.level, n, 1);
+    write_dataset(c, g, "Acceleration", mem, ftype, xyz_of<T>(b.acc), n, 3);
+    write_dataset(c, g, "Jerk", mem, ftype, xyz_of<T>(b.jerk), n, 3);
+    if (!b.has_neighbours()) return;
+    const std::pair<const char*, const std::vector<Vec4<double>>*> parts[] = {
+        {"IrregularAcceleration", &b.irregular_acc},
+        {"IrregularJerk", &b.irregular_jerk},
+        {"RegularAcceleration", &b.regular_acc},
+        {"RegularJerk", &b.regular_jerk},
+        {"RegularSnap", &b.regular_snap},
+        {"RegularCrackle", &b.regular_crackle}};
+    for (const auto& [name, v] : parts) write_dataset(c, g, name, mem, ftype, xyz_of<T>(*v), n, 3);
+    write_dataset(c, g, "RegularLevel", H5T_NATIVE_INT32, H5T_STD_I32LE, b.regular_level, n, 1);
+    write_dataset(c, g, "Radius", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, b.radius, n, 1);
+    write_dataset(c, g, "Listed", H5T_NATIVE_UINT32, H5T_STD_U32LE, b.listed, n, 1);
+    const std::size_t cap = n > 0 ? b.lists.size() / n : 0;
+    write_dataset(c, g, "Lists", H5T_NATIVE_UINT32, H5T_STD_U32LE, b.lists, n, cap);
 }
 
 // --- reading ----------------------------------------------------------------------------------------
@@ -467,6 +507,79 @@ void read_parameters(const Context& c, hid_t file, Snapshot& s) {
     }
 }
 
+// Whole numbers in [lo, hi] read as double (read_matrix): a fraction or a value out of range names itself.
+template <typename I>
+std::vector<I> whole_values(const Context& c, const std::string& what, const std::vector<double>& v,
+                            double lo, double hi) {
+    std::vector<I> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!is_finite_bits(v[i]) || std::trunc(v[i]) != v[i] || v[i] < lo || v[i] > hi) {
+            c.fail(what + "[" + std::to_string(i) + "] = " + num(v[i]) + " is not a whole number from " +
+                   num(lo) + " to " + num(hi));
+        }
+        out[i] = static_cast<I>(v[i]);
+    }
+    return out;
+}
+
+std::vector<Vec4<double>> vectors_of(const std::vector<double>& xyz) {
+    std::vector<Vec4<double>> out(xyz.size() / 3);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = {xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.0};
+    return out;
+}
+
+// /NBody/BlockSteps, for the bodies and parameters already read; every value checked
+// (block_state_problem), so that a damaged state is an error naming it, not a run that goes wrong.
+BlockState read_block_state(const Context& c, hid_t file, const Snapshot& s, hsize_t file_size) {
+    const std::string where = "/NBody/BlockSteps";
+    if (!s.info.has_params) c.fail(where + " without the /NBody parameters it belongs to");
+    Hid g(c.check(H5Gopen2(file, "/NBody/BlockSteps", H5P_DEFAULT), "cannot open " + where), H5Gclose);
+    BlockState b;
+    b.model = s.info.params;
+    b.precision = s.info.precision;
+    const auto dt = read_scalar<double>(c, g, where, "MaxStep", H5T_NATIVE_DOUBLE);
+    if (!dt) c.fail(where + " has no MaxStep attribute");
+    if (!(is_finite_bits(*dt) && *dt > 0))
+        c.fail(where + "/MaxStep = " + num(*dt) + " is not a time step > 0");
+    b.model.dt = *dt;
+    const std::size_t n = s.state.size();
+    const auto table = [&](const char* name, std::size_t cols) {
+        if (!c.exists(g, name)) c.fail(where + " has no " + name);
+        std::size_t rows = n;
+        return read_matrix(c, g, where, name, cols, rows, file_size);
+    };
+    const double max_level = 40;  // kMaxBlockLevel; block_state_problem says it in words
+    b.level = whole_values<int>(c, where + "/Level", table("Level", 1), 0, max_level);
+    b.acc = vectors_of(table("Acceleration", 3));
+    b.jerk = vectors_of(table("Jerk", 3));
+    if (b.model.neighbours > 0) {
+        if (!c.exists(g, "Lists")) {
+            c.fail(where + " has no neighbour lists, but /NBody/Neighbours = " + num(b.model.neighbours));
+        }
+        for (auto [name, v] : {std::pair{"IrregularAcceleration", &b.irregular_acc},
+                               {"IrregularJerk", &b.irregular_jerk},
+                               {"RegularAcceleration", &b.regular_acc},
+                               {"RegularJerk", &b.regular_jerk},
+                               {"RegularSnap", &b.regular_snap},
+                               {"RegularCrackle", &b.regular_crackle}})
+            *v = vectors_of(table(name, 3));
+        b.regular_level =
+            whole_values<int>(c, where + "/RegularLevel", table("RegularLevel", 1), 0, max_level);
+        b.radius = table("Radius", 1);
+        b.listed = whole_values<std::uint32_t>(c, where + "/Listed", table("Listed", 1), 0, 4294967295.0);
+        const double k = b.model.neighbours;
+        if (!(k == std::trunc(k) && k <= 1e6))
+            c.fail("/NBody/Neighbours = " + num(k) + " is not a whole number");
+        b.lists = whole_values<std::uint32_t>(
+            c, where + "/Lists", table("Lists", std::size_t(neighbour_capacity(int(k)))), 0, 4294967295.0);
+    } else if (c.exists(g, "Lists")) {
+        c.fail(where + " has neighbour lists, but /NBody/Neighbours is 0");
+    }
+    if (const std::string problem = block_state_problem(b, n); !problem.empty())
+        c.fail(where + ": " + problem);
+    return b;
+}
+
 Snapshot read_file(const Context& c, hid_t file) {
     hsize_t file_size = 0;
     c.ok(H5Fget_filesize(file, &file_size), "cannot read the file size");
@@ -583,6 +696,7 @@ Snapshot read_file(const Context& c, hid_t file) {
 
     if (c.exists(file, "NBody")) {
         read_parameters(c, file, s);
+        if (c.exists(file, "NBody/BlockSteps")) s.block = read_block_state(c, file, s, file_size);
     } else {
         s.notes.push_back(c.name +
                           ": no /NBody group (written by another code): G, dt, softening and the "
@@ -618,6 +732,12 @@ void put_string(std::string& out, const std::string& s) {
     put(out, s.size());
     out += s;
 }
+template <typename T>
+void put_vector(std::string& out, const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    put(out, v.size());
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
 
 std::string encode(const Snapshot& s) {
     const std::size_t n = s.state.size();
@@ -633,6 +753,17 @@ std::string encode(const Snapshot& s) {
     put_string(out, i.preset), put_string(out, i.program_version);
     put(out, s.notes.size());
     for (const auto& note : s.notes) put_string(out, note);
+    put(out, s.block.has_value());
+    if (s.block) {
+        const BlockState& b = *s.block;
+        put(out, b.model), put(out, b.precision);
+        put_vector(out, b.level), put_vector(out, b.acc), put_vector(out, b.jerk);
+        for (const auto* v : {&b.irregular_acc, &b.irregular_jerk, &b.regular_acc, &b.regular_jerk,
+                              &b.regular_snap, &b.regular_crackle})
+            put_vector(out, *v);
+        put_vector(out, b.regular_level), put_vector(out, b.radius);
+        put_vector(out, b.listed), put_vector(out, b.lists);
+    }
     return out;
 }
 
@@ -657,6 +788,14 @@ struct Decoder {
         take(s.data(), s.size());
         return s;
     }
+    template <typename T>
+    void get_vector(std::vector<T>& v) {
+        const std::size_t count = get<std::size_t>();
+        if (count > (in.size() - at) / sizeof(T))
+            throw Error(name + ": a short answer from the reading process");
+        v.resize(count);
+        take(v.data(), count * sizeof(T));
+    }
 };
 
 Snapshot decode(const std::string& bytes, const std::string& name) {
@@ -676,6 +815,17 @@ Snapshot decode(const std::string& bytes, const std::string& name) {
     i.program_version = d.get_string();
     s.notes.resize(d.get<std::size_t>());
     for (auto& note : s.notes) note = d.get_string();
+    if (d.get<bool>()) {
+        BlockState& b = s.block.emplace();
+        b.model = d.get<Params>();
+        b.precision = d.get<Precision>();
+        d.get_vector(b.level), d.get_vector(b.acc), d.get_vector(b.jerk);
+        for (auto* v : {&b.irregular_acc, &b.irregular_jerk, &b.regular_acc, &b.regular_jerk, &b.regular_snap,
+                        &b.regular_crackle})
+            d.get_vector(*v);
+        d.get_vector(b.regular_level), d.get_vector(b.radius);
+        d.get_vector(b.listed), d.get_vector(b.lists);
+    }
     return s;
 }
 
@@ -745,6 +895,13 @@ std::string hdf5_snapshot_image(const Snapshot& s, const std::string& name) {
         }
     }
     write_parameters(c, file, s);
+    if (s.block) {
+        if (s.info.precision == Precision::f32) {
+            write_block_state<float>(c, file, *s.block);
+        } else {
+            write_block_state<double>(c, file, *s.block);
+        }
+    }
     c.ok(H5Fflush(file, H5F_SCOPE_GLOBAL), "cannot finish the file");
     const ssize_t size = H5Fget_file_image(file, nullptr, 0);
     if (size < 0) c.fail("cannot finish the file");

@@ -2,9 +2,11 @@
 // A snapshot: the bodies plus what an exact restart needs (parameters, step count, precision, where the
 // bodies came from). Types only, so every file format includes this and not the dispatcher (snapshot.hpp).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/integrate/block_state.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
 
@@ -30,6 +32,10 @@ struct RunInfo {
 struct Snapshot {
     HostState state;  // state.t is the simulated time
     RunInfo info;
+    // An adaptive integrator's state between max steps (levels, accelerations, jerks: block_state.hpp), so
+    // that a restart goes on bit for bit; HDF5 alone holds it (/NBody/BlockSteps). Its model is
+    // info.params but for its max step, and its precision info.precision.
+    std::optional<BlockState> block;
     // One line each, for the user: things the reader did that they should know (gas read as bodies,
     // parameters missing). Not errors: the bodies are usable.
     std::vector<std::string> notes;
