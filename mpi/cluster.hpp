@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "sim/backend.hpp"
 #include "sim/error.hpp"
@@ -77,6 +78,15 @@ T broadcast(Cluster& c, T v) {
     return v;
 }
 std::string broadcast(Cluster& c, std::string s);
+// Rank 0's vector of trivially copyable values, on every process (collective).
+template <typename T>
+std::vector<T> broadcast(Cluster& c, std::vector<T> v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (!c.distributed()) return v;
+    v.resize(broadcast(c, v.size()));
+    if (!v.empty()) c.broadcast_bytes(v.data(), v.size() * sizeof(T));
+    return v;
+}
 
 // Collective, before any other: throws ClusterError on every process unless all parsed the same command
 // line (`parsed_hash`, app/cli/argument_hash.hpp: values as parsed, so `--dt 0.01` and `--dt 1e-2` agree).

@@ -180,6 +180,7 @@ Scenario resolve_restart(const ScenarioOptions& o, std::ostream& notes) {
     sc.preset = snap.info.preset;
     sc.seed = snap.info.seed;
     sc.state = std::move(snap.state);
+    sc.block = std::move(snap.block);
     check_host_memory(sc.state.size(), sc.precision);
     try {
         validate_state(sc.state, sc.params, sc.precision);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/integrate/block_state.hpp"
 #include "sim/params.hpp"
 #include "sim/state.hpp"
 
@@ -45,6 +46,9 @@ struct Scenario {
     std::uint64_t seed = 0;
     std::vector<std::string> from_file;   // parameters taken from --input's parameter lines ("dt", ...)
     std::vector<std::string> overridden;  // parameters in those lines that a flag replaced
+    // A restart's adaptive integrator state (the snapshot's /NBody/BlockSteps), for the backend to take
+    // once it holds the bodies (Backend::import_block_state): the run then goes on bit for bit.
+    std::optional<BlockState> block;
 };
 
 // Validates the options, loads the file or generates the preset, applies preset defaults to params that

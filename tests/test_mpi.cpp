@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,6 +18,7 @@
 
 #include "sim/integrate/integrators.hpp"
 #include "sim/io/csv_io.hpp"
+#include "sim/io/snapshot.hpp"
 #include "sim/params.hpp"
 #include "temp_dir.hpp"
 
@@ -384,6 +386,49 @@ TEST_F(MpiTest, OneProcessUnderMpirunIsThePlainRun) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(slurp(file("plain.csv")), slurp(file("np1.csv")));
     EXPECT_EQ(r.out.find("processes"), std::string::npos) << r.out;
+}
+
+bool same_vectors(const std::vector<Vec4<double>>& a, const std::vector<Vec4<double>>& b) {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof a[0]) == 0);
+}
+
+// Hermite's snapshots under mpirun hold the whole system's levels, accelerations and jerks, gathered from
+// the slices: the one-process run's file. A restart takes them in either direction (each process its
+// slice) and goes on as the unbroken one-process run, bit for bit.
+TEST_F(MpiTest, HermiteSnapshotsAreTheOneProcessRunsAndRestartEitherWay) {
+    if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+    const std::string common =
+        " --backend openmp --threads 1 --preset plummer --n 200 --seed 3 --integrator hermite "
+        "--precision double --dt 0.125 --quiet";
+    ASSERT_EQ(run(0, "run --steps 8 --output " + file("unbroken.h5") + common).code, 0);
+    for (int processes : {0, 2}) {
+        const std::string dir = file("series" + std::to_string(processes));
+        const Result r = run(processes, "run --steps 4 --snapshot-every 4 --snapshot-dir " + dir + common);
+        ASSERT_EQ(r.code, 0) << r.err;
+    }
+    const Snapshot one = read_snapshot(file("series0/snap_000004.h5"));
+    const Snapshot two = read_snapshot(file("series2/snap_000004.h5"));
+    ASSERT_TRUE(one.block.has_value());
+    ASSERT_TRUE(two.block.has_value());
+    EXPECT_EQ(one.block->level, two.block->level);
+    EXPECT_TRUE(same_vectors(one.block->acc, two.block->acc));
+    EXPECT_TRUE(same_vectors(one.block->jerk, two.block->jerk));
+    EXPECT_TRUE(same_vectors(one.state.pos_mass, two.state.pos_mass));
+
+    const Snapshot unbroken = read_snapshot(file("unbroken.h5"));
+    for (const auto& [processes, from] : {std::pair{2, "series0"}, std::pair{0, "series2"}}) {
+        SCOPED_TRACE(std::string(from) + " in " + std::to_string(processes) + " processes");
+        const std::string out = file(std::string("from_") + from + ".h5");
+        const Result r =
+            run(processes, "run --restart " + file(std::string(from) + "/snap_000004.h5") +
+                               " --steps 4 --backend openmp --threads 1 --quiet --output " + out);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.err, "");  // the state taken: no note
+        const Snapshot end = read_snapshot(out);
+        EXPECT_TRUE(same_vectors(end.state.pos_mass, unbroken.state.pos_mass));
+        EXPECT_TRUE(same_vectors(end.state.vel, unbroken.state.vel));
+    }
 }
 
 }  // namespace

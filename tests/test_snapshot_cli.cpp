@@ -103,48 +103,82 @@ TEST_F(SnapshotCliTest, RestartContinuesBitForBit) {
     }
 }
 
-// --integrator hermite: a snapshot is a restart point. The run that writes it synchronizes there (drops its
-// levels and jerks, which a restart from the bodies cannot have), so an unbroken run with the same series
-// and a run restarted from one of its snapshots go on bit for bit; eta travels in the file. An unbroken run
-// without the series keeps its levels across that time and differs (which shows the test can tell).
-TEST_F(SnapshotCliTest, HermiteRestartContinuesBitForBitWhereBothSynchronize) {
+// --integrator hermite: a snapshot is a restart point that keeps the integrator's state (levels,
+// accelerations, jerks; with --neighbours the splits and lists too). Writing a series changes nothing of the
+// run, and a run restarted from one of its snapshots goes on bit for bit as the unbroken run that wrote
+// none; eta travels in the file. A snapshot without that state (a CSV's bodies read as a new run) starts
+// its levels again and goes another way (which shows the test can tell).
+TEST_F(SnapshotCliTest, HermiteRestartContinuesBitForBitAsTheUnbrokenRun) {
     if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
-    for (const std::string backend : {"serial", "openmp"}) {
-        for (const std::string precision : {"float", "double"}) {
-            SCOPED_TRACE(backend + " " + precision);
-            const std::vector<std::string> common = {
-                "--preset",    "plummer", "--n",          "96",      "--seed", "9",    "--backend", backend,
-                "--precision", precision, "--integrator", "hermite", "--eta",  "0.01", "--quiet"};
-            auto run = [&](std::vector<std::string> args, bool with_common = true) {
-                args.insert(args.begin(), "run");
-                if (with_common) args.insert(args.end(), common.begin(), common.end());
-                const CliResult r = run_cli(args);
-                EXPECT_EQ(r.code, 0) << r.err;
-                return r;
-            };
-            run({"--steps", "40", "--output", file("whole.h5"), "--snapshot-every", "20", "--snapshot-dir",
-                 file("whole_series")});
-            run({"--steps", "40", "--output", file("unsynchronized.h5")});
-            run({"--steps", "20", "--snapshot-every", "20", "--snapshot-dir", file("series")});
-            const Snapshot mid = read_snapshot(file("series/snap_000020.h5"));
-            EXPECT_EQ(mid.info.params.eta, 0.01);
-            EXPECT_EQ(to_string(mid.info.params.integrator), std::string("hermite"));
-            const CliResult r = run({"--restart", file("series/snap_000020.h5"), "--steps", "20", "--backend",
-                                     backend, "--output", file("continued.h5"), "--quiet"},
-                                    false);
-            EXPECT_EQ(r.err, "");  // nothing overridden
-            const Snapshot whole = read_snapshot(file("whole.h5"));
-            const Snapshot continued = read_snapshot(file("continued.h5"));
-            EXPECT_TRUE(identical(whole.state, continued.state));
-            EXPECT_EQ(continued.info.params.eta, 0.01);
-            EXPECT_FALSE(identical(read_snapshot(file("unsynchronized.h5")).state, whole.state));
-            // A CSV's parameter lines carry eta too.
-            run({"--steps", "0", "--output", file("start.csv")});
-            EXPECT_EQ(read_snapshot(file("start.csv")).info.params.eta, 0.01);
-            fs::remove_all(file("series"));
-            fs::remove_all(file("whole_series"));
+    for (const std::string neighbours : {"0", "8"}) {
+        for (const std::string backend : {"serial", "openmp"}) {
+            for (const std::string precision : {"float", "double"}) {
+                SCOPED_TRACE(backend + " " + precision + " --neighbours " + neighbours);
+                const std::vector<std::string> common = {
+                    "--preset",  "plummer", "--n",          "96",       "--seed",       "9",
+                    "--backend", backend,   "--precision",  precision,  "--integrator", "hermite",
+                    "--eta",     "0.01",    "--neighbours", neighbours, "--quiet"};
+                auto run = [&](std::vector<std::string> args, bool with_common = true) {
+                    args.insert(args.begin(), "run");
+                    if (with_common) args.insert(args.end(), common.begin(), common.end());
+                    const CliResult r = run_cli(args);
+                    EXPECT_EQ(r.code, 0) << r.err;
+                    return r;
+                };
+                run({"--steps", "40", "--output", file("whole.h5"), "--snapshot-every", "20",
+                     "--snapshot-dir", file("whole_series")});
+                run({"--steps", "40", "--output", file("plain.h5")});
+                run({"--steps", "20", "--snapshot-every", "20", "--snapshot-dir", file("series")});
+                const Snapshot mid = read_snapshot(file("series/snap_000020.h5"));
+                EXPECT_EQ(mid.info.params.eta, 0.01);
+                EXPECT_EQ(to_string(mid.info.params.integrator), std::string("hermite"));
+                ASSERT_TRUE(mid.block.has_value());
+                EXPECT_EQ(mid.block->has_neighbours(), neighbours != "0");
+                const CliResult r = run({"--restart", file("series/snap_000020.h5"), "--steps", "20",
+                                         "--backend", backend, "--output", file("continued.h5"), "--quiet"},
+                                        false);
+                EXPECT_EQ(r.err, "");  // nothing overridden, the state taken
+                const Snapshot whole = read_snapshot(file("whole.h5"));
+                const Snapshot plain = read_snapshot(file("plain.h5"));
+                const Snapshot continued = read_snapshot(file("continued.h5"));
+                EXPECT_TRUE(identical(whole.state, plain.state));  // the series changed nothing
+                EXPECT_TRUE(identical(continued.state, plain.state));
+                EXPECT_TRUE(continued.block.has_value());  // --output keeps the state too
+                EXPECT_EQ(continued.info.params.eta, 0.01);
+                // The same bodies without the state: the levels start again.
+                run({"--steps", "0", "--output", file("mid.csv"), "--restart", file("series/snap_000020.h5"),
+                     "--quiet"},
+                    false);
+                EXPECT_EQ(read_snapshot(file("mid.csv")).info.params.eta, 0.01);  // a CSV carries eta too
+                const CliResult fresh =
+                    run({"--input", file("mid.csv"), "--steps", "20", "--backend", backend, "--precision",
+                         precision, "--output", file("fresh.h5"), "--quiet"},
+                        false);
+                EXPECT_FALSE(identical(read_snapshot(file("fresh.h5")).state, plain.state));
+                fs::remove_all(file("series"));
+                fs::remove_all(file("whole_series"));
+            }
         }
     }
+}
+
+// A restart from a snapshot that holds no integrator state (written before nbody kept it, or by a backend
+// that could not give it) says so in one line and starts the levels from the bodies.
+TEST_F(SnapshotCliTest, AHermiteRestartWithoutStoredStateSaysSo) {
+    if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+    ASSERT_EQ(run_cli({"run", "--n", "32", "--integrator", "hermite", "--steps", "2", "--output",
+                       file("a.h5"), "--quiet"})
+                  .code,
+              0);
+    Snapshot s = read_snapshot(file("a.h5"));
+    ASSERT_TRUE(s.block.has_value());
+    s.block.reset();
+    write_snapshot(file("b.h5"), s);
+    const CliResult r = run_cli({"run", "--restart", file("b.h5"), "--steps", "2", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "nbody: note: " + file("b.h5") +
+                         " holds no hermite state (levels, accelerations, jerks): the run restarts them from "
+                         "its bodies\n");
 }
 
 // A restart's energy log and trajectory number their rows from its step, as its parameter lines, the

@@ -228,12 +228,14 @@ RunFiles open_files(const RunOptions& o, const Scenario& sc) {
 // All files are complete and closed before the first is renamed: a write error leaves none behind.
 // The logs (already visible as NAME.partial) are renamed last, once the output is in place. `last` is the
 // final state (read only when there is an --output).
-void commit_files(RunFiles& f, const Scenario& sc, const HostState& last, std::int64_t done) {
+void commit_files(RunFiles& f, const Scenario& sc, const HostState& last,
+                  std::optional<BlockState> last_block, std::int64_t done) {
     if (f.energy_log) f.energy_log->file().finish();
     if (f.trajectory) f.trajectory->file().finish();
     if (f.collision_log) f.collision_log->file().finish();
     if (f.output) {
-        for (const std::string& note : write_snapshot(*f.output, make_snapshot(sc, last, sc.step + done)))
+        for (const std::string& note :
+             write_snapshot(*f.output, make_snapshot(sc, last, sc.step + done, std::move(last_block))))
             std::cerr << "nbody: note: " << note << '\n';
         commit_all({f.output.get()});
     }
@@ -380,9 +382,9 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
     if (files.energy_log) files.energy_log->write(sc.step, sc.state.t, d0, 0.0);
     if (files.trajectory) files.trajectory->write(sc.step, sc.state);
     if (watch_encounters) sample_encounter(sc.state, sc.params.G, r.encounter);
-    // A restart begins at a step its snapshot already holds.
+    // A restart begins at a step its snapshot already holds. (No block steps have run yet: the file holds
+    // the bodies alone, and a restart from it starts as this run does.)
     if (broadcast(cl, series.due(sc.step) && o.scenario.restart.empty())) {
-        backend.synchronize();  // a restart from it starts from the bodies alone: so does this run
         const HostState start = backend.get_state();
         if (cl.root()) series.write(sc, start, sc.step);
     }
@@ -467,10 +469,16 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
             }
         }
         if (at_trajectory) files.trajectory->write(sc.step + r.done, now);
-        // A snapshot is a restart point: an adaptive integrator drops its levels and jerks there, as a run
-        // restarted from it starts without them, so both go on alike (every process, in step).
-        if (adaptive && broadcast(cl, at_snapshot)) backend.synchronize();
-        if (at_snapshot) series.write(sc, now, sc.step + r.done);
+        // A snapshot is a restart point: an adaptive integrator's levels, accelerations and jerks go into
+        // it, so that a restart goes on as this run does (every process, in step: a distributed run
+        // gathers them). Block steps that cannot give them drop them instead, as such a restart starts
+        // without them.
+        std::optional<BlockState> block;
+        if (adaptive && broadcast(cl, at_snapshot)) {
+            block = backend.export_block_state(p);
+            if (!block) backend.synchronize();
+        }
+        if (at_snapshot) series.write(sc, now, sc.step + r.done, std::move(block));
     }
     progress.finish();
     // The end state always has its diagnostics (also for --steps 0), and the energy log its last row.
@@ -621,6 +629,35 @@ void share_scenario(Cluster& cl, Scenario& sc, StepPlan& plan) {
     sc.state.t = broadcast(cl, sc.state.t);
     plan = broadcast(cl, plan);
     sc.backend = broadcast(cl, sc.backend);
+    // A restart's block-step state: every process takes its slice of the whole system's.
+    if (!broadcast(cl, sc.block.has_value())) return;
+    if (!sc.block) sc.block.emplace();
+    BlockState& b = *sc.block;
+    b.model = broadcast(cl, b.model);
+    b.precision = broadcast(cl, b.precision);
+    b.level = broadcast(cl, std::move(b.level));
+    b.acc = broadcast(cl, std::move(b.acc));
+    b.jerk = broadcast(cl, std::move(b.jerk));
+    // The neighbour scheme is refused under mpirun (check_distributable): its state never travels.
+}
+
+// A restart's block-step state goes to the backend once it holds the bodies; one line where it cannot take
+// it, or where an adaptive run's snapshot holds none (written before nbody kept it).
+void take_block_state(Cluster& cl, const RunOptions& o, const Scenario& sc, Backend& backend) {
+    if (o.scenario.restart.empty() || !integrator_info(sc.params.integrator).adaptive) return;
+    if (!sc.block) {
+        if (cl.root()) {
+            std::cerr << "nbody: note: " << o.scenario.restart << " holds no "
+                      << to_string(sc.params.integrator)
+                      << " state (levels, accelerations, jerks): the run restarts them from its bodies\n";
+        }
+        return;
+    }
+    if (!backend.import_block_state(sc.params, *sc.block) && cl.root()) {
+        std::cerr << "nbody: note: the " << backend.name() << " backend cannot take the "
+                  << to_string(sc.params.integrator) << " state stored in " << o.scenario.restart
+                  << ": the run restarts its levels, accelerations and jerks from its bodies\n";
+    }
 }
 
 }  // namespace
@@ -683,6 +720,7 @@ int run_run_command(const RunOptions& o) {
     });
     agree(cl, [&] { check_distributable(cl, sc.params); });
     agree(cl, [&] { backend->set_state(sc.state); });  // under mpirun: rank 0's bodies, scattered
+    agree(cl, [&] { take_block_state(cl, o, sc, *backend); });
     // Before the steps: such a run may never end, so the warning cannot wait for the summary.
     if (cl.root() && plan.steps > 0 && block_steps_may_stall(sc.params, sc.precision))
         std::cerr << "nbody: warning: " << restart_advice(kStallWarning, o) << '\n';
@@ -691,11 +729,17 @@ int run_run_command(const RunOptions& o) {
 
     const RunOutcome r = simulate(o, sc, plan, *backend, files, *series, cl);
     HostState last;
-    if (!o.output.empty()) last = backend->get_state();  // the whole system, on rank 0
+    std::optional<BlockState> last_block;
+    if (!o.output.empty()) {
+        last = backend->get_state();  // the whole system, on rank 0
+        // With the integrator's state where it keeps one (collective), so that --restart goes on exactly.
+        if (integrator_info(sc.params.integrator).adaptive)
+            last_block = backend->export_block_state(sc.params);
+    }
     // Rank 0 alone from here: it writes and prints.
     cl.leave_lockstep();
     if (!cl.root()) return 0;
-    commit_files(files, sc, last, r.done);
+    commit_files(files, sc, last, std::move(last_block), r.done);
     const double wall = now_s() - wall_start;
     if (!o.plot.empty()) {
         PlotRequest plot;

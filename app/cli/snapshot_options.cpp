@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "sim/error.hpp"
+#include "sim/integrate/block_steps.hpp"
 #include "sim/platform/file_identity.hpp"
 #include "sim/util.hpp"
 
@@ -69,8 +70,12 @@ void check_output_format(const std::string& flag, const std::string& path) {
     }
 }
 
-Snapshot make_snapshot(const Scenario& sc, const HostState& s, std::int64_t step) {
+Snapshot make_snapshot(const Scenario& sc, const HostState& s, std::int64_t step,
+                       std::optional<BlockState> block) {
     Snapshot snap;
+    if (block && block->precision == sc.precision && block->size() == s.size() &&
+        same_block_model_but_dt(block->model, sc.params))
+        snap.block = std::move(block);
     snap.state = s;
     snap.info.has_params = true;
     snap.info.params = sc.params;
@@ -188,7 +193,8 @@ std::int64_t SnapshotSeries::next_after(std::int64_t step) const {
     return next;
 }
 
-std::string SnapshotSeries::write(const Scenario& sc, const HostState& s, std::int64_t step) const {
+std::string SnapshotSeries::write(const Scenario& sc, const HostState& s, std::int64_t step,
+                                  std::optional<BlockState> block) const {
     const std::string path = snapshot_series_path(dir_, step);
     // The last guard: a --restart file named like a step it does not hold (renamed, copied) is still never
     // replaced.
@@ -198,7 +204,7 @@ std::string SnapshotSeries::write(const Scenario& sc, const HostState& s, std::i
                         quote_excerpt(input, 1024) + " (choose another --snapshot-dir)");
         }
     }
-    write_snapshot(path, make_snapshot(sc, s, step));
+    write_snapshot(path, make_snapshot(sc, s, step, std::move(block)));
     ++written_;
     return path;
 }

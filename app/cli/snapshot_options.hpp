@@ -2,6 +2,7 @@
 // Snapshots during `nbody run`: --snapshot-every K --snapshot-dir DIR writes DIR/snap_<step>.h5 every K
 // steps (each file complete or absent), and --restart FILE.h5 continues a run from one of them.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,10 @@ void add_snapshot_flags(CLI::App& cmd, SnapshotOptions& o, ScenarioOptions& scen
 void check_output_format(const std::string& flag, const std::string& path);
 
 // The snapshot of a run's bodies `s` at global step `step`, with the run's parameters and provenance.
-Snapshot make_snapshot(const Scenario& sc, const HostState& s, std::int64_t step);
+// `block`: the adaptive integrator's state there (Backend::export_block_state), kept where it belongs to
+// sc's parameters (but for the max step) and precision; nullopt or another's: the snapshot holds none.
+Snapshot make_snapshot(const Scenario& sc, const HostState& s, std::int64_t step,
+                       std::optional<BlockState> block = std::nullopt);
 
 // "DIR/snap_000100.h5": the series file of a global step.
 std::string snapshot_series_path(const std::string& dir, std::int64_t step);
@@ -52,7 +56,8 @@ class SnapshotSeries {
     std::int64_t next_after(std::int64_t step) const;
     bool due(std::int64_t step) const { return active() && step % every_ == 0; }
     // Writes the snapshot of global step `step` atomically. Returns its path.
-    std::string write(const Scenario& sc, const HostState& s, std::int64_t step) const;
+    std::string write(const Scenario& sc, const HostState& s, std::int64_t step,
+                      std::optional<BlockState> block = std::nullopt) const;
     std::int64_t written() const { return written_; }
 
   private:
