@@ -377,6 +377,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         nb_k_ = int(std::lround(p.neighbours));
         allocate(b.n);
         stopped_ = false;
+        mid_max_step_ = false;
         params_ = p;
         if (n_ > 0) {
             // Every body is active at the start, at its own position: force and jerk, then its level.
@@ -484,6 +485,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
         const DeviceBodies<T> b = bodies_();
         stopped_ = false;
         if (n_ == 0) return {kTicksPerMaxStep, 0};
+        mid_max_step_ = true;
         enqueue_select(b);
         if (read_clock().held) {
             launch_kernel(release_kernel, dim3(1), dim3(1), 0, stream_, clock_.data(), false);
@@ -520,6 +522,7 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     }
 
     void finish_max_step() override {
+        mid_max_step_ = false;
         if (!stopped_ && n_ > 0) {
             const DeviceBodies<T> b = bodies_();
             launch_kernel(finish_kernel, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
@@ -530,6 +533,78 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     }
 
     void invalidate() override { params_.reset(); }
+
+    // Between max steps (every clock at tick 0: due = level_ticks(level), t_regular 0) the state is the
+    // arrays below; the predicted bodies, the clock and the persistent kernel's second slot (every body in
+    // slot 0 between runs) are made again by every block.
+    std::optional<BlockState> export_state() override {
+        if (!params_ || stopped_ || seen_bad_ != kNoBadBody || mid_max_step_) return std::nullopt;
+        BlockState s;
+        s.model = *params_;
+        s.precision = precision_of<T>();
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        s.level.resize(n_);
+        level_.copy_to_host(s.level.data(), n_);
+        s.acc = widened_copy(acc_);
+        s.jerk = widened_copy(jerk_);
+        if (nb_k_ > 0) {
+            s.irregular_acc = widened_copy(nb_ai_), s.irregular_jerk = widened_copy(nb_ji_);
+            s.regular_acc = widened_copy(nb_ar_), s.regular_jerk = widened_copy(nb_jr_);
+            s.regular_snap = widened_copy(nb_d2_), s.regular_crackle = widened_copy(nb_d3_);
+            s.regular_level.resize(n_);
+            regular_level_.copy_to_host(s.regular_level.data(), n_);
+            s.radius.resize(n_);
+            radius_.copy_to_host(s.radius.data(), n_);
+            s.listed.resize(n_);
+            listed_.copy_to_host(s.listed.data(), n_);
+            // Entries past each list's count are left from longer lists before: stored as 0.
+            const std::size_t cap = std::size_t(neighbour_capacity(nb_k_));
+            std::vector<std::uint32_t> lists(n_ * cap);
+            list_.copy_to_host(lists.data(), lists.size());
+            s.lists.assign(lists.size(), 0);
+            for (std::size_t i = 0; i < n_; ++i)
+                std::copy_n(lists.begin() + std::ptrdiff_t(i * cap), s.listed[i],
+                            s.lists.begin() + std::ptrdiff_t(i * cap));
+        }
+        return s;
+    }
+
+    bool import_state(const BlockState& s) override {
+        const DeviceBodies<T> b = bodies_();
+        if (s.precision != precision_of<T>() || s.size() != b.n || !block_state_problem(s, b.n).empty())
+            return false;
+        params_.reset();
+        nb_k_ = s.has_neighbours() ? int(std::lround(s.model.neighbours)) : 0;
+        allocate(b.n);  // as init: the lists zeroed, every body in the persistent kernel's slot 0
+        stopped_ = false;
+        mid_max_step_ = false;
+        seen_bad_ = kNoBadBody;
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        if (n_ > 0) {
+            level_.copy_from_host(s.level.data(), n_);
+            copy_narrowed(s.acc, acc_);
+            copy_narrowed(s.jerk, jerk_);
+            if (nb_k_ > 0) {
+                copy_narrowed(s.irregular_acc, nb_ai_), copy_narrowed(s.irregular_jerk, nb_ji_);
+                copy_narrowed(s.regular_acc, nb_ar_), copy_narrowed(s.regular_jerk, nb_jr_);
+                copy_narrowed(s.regular_snap, nb_d2_), copy_narrowed(s.regular_crackle, nb_d3_);
+                regular_level_.copy_from_host(s.regular_level.data(), n_);
+                radius_.copy_from_host(s.radius.data(), n_);
+                listed_.copy_from_host(s.listed.data(), n_);
+                list_.copy_from_host(s.lists.data(), s.lists.size());
+            }
+            // Every clock at tick 0: each body due one step of its level on, its regular time 0.
+            launch_kernel(finish_kernel, dim3(blocks_for(n_, kBlock)), dim3(kBlock), 0, stream_,
+                          level_.data(), due_.data(), n_, nullptr, 0ull,
+                          nb_k_ > 0 ? t_regular_.data() : nullptr);
+            restart_clock(gate(b));
+        }
+        params_ = s.model;
+        drop_graphs();  // they hold the old parameters in their launches
+        read_clock();
+        return true;
+    }
+
     BlockCounters counters() const override {
         BlockCounters out;
         out.starts = starts_;
@@ -618,6 +693,21 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     cudaStream_t stream() const { return stream_; }
 
   private:
+    // A device array of n_ vectors as a host copy in double (exact), and back (the values were T's).
+    std::vector<Vec4<double>> widened_copy(const DeviceBuffer<Vec4<T>>& d) const {
+        std::vector<Vec4<T>> h(n_);
+        d.copy_to_host(h.data(), n_);
+        std::vector<Vec4<double>> out(n_);
+        for (std::size_t i = 0; i < n_; ++i) out[i] = {double(h[i].x), double(h[i].y), double(h[i].z), 0.0};
+        return out;
+    }
+    void copy_narrowed(const std::vector<Vec4<double>>& v, DeviceBuffer<Vec4<T>>& d) {
+        std::vector<Vec4<T>> h(n_);
+        for (std::size_t i = 0; i < n_; ++i)
+            h[i] = {static_cast<T>(v[i].x), static_cast<T>(v[i].y), static_cast<T>(v[i].z), T(0)};
+        d.copy_from_host(h.data(), n_);
+    }
+
     // The kernels of step s return at once when an earlier step failed (*bad < bad_code(s, 0)).
     static unsigned long long gate(const DeviceBodies<T>& b) { return b.bad ? bad_code(b.step, 0) : 0; }
 
@@ -997,6 +1087,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     BatchGraph regular_block_{-1};  // the neighbour scheme's held block with regular steps (not the last)
     std::int64_t last_max_step_blocks_ = 0;  // blocks of the last max step: how large a batch to launch
     bool stopped_ = false;  // an earlier step of this step() call failed: this max step does nothing
+    // The per-block calls (next_block .. correct) are inside a max step until finish_max_step: no state to
+    // export there.
+    bool mid_max_step_ = false;
     unsigned long long seen_bad_ = kNoBadBody;
     // The neighbour scheme (Params::neighbours > 0, else nb_k_ 0 and these empty): each body's state
     // (neighbour_arrays), radius and list; per block the regular list, each due body's slot in it (-1:

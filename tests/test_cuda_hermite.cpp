@@ -22,6 +22,7 @@
 #include "backends/registry.hpp"
 #include "hermite_checks.hpp"
 #include "reference.hpp"
+#include "sim/collide/collision_mode.hpp"
 #include "sim/integrate/hermite.hpp"
 #include "sim/integrate/neighbour_scheme.hpp"
 #include "sim/io/csv_io.hpp"
@@ -749,10 +750,10 @@ TEST(CudaHermite, AStallStopsTheRunAndNamesTheBody) {
     EXPECT_EQ(r.steps_done, 2);
 }
 
-// An exact restart (docs/SNAPSHOTS.md): run 3 max steps, synchronize (what a snapshot does), save to
-// HDF5, read back into a fresh backend and run 3 more; the unbroken run that synchronized at the same
-// point ends with the same bits. Without the synchronization the unbroken run keeps its levels and
-// jerks and goes another way, so the test can tell.
+// An exact restart (docs/SNAPSHOTS.md): run 3 max steps, save to HDF5 with the block steps' state
+// (export_block_state: what `nbody run` stores), read back into a fresh backend that takes it and run 3
+// more; the unbroken run ends with the same bits. A backend given the bodies alone starts its levels again
+// and goes another way, so the test can tell.
 void check_restart_is_bit_identical(const Params& p) {
     const std::int64_t k = 3;
     const HostState start = make_preset("plummer", 4096, 5);
@@ -763,13 +764,14 @@ void check_restart_is_bit_identical(const Params& p) {
         SCOPED_TRACE(to_string(precision));
         auto unbroken = with_state(make_cuda_backend(precision), start);
         ASSERT_TRUE(unbroken->step(p, k).finite);
-        unbroken->synchronize();
         Snapshot snap;
         snap.state = unbroken->get_state();
         snap.info.has_params = true;
         snap.info.params = p;
         snap.info.precision = precision;
         snap.info.step = k;
+        snap.block = unbroken->export_block_state(p);
+        ASSERT_TRUE(snap.block.has_value());
         write_snapshot(path, snap);
         ASSERT_TRUE(unbroken->step(p, k).finite);
 
@@ -777,15 +779,17 @@ void check_restart_is_bit_identical(const Params& p) {
         std::filesystem::remove(path);
         ASSERT_EQ(back.info.precision, precision);
         EXPECT_EQ(back.info.params.integrator, Integrator::hermite);
+        ASSERT_TRUE(back.block.has_value());
         auto restarted = with_state(make_cuda_backend(back.info.precision), back.state);
+        ASSERT_TRUE(restarted->import_block_state(back.info.params, *back.block));
         ASSERT_TRUE(restarted->step(back.info.params, k).finite);
         const HostState a = restarted->get_state(), b = unbroken->get_state();
         EXPECT_TRUE(same_bits(a, b)) << "relative difference " << difference(a, b).relative;
-        EXPECT_EQ(restarted->block_steps()->levels(), unbroken->block_steps()->levels());
+        EXPECT_EQ(restarted->block_steps_for(p)->levels(), unbroken->block_steps_for(p)->levels());
 
-        auto kept = with_state(make_cuda_backend(precision), start);  // never synchronized
-        ASSERT_TRUE(kept->step(p, 2 * k).finite);
-        EXPECT_FALSE(same_bits(kept->get_state(), b));
+        auto bodies_alone = with_state(make_cuda_backend(precision), back.state);
+        ASSERT_TRUE(bodies_alone->step(p, k).finite);
+        EXPECT_FALSE(same_bits(bodies_alone->get_state(), b));
     }
 }
 
@@ -795,14 +799,24 @@ TEST(CudaHermite, RestartFromAnHdf5SnapshotIsBitIdentical) {
     check_restart_is_bit_identical(hermite_params(1e-3));
 }
 
-// The same with the neighbour scheme: the snapshot keeps --neighbours (/NBody), the lists and the split
-// start again from the bodies as at any start.
+// The same with the neighbour scheme: the snapshot also keeps each body's split, regular level, radius
+// and list.
 TEST(CudaHermite, NeighbourSchemeRestartIsBitIdentical) {
     SKIP_WITHOUT_DEVICE();
     if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
     Params p = hermite_params(1e-3);
     p.neighbours = 32;
     p.dt = 0.0625;
+    check_restart_is_bit_identical(p);
+}
+
+// The same where collisions are on: the cuda backend runs the generic host-copy block steps then
+// (Backend::block_steps_for), whose state goes through the snapshot as well.
+TEST(CudaHermite, HostCopyBlockStepsRestartIsBitIdentical) {
+    SKIP_WITHOUT_DEVICE();
+    if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+    Params p = hermite_params(1e-3);
+    p.collisions = CollisionMode::bounce;
     check_restart_is_bit_identical(p);
 }
 
