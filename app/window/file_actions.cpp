@@ -31,7 +31,10 @@ OpenedFile FileActions::open(const std::string& path, const Params& current, Pre
     validate_state(snap.state, snap.info.has_params ? snap.info.params : current, precision);
     OpenedFile f;
     f.notes = std::move(snap.notes);
-    if (snap.info.has_params && !replay_) f.params = snap.info.params;
+    if (snap.info.has_params && !replay_) {
+        f.params = snap.info.params;
+        f.block = std::move(snap.block);
+    }
     f.step = snap.info.step;
     shown_time_ = snap.state.t;
     f.state = std::move(snap.state);
@@ -45,7 +48,9 @@ SavedSnapshot FileActions::save(const std::string& path, const SessionResult& ca
     sc.precision = captured.precision;
     sc.preset = preset;
     sc.seed = seed;
-    const Snapshot snap = make_snapshot(sc, *captured.state, captured.steps_total);
+    const Snapshot snap =
+        make_snapshot(sc, *captured.state, captured.steps_total,
+                      captured.block ? std::optional<BlockState>(*captured.block) : std::nullopt);
     SavedSnapshot saved;
     saved.notes = write_snapshot(path, snap);
     saved.step = snap.info.step;

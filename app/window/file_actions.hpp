@@ -22,9 +22,10 @@ struct SessionResult;
 // Bodies read from a file, to load in place of the current ones.
 struct OpenedFile {
     HostState state;
-    std::optional<Params> params;    // a snapshot's own parameters, to run with from now on
-    std::int64_t step = 0;           // the step it records (0 for a file without one)
-    std::vector<std::string> notes;  // what the reader did that the user should know
+    std::optional<Params> params;     // a snapshot's own parameters, to run with from now on
+    std::int64_t step = 0;            // the step it records (0 for a file without one)
+    std::vector<std::string> notes;   // what the reader did that the user should know
+    std::optional<BlockState> block;  // an adaptive run's state beside the bodies (HDF5), with params
 };
 
 // A snapshot written from captured bodies.

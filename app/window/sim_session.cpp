@@ -233,9 +233,11 @@ std::uint64_t SimSession::resume_from_timeline(std::size_t i) {
     return enqueue(std::move(r));
 }
 
-std::uint64_t SimSession::load_state(HostState s, std::int64_t step, std::optional<Params> params) {
+std::uint64_t SimSession::load_state(HostState s, std::int64_t step, std::optional<Params> params,
+                                     std::optional<BlockState> block) {
     Request r;
     r.params = std::move(params);
+    if (r.params) r.block = std::move(block);
     r.kind = SessionResult::Kind::load;
     r.state = std::move(s);
     r.step = step;
@@ -325,7 +327,8 @@ void SimSession::run() {
             res.id = req.id;
             switch (req.kind) {
                 case SessionResult::Kind::load:
-                    res.error = apply_load(req.state, req.step, req.params, req.resume_entry, req.kept.get());
+                    res.error = apply_load(req.state, req.step, req.params, req.resume_entry, req.kept.get(),
+                                           req.block);
                     break;
                 case SessionResult::Kind::switch_backend:
                     res.error = apply_switch(req.name, req.precision);
@@ -732,7 +735,8 @@ std::vector<Vec4<float>> SimSession::positions_for_fit() {
 }
 
 std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::optional<Params>& params,
-                                   std::optional<std::size_t> resume_entry, const KeptState* kept) {
+                                   std::optional<std::size_t> resume_entry, const KeptState* kept,
+                                   const std::optional<BlockState>& block) {
     std::lock_guard<std::mutex> lk(backend_mutex_);
     std::string why;
     const std::size_t n = kept ? kept->size() : s.size();
@@ -748,6 +752,9 @@ std::string SimSession::apply_load(HostState& s, std::int64_t step, const std::o
                 s = kept->to_host();  // the NaN-recovery checkpoint below (a device copy is read back once)
             } else {
                 backend_->set_state(s);
+                // A snapshot's levels and jerks: its run goes on as it would have (where the backend and
+                // precision can take them; otherwise its levels start again from the bodies).
+                if (block && params) backend_->import_block_state(*params, *block);
             }
             radii_checked_ = false;
         } catch (const std::exception& e) {
@@ -832,6 +839,8 @@ std::string SimSession::apply_capture(SessionResult& res) {
     res.precision = backend_->precision();
     std::lock_guard<std::mutex> c(ctl_mutex_);
     res.params = params_;
+    if (std::optional<BlockState> block = backend_->export_block_state(params_))
+        res.block = std::make_shared<const BlockState>(std::move(*block));
     res.steps_total = stats_.steps_total;
     return {};
 }
@@ -843,7 +852,12 @@ std::string SimSession::apply_switch(const std::string& name, Precision precisio
         HostState cur = backend_->get_state();  // exact: float -> double -> float is lossless
         check_host_memory(cur.size(), precision);
         auto next = create_backend(name, precision);
+        // An adaptive integrator's levels and jerks go along (in the same precision), so the run goes on
+        // as it would have on the old backend.
+        const Params p = params();
+        const std::optional<BlockState> block = backend_->export_block_state(p);
         next->set_state(cur);
+        if (block) next->import_block_state(p, *block);
         radii_checked_ = false;
         next->set_interrupt(&quitting_);
         next->set_progress(&max_step_progress_);

@@ -95,6 +95,8 @@ struct SessionResult {
     Params params;
     Precision precision = Precision::f32;
     std::int64_t steps_total = 0;
+    // capture: an adaptive integrator's state beside the bodies (Backend::export_block_state), or none.
+    std::shared_ptr<const BlockState> block;
 };
 
 class SimSession {
@@ -161,7 +163,10 @@ class SimSession {
     // take_results().
     // params: the parameters they come with (a preset's, a snapshot's), set together with the bodies so the
     // energy reference is measured under them.
-    std::uint64_t load_state(HostState s, std::int64_t step = 0, std::optional<Params> params = std::nullopt);
+    // block: a snapshot's adaptive integrator state (with params), so that the run goes on as the one that
+    // wrote it (kept where the backend can take it).
+    std::uint64_t load_state(HostState s, std::int64_t step = 0, std::optional<Params> params = std::nullopt,
+                             std::optional<BlockState> block = std::nullopt);
     // Queues moving the exact current state into a new backend; applied between steps, never waits.
     std::uint64_t switch_backend(const std::string& name, Precision precision);
     // Queues a copy of the exact current bodies (for saving a snapshot); taken between steps, never waits.
@@ -220,6 +225,7 @@ class SimSession {
         std::vector<Vec4<double>> points;
         std::int64_t step = 0;                    // load: the step index the bodies are at
         std::optional<Params> params;             // load: the parameters that come with them
+        std::optional<BlockState> block;          // load: a snapshot's block-step state (with params)
         std::optional<std::size_t> body;          // body i's potential energy instead of potentials at points
         bool republish = false;                   // only publish the bodies again (accelerations now wanted)
         bool all_bodies = false;                  // every body's potential instead of potentials at points
@@ -235,7 +241,8 @@ class SimSession {
     // Loads s, or the kept state `kept` where given (a resume: restored where the backend keeps it).
     std::string apply_load(HostState& s, std::int64_t step, const std::optional<Params>& params,
                            std::optional<std::size_t> resume_entry = std::nullopt,
-                           const KeptState* kept = nullptr);
+                           const KeptState* kept = nullptr,
+                           const std::optional<BlockState>& block = std::nullopt);
     void keep_in_timeline_locked();  // backend_mutex_ held: keeps the bodies if the cadence is due
     std::string apply_switch(const std::string& name, Precision precision);
     std::string apply_capture(SessionResult& res);

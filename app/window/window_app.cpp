@@ -505,7 +505,7 @@ void WindowApp::open_file(const std::string& path, bool refit) {
     r.opened = path;
     r.from_preset = false;
     tag_with_script_step(r);
-    r.id = session->load_state(std::move(f.state), f.step, f.params);
+    r.id = session->load_state(std::move(f.state), f.step, f.params, std::move(f.block));
     pending.add(std::move(r));
 }
 

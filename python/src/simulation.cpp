@@ -27,6 +27,8 @@ Simulation::Simulation(const ScenarioOptions& o, std::int64_t default_n, std::os
     Scenario sc = resolve_scenario(o, default_n, notes);
     backend_ = create_backend_or_fail(sc.backend, sc.precision);
     backend_->set_state(sc.state);
+    // A loaded snapshot's adaptive integrator state: the run goes on as the saved one would have.
+    if (sc.block) backend_->import_block_state(sc.params, *sc.block);
     params_ = sc.params;
     precision_ = sc.precision;
     step_ = sc.step;
@@ -52,10 +54,11 @@ void Simulation::set_backend(const std::string& name) {
     // the same kind would start them again from the bodies).
     if (resolve_backend(name) == backend_->name()) return;
     auto next = create_backend_or_fail(name, precision_);
-    // Every body is at one time between steps; what an adaptive integrator keeps beside them stays behind,
-    // as it does in a snapshot.
-    backend_->synchronize();
+    // Every body is at one time between steps; what an adaptive integrator keeps beside them goes along,
+    // as it does into a snapshot, so the run goes on as it would have on the old backend.
+    const std::optional<BlockState> block = backend_->export_block_state(params_);
     next->set_state(backend_->get_state());
+    if (block) next->import_block_state(params_, *block);
     next->set_interrupt(interrupt_);
     backend_ = std::move(next);
 }
@@ -129,10 +132,12 @@ StepReport Simulation::step_of(double h) {
 
 std::vector<std::string> Simulation::save(const std::string& path) {
     require_format("save", path);
-    // A snapshot is a restart point: the run goes on from the bodies alone, as a load of it does.
-    backend_->synchronize();
+    // A snapshot is a restart point: with an adaptive integrator's state (where it belongs to these
+    // parameters but for the max step), so that a load of it goes on as this run does.
     Snapshot snap;
     snap.state = backend_->get_state();
+    std::optional<BlockState> block = backend_->export_block_state(params_);
+    if (block && same_block_model_but_dt(block->model, params_)) snap.block = std::move(block);
     snap.info.has_params = true;
     snap.info.params = params_;
     snap.info.step = step_;

@@ -89,3 +89,18 @@ def test_setting_the_backend_it_already_is_keeps_a_hermite_run_unbroken():
     (plain, blocks), (reset, blocks_reset) = run(False), run(True)
     assert blocks == blocks_reset
     assert np.array_equal(plain, reset)
+
+
+def test_switching_backend_keeps_a_hermite_run_unbroken():
+    # The levels, accelerations and jerks move to the new backend with the bodies; serial and openmp give
+    # the same bits, so the switched run is the unswitched one.
+    def run(switch):
+        sim = nbody.Simulation(preset="plummer", n=64, backend="serial", precision="double",
+                               integrator="hermite", dt=0.05)
+        sim.step(2)
+        if switch:
+            sim.backend = "openmp"
+        sim.step(2)
+        return sim.positions
+
+    assert np.array_equal(run(False), run(True))

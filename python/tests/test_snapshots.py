@@ -30,6 +30,29 @@ def test_restart_is_bit_for_bit(tmp_path, kwargs):
     assert np.array_equal(a.velocities, b.velocities)
 
 
+@pytest.mark.parametrize("neighbours", [0, 8])
+def test_saving_a_hermite_run_changes_nothing_and_load_goes_on_as_it(tmp_path, neighbours):
+    # The file keeps hermite's levels, accelerations and jerks (and the neighbour lists): the run that saved
+    # goes on as one that did not, and so does the loaded one.
+    path = str(tmp_path / "h.h5")
+
+    def make():
+        return nbody.Simulation(preset="plummer", n=128, backend="serial", seed=4, precision="double",
+                                integrator="hermite", dt=0.125, neighbours=neighbours)
+
+    saved, unsaved = make(), make()
+    saved.step(4)
+    unsaved.step(4)
+    saved.save(path)
+    saved.step(4)
+    unsaved.step(4)
+    assert np.array_equal(saved.positions, unsaved.positions)
+    loaded = nbody.Simulation.load(path, backend="serial")
+    loaded.step(4)
+    assert np.array_equal(loaded.positions, unsaved.positions)
+    assert np.array_equal(loaded.velocities, unsaved.velocities)
+
+
 def test_a_continued_run_is_the_cli_continuation(tmp_path, cli):
     path = tmp_path / "s.h5"
     out = tmp_path / "cli.h5"
