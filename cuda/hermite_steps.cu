@@ -571,9 +571,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
 
     bool import_state(const BlockState& s) override {
         const DeviceBodies<T> b = bodies_();
+        params_.reset();  // refused or taken, nothing of the old state is left
         if (s.precision != precision_of<T>() || s.size() != b.n || !block_state_problem(s, b.n).empty())
             return false;
-        params_.reset();
         nb_k_ = s.has_neighbours() ? int(std::lround(s.model.neighbours)) : 0;
         allocate(b.n);  // as init: the lists zeroed, every body in the persistent kernel's slot 0
         stopped_ = false;

@@ -130,12 +130,12 @@ class Backend {
     BlockSteps* block_steps_for(const Params& p);
     // Between steps every body is already at the same time (an adaptive integrator's max step ends with
     // all of them); this also drops what an adaptive integrator keeps beside the bodies, so that the next
-    // step starts from the bodies alone, exactly as a run restarted from a snapshot of them does. Call it
-    // where a snapshot is taken; a no-op for the fixed-step integrators.
+    // step starts from the bodies alone, as a run started from them does. Snapshots keep that state instead
+    // (export_block_state); a no-op for the fixed-step integrators.
     virtual void synchronize();
     // The state the block steps that a step with p runs on keep between max steps (BlockSteps::export_state:
-    // what a snapshot stores), or nullopt where they keep none or cannot give it. Collective in a
-    // distributed run.
+    // what a snapshot stores), or nullopt where they keep none or cannot give it, or p's integrator is not
+    // adaptive. Collective in a distributed run.
     std::optional<BlockState> export_block_state(const Params& p);
     // Gives that state to the block steps a step with p runs on (BlockSteps::import_state), after the
     // bodies it belongs to were set (set_state drops it again). False where they cannot take it: the next

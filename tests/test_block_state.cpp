@@ -115,7 +115,12 @@ TEST(BlockState, ProblemsAreNamed) {
     EXPECT_NE(block_state_problem(good, 99).find("Level has 100 entries, expected 99"), std::string::npos);
     BlockState s = good;
     s.jerk[7].y = std::numeric_limits<double>::quiet_NaN();
-    EXPECT_EQ(block_state_problem(s, 100), "Jerk[7] is not finite");
+    EXPECT_EQ(block_state_problem(s, 100), "Jerk[7] is not finite in double");
+    // A float run's values must be finite as floats.
+    s = good;
+    s.precision = Precision::f32;
+    s.acc[2].x = 1e300;
+    EXPECT_EQ(block_state_problem(s, 100), "Acceleration[2] is not finite in float");
     s = good;
     s.level[3] = -1;
     EXPECT_EQ(block_state_problem(s, 100), "Level[3] = -1 is not a level (0 to 40)");
@@ -126,6 +131,10 @@ TEST(BlockState, ProblemsAreNamed) {
     ASSERT_GT(s.listed[9], 0u);
     s.lists[9 * 24] = 9;  // itself
     EXPECT_EQ(block_state_problem(s, 100), "Lists[9][0] = 9 is not another body");
+    s = good;
+    ASSERT_GT(s.listed[11], 1u);
+    s.lists[11 * 24 + 1] = s.lists[11 * 24];  // a body listed twice would count twice
+    EXPECT_EQ(block_state_problem(s, 100), "Lists[11] is not in ascending order at entry 1");
     s = good;
     s.listed[2] = 25;
     EXPECT_EQ(block_state_problem(s, 100), "Listed[2] = 25 is more than a list holds (24)");
@@ -203,13 +212,19 @@ TEST_F(BlockStateFile, ADamagedStateIsRefusedNamingWhatIsWrong) {
     refused(s, "/NBody/BlockSteps/Level[3] = 41 is not a whole number from 0 to 40");
     s = good;
     s.block->acc[8].z = std::numeric_limits<double>::infinity();
-    refused(s, "/NBody/BlockSteps: Acceleration[8] is not finite");
+    refused(s, "/NBody/BlockSteps: Acceleration[8] is not finite in double");
     s = good;
     s.block->lists[5 * 24] = 100;
     refused(s, "/NBody/BlockSteps: Lists[5][0] = 100 is not another body");
     s = good;
     s.block->model.dt = -1;
     refused(s, "/NBody/BlockSteps/MaxStep = -1 is not a time step > 0");
+    // A max step whose finest level underflows: no run could have made it.
+    s = good;
+    s.block->model.dt = 5e-324;
+    refused(s,
+            "/NBody/BlockSteps/MaxStep: dt = 5e-324 is too small a max step for the hermite "
+            "integrator: its finest step dt / 2^40 = 0 underflows double precision (use a larger --dt)");
     // Lists without the scheme's parameter: the file contradicts itself.
     s = good;
     s.info.params.neighbours = 0;

@@ -422,7 +422,7 @@ TEST(Hermite, AChangedMaxStepMovesEveryLevelByOneShift) {
         EXPECT_EQ(b->block_steps()->counters().starts, 1);
         EXPECT_NEAR(b->time(), 0.125 + 0.0625 + 0.15, 1e-15);
         EXPECT_LE(relative_energy_drift(d0.total(), b->diagnostics(p, true).total()), 1e-6);
-        b->synchronize();  // a snapshot's point: the next max step starts from the bodies alone
+        b->synchronize();  // dropped: the next max step starts from the bodies alone
         EXPECT_FALSE(b->block_steps()->change_max_step(p));
     }
 }

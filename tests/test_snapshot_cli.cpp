@@ -179,6 +179,15 @@ TEST_F(SnapshotCliTest, AHermiteRestartWithoutStoredStateSaysSo) {
     EXPECT_EQ(r.err, "nbody: note: " + file("b.h5") +
                          " holds no hermite state (levels, accelerations, jerks): the run restarts them from "
                          "its bodies\n");
+    // At step 0 no block steps have run: such a file holds none, and its restart starts as its run did.
+    ASSERT_EQ(run_cli({"run", "--n", "32", "--integrator", "hermite", "--steps", "0", "--output",
+                       file("c.h5"), "--quiet"})
+                  .code,
+              0);
+    EXPECT_FALSE(read_snapshot(file("c.h5")).block.has_value());
+    const CliResult r0 = run_cli({"run", "--restart", file("c.h5"), "--steps", "2", "--quiet"});
+    ASSERT_EQ(r0.code, 0) << r0.err;
+    EXPECT_EQ(r0.err, "");
 }
 
 // A restart's energy log and trajectory number their rows from its step, as its parameter lines, the

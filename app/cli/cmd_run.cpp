@@ -476,7 +476,7 @@ RunOutcome simulate(const RunOptions& o, const Scenario& sc, const StepPlan& pla
         std::optional<BlockState> block;
         if (adaptive && broadcast(cl, at_snapshot)) {
             block = backend.export_block_state(p);
-            if (!block) backend.synchronize();
+            if (!block || !snapshot_keeps(sc, *block, backend.size())) backend.synchronize();
         }
         if (at_snapshot) series.write(sc, now, sc.step + r.done, std::move(block));
     }
@@ -642,11 +642,12 @@ void share_scenario(Cluster& cl, Scenario& sc, StepPlan& plan) {
 }
 
 // A restart's block-step state goes to the backend once it holds the bodies; one line where it cannot take
-// it, or where an adaptive run's snapshot holds none (written before nbody kept it).
+// it, or where an adaptive run's snapshot after its first step holds none (written before nbody kept it; at
+// step 0 no block steps had run, and the restart starts as that run did).
 void take_block_state(Cluster& cl, const RunOptions& o, const Scenario& sc, Backend& backend) {
     if (o.scenario.restart.empty() || !integrator_info(sc.params.integrator).adaptive) return;
     if (!sc.block) {
-        if (cl.root()) {
+        if (cl.root() && sc.step > 0) {
             std::cerr << "nbody: note: " << o.scenario.restart << " holds no "
                       << to_string(sc.params.integrator)
                       << " state (levels, accelerations, jerks): the run restarts them from its bodies\n";

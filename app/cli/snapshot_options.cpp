@@ -70,12 +70,14 @@ void check_output_format(const std::string& flag, const std::string& path) {
     }
 }
 
+bool snapshot_keeps(const Scenario& sc, const BlockState& b, std::size_t n) {
+    return b.precision == sc.precision && b.size() == n && same_block_model_but_dt(b.model, sc.params);
+}
+
 Snapshot make_snapshot(const Scenario& sc, const HostState& s, std::int64_t step,
                        std::optional<BlockState> block) {
     Snapshot snap;
-    if (block && block->precision == sc.precision && block->size() == s.size() &&
-        same_block_model_but_dt(block->model, sc.params))
-        snap.block = std::move(block);
+    if (block && snapshot_keeps(sc, *block, s.size())) snap.block = std::move(block);
     snap.state = s;
     snap.info.has_params = true;
     snap.info.params = sc.params;

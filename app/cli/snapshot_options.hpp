@@ -29,8 +29,11 @@ void add_snapshot_flags(CLI::App& cmd, SnapshotOptions& o, ScenarioOptions& scen
 void check_output_format(const std::string& flag, const std::string& path);
 
 // The snapshot of a run's bodies `s` at global step `step`, with the run's parameters and provenance.
-// `block`: the adaptive integrator's state there (Backend::export_block_state), kept where it belongs to
-// sc's parameters (but for the max step) and precision; nullopt or another's: the snapshot holds none.
+// Whether a snapshot of n bodies under sc keeps block state b: where it belongs to sc's parameters (but
+// for the max step), precision and bodies.
+bool snapshot_keeps(const Scenario& sc, const BlockState& b, std::size_t n);
+// `block`: the adaptive integrator's state there (Backend::export_block_state), kept where
+// snapshot_keeps; nullopt or another's: the snapshot holds none.
 Snapshot make_snapshot(const Scenario& sc, const HostState& s, std::int64_t step,
                        std::optional<BlockState> block = std::nullopt);
 

@@ -837,11 +837,19 @@ std::string SimSession::apply_capture(SessionResult& res) {
         return "cannot copy the bodies: " + what_of(e);
     }
     res.precision = backend_->precision();
-    std::lock_guard<std::mutex> c(ctl_mutex_);
-    res.params = params_;
-    if (std::optional<BlockState> block = backend_->export_block_state(params_))
-        res.block = std::make_shared<const BlockState>(std::move(*block));
-    res.steps_total = stats_.steps_total;
+    {
+        std::lock_guard<std::mutex> c(ctl_mutex_);
+        res.params = params_;
+        res.steps_total = stats_.steps_total;
+    }
+    // Outside ctl_mutex_: a device's copy of the state must not hold up the panel (backend_mutex_ keeps the
+    // steps away meanwhile).
+    try {
+        if (std::optional<BlockState> block = backend_->export_block_state(res.params))
+            res.block = std::make_shared<const BlockState>(std::move(*block));
+    } catch (const std::exception& e) {
+        return "cannot copy the integrator's state: " + what_of(e);
+    }
     return {};
 }
 

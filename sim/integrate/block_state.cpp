@@ -9,7 +9,12 @@
 namespace nbody {
 namespace {
 
-bool finite(const Vec4<double>& v) {
+// Finite in the run's precision: a float run's values narrow back to float (a double 1e300 would be inf).
+bool finite(const Vec4<double>& v, Precision p) {
+    if (p == Precision::f32) {
+        return is_finite_bits(float(v.x)) && is_finite_bits(float(v.y)) && is_finite_bits(float(v.z)) &&
+               is_finite_bits(float(v.w));
+    }
     return is_finite_bits(v.x) && is_finite_bits(v.y) && is_finite_bits(v.z) && is_finite_bits(v.w);
 }
 
@@ -27,10 +32,11 @@ std::string level_problem(const char* what, const std::vector<int>& levels) {
     return {};
 }
 
-std::string vector_problem(const char* what, const std::vector<Vec4<double>>& v, std::size_t n) {
+std::string vector_problem(const char* what, const std::vector<Vec4<double>>& v, std::size_t n, Precision p) {
     if (v.size() != n) return wrong_size(what, v.size(), n);
     for (std::size_t i = 0; i < n; ++i) {
-        if (!finite(v[i])) return std::string(what) + "[" + std::to_string(i) + "] is not finite";
+        if (!finite(v[i], p))
+            return std::string(what) + "[" + std::to_string(i) + "] is not finite in " + to_string(p);
     }
     return {};
 }
@@ -41,7 +47,7 @@ std::string block_state_problem(const BlockState& s, std::size_t n) {
     if (s.level.size() != n) return wrong_size("Level", s.level.size(), n);
     if (std::string p = level_problem("Level", s.level); !p.empty()) return p;
     for (const auto& [what, v] : {std::pair{"Acceleration", &s.acc}, std::pair{"Jerk", &s.jerk}}) {
-        if (std::string p = vector_problem(what, *v, n); !p.empty()) return p;
+        if (std::string p = vector_problem(what, *v, n, s.precision); !p.empty()) return p;
     }
     const double k = s.model.neighbours;
     if (k == 0) {
@@ -57,7 +63,7 @@ std::string block_state_problem(const BlockState& s, std::size_t n) {
         {"RegularSnap", &s.regular_snap},
         {"RegularCrackle", &s.regular_crackle}};
     for (const auto& [what, v] : parts) {
-        if (std::string p = vector_problem(what, *v, n); !p.empty()) return p;
+        if (std::string p = vector_problem(what, *v, n, s.precision); !p.empty()) return p;
     }
     if (s.regular_level.size() != n) return wrong_size("RegularLevel", s.regular_level.size(), n);
     if (std::string p = level_problem("RegularLevel", s.regular_level); !p.empty()) return p;
@@ -84,6 +90,11 @@ std::string block_state_problem(const BlockState& s, std::size_t n) {
             if (j >= n || j == i) {
                 return "Lists[" + std::to_string(i) + "][" + std::to_string(e) + "] = " + std::to_string(j) +
                        " is not another body";
+            }
+            // Built in ascending index order: a body listed twice would count its force twice.
+            if (e > 0 && j <= s.lists[i * cap + e - 1]) {
+                return "Lists[" + std::to_string(i) + "] is not in ascending order at entry " +
+                       std::to_string(e);
             }
         }
     }

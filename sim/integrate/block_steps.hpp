@@ -118,7 +118,10 @@ class BlockSteps {
     // exported, bit for bit. False, keeping nothing of it, where it is not for these bodies (their count,
     // the run's precision, block_state_problem) or these block steps cannot take it; the next max step
     // then starts from the bodies alone.
-    virtual bool import_state(const BlockState& /*s*/) { return false; }
+    virtual bool import_state(const BlockState& /*s*/) {
+        invalidate();
+        return false;
+    }
 
     // Collisions (sim/collide/, p.collisions on) are found and resolved at every block, after correct():
     // each active body against every body at the block time (the others as predicted there), swept

@@ -63,6 +63,9 @@ void Backend::synchronize() {
 }
 
 std::optional<BlockState> Backend::export_block_state(const Params& p) {
+    // A fixed-step run keeps nothing beside its bodies (block steps run before a switch of the integrator
+    // are no state of it).
+    if (!integrator_info(p.integrator).adaptive) return std::nullopt;
     BlockSteps* s = block_steps_for(p);
     return s ? s->export_state() : std::nullopt;
 }

@@ -89,7 +89,11 @@ NBODY_HD int next_level(int current, int wanted, std::int64_t tick) {
 inline int max_step_level_shift(double dt_old, double dt_new) {
     const double ratio = dt_new / dt_old;
     if (std::fabs(ratio - 1) <= 1e-9) return 0;
-    return int(std::ceil(std::log2(ratio)));
+    // Any shift past the level range moves every level to one end (shifted_level): clamped before the
+    // conversion, so that a ratio of 0 or inf (no run makes one) stays defined.
+    const double shift = std::ceil(std::log2(ratio));
+    const double most = 2 * kMaxBlockLevel;
+    return int(shift < -most ? -most : (shift > most ? most : shift));
 }
 NBODY_HD int shifted_level(int level, int shift) {
     const int l = level + shift;

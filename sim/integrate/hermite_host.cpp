@@ -335,10 +335,10 @@ bool HostBlockSteps<T>::import_state(const BlockState& s) {
     const std::size_t n = bodies_.size();
     const std::size_t total = exchange_ ? exchange_->total() : n;
     const std::size_t first = exchange_ ? exchange_->first() : 0;
+    invalidate();  // refused or taken, nothing of the old state is left
     if (s.precision != precision_of<T>() || s.size() != total || (exchange_ && s.has_neighbours()) ||
         !block_state_problem(s, total).empty())
         return false;
-    invalidate();
     // As init leaves it, but for the levels, forces and jerks (and the neighbour scheme's state) taken.
     max_step_blocks_ = 0;
     acc_ = narrowed<T>(s.acc, first, n);

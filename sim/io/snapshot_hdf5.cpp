@@ -522,6 +522,45 @@ std::vector<I> whole_values(const Context& c, const std::string& what, const std
     return out;
 }
 
+// A table of body indices (the neighbour lists: N x 2K, up to 8 GiB of them): read straight into 32-bit
+// integers where the file stores them so (as nbody writes them), through doubles and whole_values otherwise
+// (HDF5 would clamp a -1 or a fraction into a valid index without a word).
+std::vector<std::uint32_t> read_indices(const Context& c, hid_t group, const std::string& where,
+                                        const char* name, std::size_t cols, std::size_t rows,
+                                        hsize_t file_size) {
+    const std::string what = where + "/" + name;
+    if (!c.exists(group, name)) c.fail(where + " has no " + name);
+    bool exact = false;
+    {
+        Hid set(c.check(H5Dopen2(group, name, H5P_DEFAULT), "cannot open dataset " + what), H5Dclose);
+        Hid type(c.check(H5Dget_type(set), "cannot read the type of " + what), H5Tclose);
+        exact =
+            H5Tget_class(type) == H5T_INTEGER && H5Tget_size(type) == 4 && H5Tget_sign(type) == H5T_SGN_NONE;
+        if (exact) {
+            Hid space(c.check(H5Dget_space(set), "cannot read the shape of " + what), H5Sclose);
+            std::array<hsize_t, 2> dims{};
+            if (H5Sget_simple_extent_ndims(space) != 2 ||
+                H5Sget_simple_extent_dims(space, dims.data(), nullptr) < 0 || dims[0] != rows ||
+                dims[1] != cols) {
+                exact = false;  // read_matrix below names the shape that is wrong
+            } else if (rows * cols * 4 > file_size) {
+                Hid dcpl(c.check(H5Dget_create_plist(set), "cannot read the layout of " + what), H5Pclose);
+                if (H5Pget_nfilters(dcpl) <= 0) exact = false;  // read_matrix says the file is too short
+            }
+            if (exact) {
+                std::vector<std::uint32_t> out(rows * cols);
+                if (!out.empty() &&
+                    H5Dread(set, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+                    c.fail("cannot read " + what + " (corrupt or truncated file?)");
+                return out;
+            }
+        }
+    }
+    std::size_t n = rows;
+    return whole_values<std::uint32_t>(c, what, read_matrix(c, group, where, name, cols, n, file_size), 0,
+                                       4294967295.0);
+}
+
 std::vector<Vec4<double>> vectors_of(const std::vector<double>& xyz) {
     std::vector<Vec4<double>> out(xyz.size() / 3);
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = {xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], 0.0};
@@ -542,6 +581,13 @@ BlockState read_block_state(const Context& c, hid_t file, const Snapshot& s, hsi
     if (!(is_finite_bits(*dt) && *dt > 0))
         c.fail(where + "/MaxStep = " + num(*dt) + " is not a time step > 0");
     b.model.dt = *dt;
+    // A max step the run itself could not take (its finest level underflows the precision, or float
+    // cannot hold it) is a damaged file.
+    try {
+        validate_params(b.model, b.precision);
+    } catch (const Error& e) {
+        c.fail(where + "/MaxStep: " + e.what());
+    }
     const std::size_t n = s.state.size();
     const auto table = [&](const char* name, std::size_t cols) {
         if (!c.exists(g, name)) c.fail(where + " has no " + name);
@@ -570,8 +616,7 @@ BlockState read_block_state(const Context& c, hid_t file, const Snapshot& s, hsi
         const double k = b.model.neighbours;
         if (!(k == std::trunc(k) && k <= 1e6))
             c.fail("/NBody/Neighbours = " + num(k) + " is not a whole number");
-        b.lists = whole_values<std::uint32_t>(
-            c, where + "/Lists", table("Lists", std::size_t(neighbour_capacity(int(k)))), 0, 4294967295.0);
+        b.lists = read_indices(c, g, where, "Lists", std::size_t(neighbour_capacity(int(k))), n, file_size);
     } else if (c.exists(g, "Lists")) {
         c.fail(where + " has neighbour lists, but /NBody/Neighbours is 0");
     }
@@ -895,7 +940,7 @@ std::string hdf5_snapshot_image(const Snapshot& s, const std::string& name) {
         }
     }
     write_parameters(c, file, s);
-    if (s.block) {
+    if (s.block && s.block->precision == s.info.precision) {
         if (s.info.precision == Precision::f32) {
             write_block_state<float>(c, file, *s.block);
         } else {
