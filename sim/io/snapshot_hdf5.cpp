@@ -781,7 +781,7 @@ template <typename T>
 void put_vector(std::string& out, const std::vector<T>& v) {
     static_assert(std::is_trivially_copyable_v<T>);
     put(out, v.size());
-    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    if (!v.empty()) out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
 std::string encode(const Snapshot& s) {
@@ -819,6 +819,7 @@ struct Decoder {
 
     void take(void* to, std::size_t size) {
         if (size > in.size() - at) throw Error(name + ": a short answer from the reading process");
+        if (size == 0) return;  // an empty vector's data() may be null, which memcpy must not get
         std::memcpy(to, in.data() + at, size);
         at += size;
     }
