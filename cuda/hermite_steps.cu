@@ -557,14 +557,9 @@ class CudaBlockSteps final : public DeviceBlockSteps {
             radius_.copy_to_host(s.radius.data(), n_);
             s.listed.resize(n_);
             listed_.copy_to_host(s.listed.data(), n_);
-            // Entries past each list's count are left from longer lists before: stored as 0.
-            const std::size_t cap = std::size_t(neighbour_capacity(nb_k_));
-            std::vector<std::uint32_t> lists(n_ * cap);
+            std::vector<std::uint32_t> lists(list_.size());
             list_.copy_to_host(lists.data(), lists.size());
-            s.lists.assign(lists.size(), 0);
-            for (std::size_t i = 0; i < n_; ++i)
-                std::copy_n(lists.begin() + std::ptrdiff_t(i * cap), s.listed[i],
-                            s.lists.begin() + std::ptrdiff_t(i * cap));
+            s.lists = used_lists(lists, s.listed, std::size_t(neighbour_capacity(nb_k_)));
         }
         return s;
     }
@@ -697,15 +692,10 @@ class CudaBlockSteps final : public DeviceBlockSteps {
     std::vector<Vec4<double>> widened_copy(const DeviceBuffer<Vec4<T>>& d) const {
         std::vector<Vec4<T>> h(n_);
         d.copy_to_host(h.data(), n_);
-        std::vector<Vec4<double>> out(n_);
-        for (std::size_t i = 0; i < n_; ++i) out[i] = {double(h[i].x), double(h[i].y), double(h[i].z), 0.0};
-        return out;
+        return widened(h);
     }
     void copy_narrowed(const std::vector<Vec4<double>>& v, DeviceBuffer<Vec4<T>>& d) {
-        std::vector<Vec4<T>> h(n_);
-        for (std::size_t i = 0; i < n_; ++i)
-            h[i] = {static_cast<T>(v[i].x), static_cast<T>(v[i].y), static_cast<T>(v[i].z), T(0)};
-        d.copy_from_host(h.data(), n_);
+        d.copy_from_host(narrowed<T>(v, 0, n_).data(), n_);
     }
 
     // The kernels of step s return at once when an earlier step failed (*bad < bad_code(s, 0)).

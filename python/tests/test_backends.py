@@ -74,19 +74,22 @@ def test_unavailable_backend_is_a_runtime_error():
     assert "\n" not in str(error.value) and "available" in str(error.value)
 
 
+def hermite_run_with_switch(to):
+    """Positions and blocks of 2 + 2 hermite max steps on serial, with `sim.backend = to` between (None:
+    no switch)."""
+    sim = nbody.Simulation(preset="plummer", n=64, backend="serial", precision="double",
+                           integrator="hermite", dt=0.05)
+    sim.step(2)
+    if to is not None:
+        sim.backend = to
+    sim.step(2)
+    return sim.positions, sim.blocks
+
+
 def test_setting_the_backend_it_already_is_keeps_a_hermite_run_unbroken():
     # A new backend of the same kind would start hermite's levels again from the bodies; the same name
     # moves nothing, so the run goes on as if it had not been set.
-    def run(reset):
-        sim = nbody.Simulation(preset="plummer", n=64, backend="serial", precision="double",
-                               integrator="hermite", dt=0.05)
-        sim.step(2)
-        if reset:
-            sim.backend = "serial"
-        sim.step(2)
-        return sim.positions, sim.blocks
-
-    (plain, blocks), (reset, blocks_reset) = run(False), run(True)
+    (plain, blocks), (reset, blocks_reset) = hermite_run_with_switch(None), hermite_run_with_switch("serial")
     assert blocks == blocks_reset
     assert np.array_equal(plain, reset)
 
@@ -94,13 +97,5 @@ def test_setting_the_backend_it_already_is_keeps_a_hermite_run_unbroken():
 def test_switching_backend_keeps_a_hermite_run_unbroken():
     # The levels, accelerations and jerks move to the new backend with the bodies; serial and openmp give
     # the same bits, so the switched run is the unswitched one.
-    def run(switch):
-        sim = nbody.Simulation(preset="plummer", n=64, backend="serial", precision="double",
-                               integrator="hermite", dt=0.05)
-        sim.step(2)
-        if switch:
-            sim.backend = "openmp"
-        sim.step(2)
-        return sim.positions
-
-    assert np.array_equal(run(False), run(True))
+    (plain, _), (switched, _) = hermite_run_with_switch(None), hermite_run_with_switch("openmp")
+    assert np.array_equal(plain, switched)

@@ -1,5 +1,6 @@
 #include "block_state.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "hermite.hpp"
@@ -43,6 +44,16 @@ std::string vector_problem(const char* what, const std::vector<Vec4<double>>& v,
 
 }  // namespace
 
+std::vector<std::uint32_t> used_lists(const std::vector<std::uint32_t>& lists,
+                                      const std::vector<std::uint32_t>& listed, std::size_t capacity) {
+    std::vector<std::uint32_t> out(lists.size(), 0);
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+        const auto row = std::ptrdiff_t(i * capacity);
+        std::copy_n(lists.begin() + row, listed[i], out.begin() + row);
+    }
+    return out;
+}
+
 std::string block_state_problem(const BlockState& s, std::size_t n) {
     if (s.level.size() != n) return wrong_size("Level", s.level.size(), n);
     if (std::string p = level_problem("Level", s.level); !p.empty()) return p;
@@ -55,14 +66,7 @@ std::string block_state_problem(const BlockState& s, std::size_t n) {
         return {};
     }
     if (!(k > 0 && k == std::floor(k) && k <= 1e6)) return "the neighbour count is not a whole number > 0";
-    const std::pair<const char*, const std::vector<Vec4<double>>*> parts[] = {
-        {"IrregularAcceleration", &s.irregular_acc},
-        {"IrregularJerk", &s.irregular_jerk},
-        {"RegularAcceleration", &s.regular_acc},
-        {"RegularJerk", &s.regular_jerk},
-        {"RegularSnap", &s.regular_snap},
-        {"RegularCrackle", &s.regular_crackle}};
-    for (const auto& [what, v] : parts) {
+    for (const auto& [what, v] : neighbour_vectors(s)) {
         if (std::string p = vector_problem(what, *v, n, s.precision); !p.empty()) return p;
     }
     if (s.regular_level.size() != n) return wrong_size("RegularLevel", s.regular_level.size(), n);

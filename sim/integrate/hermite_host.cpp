@@ -268,28 +268,6 @@ void HostBlockSteps<T>::note_stall(std::size_t i, bool stalled, std::int64_t tic
         stalled_here_ = (exchange_ ? exchange_->first() : 0) + start_index_[i];
 }
 
-namespace {
-
-template <typename T>
-std::vector<Vec4<double>> widened(const std::vector<Vec4<T>>& v) {
-    std::vector<Vec4<double>> out(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) out[i] = {double(v[i].x), double(v[i].y), double(v[i].z), 0.0};
-    return out;
-}
-
-// Entries [first, first + count) of v in the run's precision (exact: they were T values, widened).
-template <typename T>
-std::vector<Vec4<T>> narrowed(const std::vector<Vec4<double>>& v, std::size_t first, std::size_t count) {
-    std::vector<Vec4<T>> out(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        const Vec4<double>& a = v[first + i];
-        out[i] = {static_cast<T>(a.x), static_cast<T>(a.y), static_cast<T>(a.z), T(0)};
-    }
-    return out;
-}
-
-}  // namespace
-
 template <typename T>
 std::optional<BlockState> HostBlockSteps<T>::export_state() {
     // Every slice agrees on all three (init, the blocks and a stall are collective), so all gather or none.
@@ -321,11 +299,7 @@ std::optional<BlockState> HostBlockSteps<T>::export_state() {
         s.regular_level = nb_.regular_level;
         s.radius = nb_.radius;
         s.listed = nb_.listed;
-        // The entries past each list's count are left from longer lists before: stored as 0.
-        const std::size_t cap = std::size_t(nb_.capacity);
-        s.lists.assign(nb_.list.size(), 0);
-        for (std::size_t i = 0; i < s.listed.size(); ++i)
-            std::copy_n(nb_.list.begin() + i * cap, s.listed[i], s.lists.begin() + i * cap);
+        s.lists = used_lists(nb_.list, nb_.listed, std::size_t(nb_.capacity));
     }
     return s;
 }

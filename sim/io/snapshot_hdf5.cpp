@@ -267,14 +267,8 @@ void write_block_state(const Context& c, hid_t file, const BlockState& b) {
     write_dataset(c, g, "Acceleration", mem, ftype, xyz_of<T>(b.acc), n, 3);
     write_dataset(c, g, "Jerk", mem, ftype, xyz_of<T>(b.jerk), n, 3);
     if (!b.has_neighbours()) return;
-    const std::pair<const char*, const std::vector<Vec4<double>>*> parts[] = {
-        {"IrregularAcceleration", &b.irregular_acc},
-        {"IrregularJerk", &b.irregular_jerk},
-        {"RegularAcceleration", &b.regular_acc},
-        {"RegularJerk", &b.regular_jerk},
-        {"RegularSnap", &b.regular_snap},
-        {"RegularCrackle", &b.regular_crackle}};
-    for (const auto& [name, v] : parts) write_dataset(c, g, name, mem, ftype, xyz_of<T>(*v), n, 3);
+    for (const auto& [name, v] : neighbour_vectors(b))
+        write_dataset(c, g, name, mem, ftype, xyz_of<T>(*v), n, 3);
     write_dataset(c, g, "RegularLevel", H5T_NATIVE_INT32, H5T_STD_I32LE, b.regular_level, n, 1);
     write_dataset(c, g, "Radius", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, b.radius, n, 1);
     write_dataset(c, g, "Listed", H5T_NATIVE_UINT32, H5T_STD_U32LE, b.listed, n, 1);
@@ -602,13 +596,7 @@ BlockState read_block_state(const Context& c, hid_t file, const Snapshot& s, hsi
         if (!c.exists(g, "Lists")) {
             c.fail(where + " has no neighbour lists, but /NBody/Neighbours = " + num(b.model.neighbours));
         }
-        for (auto [name, v] : {std::pair{"IrregularAcceleration", &b.irregular_acc},
-                               {"IrregularJerk", &b.irregular_jerk},
-                               {"RegularAcceleration", &b.regular_acc},
-                               {"RegularJerk", &b.regular_jerk},
-                               {"RegularSnap", &b.regular_snap},
-                               {"RegularCrackle", &b.regular_crackle}})
-            *v = vectors_of(table(name, 3));
+        for (auto [name, v] : neighbour_vectors(b)) *v = vectors_of(table(name, 3));
         b.regular_level =
             whole_values<int>(c, where + "/RegularLevel", table("RegularLevel", 1), 0, max_level);
         b.radius = table("Radius", 1);
@@ -803,9 +791,7 @@ std::string encode(const Snapshot& s) {
         const BlockState& b = *s.block;
         put(out, b.model), put(out, b.precision);
         put_vector(out, b.level), put_vector(out, b.acc), put_vector(out, b.jerk);
-        for (const auto* v : {&b.irregular_acc, &b.irregular_jerk, &b.regular_acc, &b.regular_jerk,
-                              &b.regular_snap, &b.regular_crackle})
-            put_vector(out, *v);
+        for (const auto& [name, v] : neighbour_vectors(b)) put_vector(out, *v);
         put_vector(out, b.regular_level), put_vector(out, b.radius);
         put_vector(out, b.listed), put_vector(out, b.lists);
     }
@@ -866,9 +852,7 @@ Snapshot decode(const std::string& bytes, const std::string& name) {
         b.model = d.get<Params>();
         b.precision = d.get<Precision>();
         d.get_vector(b.level), d.get_vector(b.acc), d.get_vector(b.jerk);
-        for (auto* v : {&b.irregular_acc, &b.irregular_jerk, &b.regular_acc, &b.regular_jerk, &b.regular_snap,
-                        &b.regular_crackle})
-            d.get_vector(*v);
+        for (auto [name, v] : neighbour_vectors(b)) d.get_vector(*v);
         d.get_vector(b.regular_level), d.get_vector(b.radius);
         d.get_vector(b.listed), d.get_vector(b.lists);
     }
